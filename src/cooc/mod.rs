@@ -1,0 +1,1 @@
+//! Co-occurrence counting and the PMI family of transforms. (Being written.)

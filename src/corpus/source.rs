@@ -1,0 +1,287 @@
+//! Opening corpus files: transparent `.gz`/`.bz2` decompression (detected from
+//! the magic bytes, so a misnamed file still works) and a line reader that
+//! copes with what real files contain.
+//!
+//! [`LineReader`] never holds more than [`MAX_SEGMENT`] bytes of one line: text8
+//! is a single 100 MB line, and memory must not grow with the corpus. Long lines
+//! are cut at whitespace into segments. Invalid UTF-8 is decoded lossily and
+//! counted; a NUL byte means the input is binary and is an error.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// The largest piece of one line handed out at once.
+pub const MAX_SEGMENT: usize = 1 << 20;
+
+/// Compression of an input file, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain bytes.
+    None,
+    /// gzip (`1f 8b`).
+    Gzip,
+    /// bzip2 (`BZh`).
+    Bzip2,
+}
+
+impl Compression {
+    /// Recognises compression from a file's leading bytes.
+    pub fn sniff(head: &[u8]) -> Self {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.len() >= 4 && head.starts_with(b"BZh") && head[3].is_ascii_digit() {
+            Compression::Bzip2
+        } else {
+            Compression::None
+        }
+    }
+}
+
+/// Opens `path` for reading, decompressing transparently.
+///
+/// Fails with a clear error for a missing file or a directory.
+pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        return Err(Error::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut file =
+        BufReader::with_capacity(1 << 16, File::open(path).map_err(|e| Error::io(path, e))?);
+    let head = file.fill_buf().map_err(|e| Error::io(path, e))?;
+    let reader: Box<dyn BufRead + Send> = match Compression::sniff(head) {
+        Compression::None => Box::new(file),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            1 << 16,
+            flate2::bufread::MultiGzDecoder::new(file),
+        )),
+        Compression::Bzip2 => Box::new(BufReader::with_capacity(
+            1 << 16,
+            bzip2::bufread::MultiBzDecoder::new(file),
+        )),
+    };
+    Ok(reader)
+}
+
+/// Reads up to `n` decompressed bytes from the start of `path` (for format detection).
+pub fn peek(path: &Path, n: usize) -> Result<Vec<u8>> {
+    let mut buf = Vec::with_capacity(n);
+    open(path)?
+        .take(n as u64)
+        .read_to_end(&mut buf)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(buf)
+}
+
+/// A piece of a line: a whole line, or a whitespace-cut part of a long one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment<'a> {
+    /// The decoded text, without the line terminator.
+    pub text: &'a str,
+    /// 1-based line number the segment belongs to.
+    pub line: usize,
+    /// True when this segment ends its line.
+    pub line_end: bool,
+}
+
+/// Reads a decompressed stream as lossily decoded line segments.
+pub struct LineReader<R> {
+    inner: R,
+    path: PathBuf,
+    raw: Vec<u8>,
+    text: String,
+    line: usize,
+    offset: u64,
+    carry_line_end: bool,
+    replacements: u64,
+}
+
+impl<R: BufRead> LineReader<R> {
+    /// Wraps `inner`; `path` is used in error messages.
+    pub fn new(inner: R, path: &Path) -> Self {
+        LineReader {
+            inner,
+            path: path.to_path_buf(),
+            raw: Vec::with_capacity(1 << 16),
+            text: String::new(),
+            line: 0,
+            offset: 0,
+            carry_line_end: true,
+            replacements: 0,
+        }
+    }
+
+    /// Number of invalid UTF-8 sequences replaced by U+FFFD so far.
+    pub fn replacements(&self) -> u64 {
+        self.replacements
+    }
+
+    /// The next segment, or `None` at end of input.
+    pub fn next_segment(&mut self) -> Result<Option<Segment<'_>>> {
+        self.raw.clear();
+        if self.carry_line_end {
+            self.line += 1;
+        }
+        let mut line_end = false;
+        loop {
+            let buf = self
+                .inner
+                .fill_buf()
+                .map_err(|e| Error::io(&self.path, e))?;
+            if buf.is_empty() {
+                break;
+            }
+            let room = MAX_SEGMENT - self.raw.len();
+            let window = &buf[..buf.len().min(room)];
+            if let Some(i) = memchr::memchr(b'\n', window) {
+                self.raw.extend_from_slice(&window[..i]);
+                self.inner.consume(i + 1);
+                line_end = true;
+                break;
+            }
+            let n = window.len();
+            self.raw.extend_from_slice(window);
+            self.inner.consume(n);
+            if self.raw.len() >= MAX_SEGMENT {
+                self.finish_token()?;
+                break;
+            }
+        }
+        if self.raw.is_empty() && !line_end {
+            return Ok(None);
+        }
+        if let Some(i) = memchr::memchr(0, &self.raw) {
+            return Err(Error::Binary {
+                path: self.path.clone(),
+                offset: self.offset + i as u64,
+            });
+        }
+        self.offset += self.raw.len() as u64 + u64::from(line_end);
+        let at_eof = !line_end && self.inner.fill_buf().map(|b| b.is_empty()).unwrap_or(true);
+        let ends_line = line_end || at_eof;
+        self.carry_line_end = ends_line;
+        if self.raw.last() == Some(&b'\r') && line_end {
+            self.raw.pop();
+        }
+        self.decode();
+        Ok(Some(Segment {
+            text: &self.text,
+            line: self.line,
+            line_end: ends_line,
+        }))
+    }
+
+    /// Extends an over-long segment to the end of its last token, so that no
+    /// token (or UTF-8 sequence) is cut in two.
+    fn finish_token(&mut self) -> Result<()> {
+        if self.raw.last().is_some_and(|b| b.is_ascii_whitespace()) {
+            return Ok(());
+        }
+        loop {
+            let buf = self
+                .inner
+                .fill_buf()
+                .map_err(|e| Error::io(&self.path, e))?;
+            if buf.is_empty() {
+                return Ok(());
+            }
+            match buf.iter().position(|b| b.is_ascii_whitespace()) {
+                Some(i) => {
+                    self.raw.extend_from_slice(&buf[..i]);
+                    self.inner.consume(i);
+                    return Ok(());
+                }
+                None => {
+                    let n = buf.len();
+                    self.raw.extend_from_slice(buf);
+                    self.inner.consume(n);
+                    if self.raw.len() > 2 * MAX_SEGMENT {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+
+    fn decode(&mut self) {
+        self.text.clear();
+        match std::str::from_utf8(&self.raw) {
+            Ok(s) => self.text.push_str(s),
+            Err(_) => {
+                for chunk in self.raw.utf8_chunks() {
+                    self.text.push_str(chunk.valid());
+                    if !chunk.invalid().is_empty() {
+                        self.text.push(char::REPLACEMENT_CHARACTER);
+                        self.replacements += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segments(bytes: &[u8]) -> Result<(Vec<(String, usize, bool)>, u64)> {
+        let mut r = LineReader::new(bytes, Path::new("t.txt"));
+        let mut out = Vec::new();
+        while let Some(s) = r.next_segment()? {
+            out.push((s.text.to_string(), s.line, s.line_end));
+        }
+        Ok((out, r.replacements()))
+    }
+
+    #[test]
+    fn lines_crlf_and_missing_final_newline() {
+        let (s, _) = segments(b"a b\r\n\nc").unwrap();
+        assert_eq!(
+            s,
+            vec![
+                ("a b".into(), 1, true),
+                ("".into(), 2, true),
+                ("c".into(), 3, true)
+            ]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_counted() {
+        let (s, n) = segments(b"ok \xff\xfe x\n").unwrap();
+        assert_eq!(n, 2, "one replacement per invalid byte, as from_utf8_lossy");
+        assert_eq!(s[0].0, "ok \u{fffd}\u{fffd} x");
+    }
+
+    #[test]
+    fn nul_byte_is_binary() {
+        let err = segments(b"abc\n\0def").unwrap_err();
+        assert!(matches!(err, Error::Binary { offset: 4, .. }), "{err}");
+    }
+
+    #[test]
+    fn long_line_is_cut_at_whitespace() {
+        let word = "abcdefg ";
+        let line: String = word.repeat(MAX_SEGMENT / word.len() + 10);
+        let (s, _) = segments(line.as_bytes()).unwrap();
+        assert!(s.len() >= 2);
+        assert!(s.iter().all(|(_, l, _)| *l == 1));
+        assert!(!s[0].2 && s.last().unwrap().2);
+        let joined: String = s.iter().map(|x| x.0.as_str()).collect();
+        assert_eq!(joined, line);
+        assert!(s
+            .iter()
+            .all(|x| x.0.split_whitespace().all(|t| t == "abcdefg")));
+    }
+
+    #[test]
+    fn sniff_compression() {
+        assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8]), Compression::Gzip);
+        assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
+        assert_eq!(Compression::sniff(b"hello"), Compression::None);
+    }
+}

@@ -1,0 +1,1 @@
+//! Word vectors. (Being written.)

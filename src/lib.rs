@@ -1,0 +1,18 @@
+//! wordbench: a workbench for word embeddings.
+//!
+//! The library holds everything the `wordbench` binary does, so that it can be
+//! scripted, tested and benchmarked without a terminal:
+//!
+//! - [`corpus`]: streaming readers, tokenizer, vocabulary, held-out split;
+//! - [`cooc`]: windowed co-occurrence counting into CSR and the PMI family of transforms;
+//! - [`embedding`]: word vectors, nearest neighbours, word2vec/GloVe file formats;
+//! - [`eval`]: word similarity and analogy benchmarks.
+
+pub mod cooc;
+pub mod corpus;
+pub mod embedding;
+pub mod error;
+pub mod eval;
+pub mod words;
+
+pub use error::{Error, Result};
