@@ -12,12 +12,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file could not be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file involved.
         path: PathBuf,
-        /// The underlying I/O error.
-        source: std::io::Error,
+        /// The underlying I/O error (not a `#[source]`: it is already in the message).
+        error: std::io::Error,
     },
     /// A directory was given where a file is expected.
     #[error("{}: is a directory, expected a file", path.display())]
@@ -81,7 +81,7 @@ impl Error {
     pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
         Error::Io {
             path: path.as_ref().to_path_buf(),
-            source,
+            error: source,
         }
     }
 

@@ -1,0 +1,134 @@
+//! Argument definitions shared by the commands.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use wordbench::corpus::{
+    CorpusConfig, Format, HeldoutConfig, Numbers, ReadConfig, TokenizerConfig, VocabConfig,
+};
+
+/// wordbench: a workbench for word embeddings.
+#[derive(Debug, Parser)]
+#[command(name = "wordbench", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Inspect a corpus.
+    #[command(subcommand)]
+    Corpus(CorpusCommand),
+}
+
+/// `wordbench corpus ...`
+#[derive(Debug, Subcommand)]
+pub enum CorpusCommand {
+    /// Documents, tokens, types, vocabulary, held-out tokens and top words.
+    Stats(StatsArgs),
+}
+
+/// `wordbench corpus stats`
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Corpus file (plain text, one document per line, Wikipedia XML, fastText; .gz/.bz2 ok).
+    pub corpus: PathBuf,
+    /// Reading and vocabulary options.
+    #[command(flatten)]
+    pub opts: CorpusOpts,
+    /// How many of the most frequent words to list.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Corpus format names on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum FormatArg {
+    /// Detect from the content.
+    Auto,
+    /// Running text; blank lines separate documents.
+    Text,
+    /// One document per line.
+    Lines,
+    /// MediaWiki XML dump.
+    Wiki,
+    /// fastText-labeled lines.
+    Fasttext,
+}
+
+/// Number handling on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum NumbersArg {
+    /// Keep numbers as they are.
+    Keep,
+    /// Map every number to `<num>`.
+    Map,
+    /// Drop numbers.
+    Drop,
+}
+
+/// Options that decide how a corpus becomes word ids.
+#[derive(Debug, Clone, Args)]
+pub struct CorpusOpts {
+    /// Corpus format.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FormatArg,
+    /// Drop words seen fewer times than this.
+    #[arg(long, default_value_t = 5)]
+    pub min_count: u64,
+    /// Keep at most this many (most frequent) words.
+    #[arg(long)]
+    pub max_vocab: Option<usize>,
+    /// Fraction of documents (or 10,000-token pieces) held out for perplexity.
+    #[arg(long, default_value_t = 0.05)]
+    pub heldout: f64,
+    /// Keep the case of tokens.
+    #[arg(long)]
+    pub keep_case: bool,
+    /// Keep punctuation characters as tokens.
+    #[arg(long)]
+    pub keep_punct: bool,
+    /// What to do with numbers.
+    #[arg(long, value_enum, default_value = "keep")]
+    pub numbers: NumbersArg,
+}
+
+impl CorpusOpts {
+    /// The library configuration these options describe.
+    pub fn config(&self) -> CorpusConfig {
+        CorpusConfig {
+            read: ReadConfig {
+                format: match self.format {
+                    FormatArg::Auto => Format::Auto,
+                    FormatArg::Text => Format::Text,
+                    FormatArg::Lines => Format::Lines,
+                    FormatArg::Wiki => Format::Wikipedia,
+                    FormatArg::Fasttext => Format::FastText,
+                },
+                tokenizer: TokenizerConfig {
+                    lowercase: !self.keep_case,
+                    strip_punctuation: !self.keep_punct,
+                    numbers: match self.numbers {
+                        NumbersArg::Keep => Numbers::Keep,
+                        NumbersArg::Map => Numbers::Map,
+                        NumbersArg::Drop => Numbers::Drop,
+                    },
+                },
+                heldout: HeldoutConfig {
+                    fraction: self.heldout,
+                    ..HeldoutConfig::default()
+                },
+            },
+            vocab: VocabConfig {
+                min_count: self.min_count,
+                max_size: self.max_vocab,
+            },
+        }
+    }
+}

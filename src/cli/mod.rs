@@ -1,0 +1,25 @@
+//! Command-line interface: argument definitions and one module per command.
+
+mod args;
+mod corpus;
+
+use anyhow::Result;
+use clap::Parser;
+
+pub use args::{Cli, Command};
+
+/// Parses the command line and runs the chosen command.
+pub fn run() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Corpus(cmd) => corpus::run(cmd),
+    }
+}
+
+/// True when the error is a closed stdout (`wordbench ... | head`), which is not a failure.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
