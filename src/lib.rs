@@ -8,11 +8,14 @@
 //! - [`embedding`]: word vectors, nearest neighbours, word2vec/GloVe file formats;
 //! - [`eval`]: word similarity and analogy benchmarks.
 
+pub mod algo;
+pub mod atomic;
 pub mod cooc;
 pub mod corpus;
 pub mod embedding;
 pub mod error;
 pub mod eval;
+pub mod train;
 pub mod words;
 
 pub use error::{Error, Result};

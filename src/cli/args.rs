@@ -22,6 +22,10 @@ pub enum Command {
     /// Inspect a corpus.
     #[command(subcommand)]
     Corpus(CorpusCommand),
+    /// Train word vectors with one of the methods.
+    Train(TrainArgs),
+    /// List the training methods and their hyperparameters.
+    Methods(MethodsArgs),
 }
 
 /// `wordbench corpus ...`
@@ -36,6 +40,9 @@ pub enum CorpusCommand {
 pub struct StatsArgs {
     /// Corpus file (plain text, one document per line, Wikipedia XML, fastText; .gz/.bz2 ok).
     pub corpus: PathBuf,
+    /// Corpus format.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: FormatArg,
     /// Reading and vocabulary options.
     #[command(flatten)]
     pub opts: CorpusOpts,
@@ -73,12 +80,10 @@ pub enum NumbersArg {
     Drop,
 }
 
-/// Options that decide how a corpus becomes word ids.
+/// Options that decide how a corpus becomes word ids (the format flag is
+/// per command: `train` uses `--format` for its output).
 #[derive(Debug, Clone, Args)]
 pub struct CorpusOpts {
-    /// Corpus format.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub format: FormatArg,
     /// Drop words seen fewer times than this.
     #[arg(long, default_value_t = 5)]
     pub min_count: u64,
@@ -101,10 +106,10 @@ pub struct CorpusOpts {
 
 impl CorpusOpts {
     /// The library configuration these options describe.
-    pub fn config(&self) -> CorpusConfig {
+    pub fn config(&self, format: FormatArg) -> CorpusConfig {
         CorpusConfig {
             read: ReadConfig {
-                format: match self.format {
+                format: match format {
                     FormatArg::Auto => Format::Auto,
                     FormatArg::Text => Format::Text,
                     FormatArg::Lines => Format::Lines,
@@ -129,6 +134,74 @@ impl CorpusOpts {
                 min_count: self.min_count,
                 max_size: self.max_vocab,
             },
+        }
+    }
+}
+
+/// `wordbench train`
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// Corpus file.
+    pub corpus: PathBuf,
+    /// Method (see `wordbench methods`).
+    #[arg(long)]
+    pub algo: String,
+    /// Embedding dimension (shorthand for `--set dim=N`).
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// Set a hyperparameter: `--set name=value` (repeatable; see `wordbench methods`).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores). With 1 thread a run is bit-for-bit reproducible.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Where to write the vectors.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Vector file format.
+    #[arg(long, value_enum, default_value = "w2v-text")]
+    pub format: VectorFormatArg,
+    /// Write the metric history (step, loss, perplexity, ...) as CSV.
+    #[arg(long)]
+    pub metrics_out: Option<PathBuf>,
+    /// Corpus format.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub corpus_format: FormatArg,
+    /// Reading and vocabulary options.
+    #[command(flatten)]
+    pub opts: CorpusOpts,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `wordbench methods`
+#[derive(Debug, Args)]
+pub struct MethodsArgs {
+    /// Only this method.
+    pub algo: Option<String>,
+}
+
+/// Vector file formats on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum VectorFormatArg {
+    /// word2vec text: a `count dim` header, then `word v1 ... vd` lines.
+    W2vText,
+    /// word2vec binary.
+    W2vBin,
+    /// GloVe text: `word v1 ... vd` lines, no header.
+    Glove,
+}
+
+impl From<VectorFormatArg> for wordbench::embedding::VectorFormat {
+    fn from(f: VectorFormatArg) -> Self {
+        match f {
+            VectorFormatArg::W2vText => Self::Word2VecText,
+            VectorFormatArg::W2vBin => Self::Word2VecBinary,
+            VectorFormatArg::Glove => Self::GloveText,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod args;
 mod corpus;
+mod train;
 
 use anyhow::Result;
 use clap::Parser;
@@ -13,6 +14,8 @@ pub fn run() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::Corpus(cmd) => corpus::run(cmd),
+        Command::Train(args) => train::train(args),
+        Command::Methods(args) => train::methods(args),
     }
 }
 

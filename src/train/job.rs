@@ -1,0 +1,548 @@
+//! The job runner: a trainer on a background thread, talking only through
+//! channels. Progress goes out with `try_send` (a slow reader loses progress
+//! messages, never blocks training); everything else is delivered.
+
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TryRecvError};
+
+use super::message::{Command, Event, Progress};
+use super::perplexity::HeldoutSample;
+use super::trainer::{Method, TrainInput, Trainer};
+use crate::embedding::Embedding;
+use crate::{Error, Result};
+
+/// Settings of the runner itself (not of the method).
+#[derive(Debug, Clone, Copy)]
+pub struct JobConfig {
+    /// Fraction of training time that held-out perplexity may cost (the
+    /// interval between measurements adapts to keep under it).
+    pub perplexity_budget: f64,
+    /// Held-out (word, context) pairs sampled for perplexity (half fit the temperature).
+    pub perplexity_pairs: usize,
+    /// Measure perplexity at all.
+    pub perplexity: bool,
+}
+
+impl Default for JobConfig {
+    fn default() -> Self {
+        JobConfig {
+            perplexity_budget: 0.04,
+            perplexity_pairs: 400,
+            perplexity: true,
+        }
+    }
+}
+
+/// A running job.
+pub struct Job {
+    events: Receiver<Event>,
+    commands: Sender<Command>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Job {
+    /// Starts `method` on `input` in a background thread.
+    pub fn spawn(method: &'static Method, input: TrainInput, config: JobConfig) -> Job {
+        let (etx, erx) = bounded(4096);
+        let (ctx, crx) = unbounded();
+        let handle = std::thread::Builder::new()
+            .name(format!("train-{}", method.name))
+            .spawn(move || run(method, input, config, etx, crx))
+            .expect("spawn training thread");
+        Job {
+            events: erx,
+            commands: ctx,
+            handle: Some(handle),
+        }
+    }
+
+    /// The event stream (for `select!` in a UI loop).
+    pub fn events(&self) -> &Receiver<Event> {
+        &self.events
+    }
+
+    /// Sends a command; ignored if the job already ended.
+    pub fn send(&self, command: Command) {
+        let _ = self.commands.send(command);
+    }
+
+    /// Blocks until the job ends, handing every event to `on_event`; returns
+    /// the embedding, or the failure as an error.
+    pub fn wait(mut self, mut on_event: impl FnMut(&Event)) -> Result<Embedding> {
+        let mut result = Err(Error::param("job", "ended without a result"));
+        for event in self.events.iter() {
+            on_event(&event);
+            match event {
+                Event::Finished(e) => result = Ok(*e),
+                Event::Failed { message, .. } => result = Err(Error::param("training", message)),
+                _ => {}
+            }
+        }
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+        result
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        let _ = self.commands.send(Command::Stop);
+    }
+}
+
+fn run(
+    method: &'static Method,
+    input: TrainInput,
+    config: JobConfig,
+    events: Sender<Event>,
+    commands: Receiver<Command>,
+) {
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(input.threads.max(1))
+        .build()
+    {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = events.send(Event::Failed {
+                message: format!("cannot start {} worker threads: {e}", input.threads),
+                last: None,
+            });
+            return;
+        }
+    };
+    pool.install(|| {
+        let outcome = Runner::new(method, &input, config, &events, &commands).and_then(|r| r.run());
+        let event = match outcome {
+            Ok(embedding) => Event::Finished(Box::new(embedding)),
+            Err((message, last)) => Event::Failed { message, last },
+        };
+        let _ = events.send(event);
+    });
+}
+
+type Failure = (String, Option<Progress>);
+
+struct Runner<'a> {
+    method: &'static Method,
+    trainer: Box<dyn Trainer>,
+    sample: Option<HeldoutSample>,
+    config: JobConfig,
+    events: &'a Sender<Event>,
+    commands: &'a Receiver<Command>,
+    last: Option<Progress>,
+}
+
+impl<'a> Runner<'a> {
+    fn new(
+        method: &'static Method,
+        input: &'a TrainInput,
+        config: JobConfig,
+        events: &'a Sender<Event>,
+        commands: &'a Receiver<Command>,
+    ) -> Result<Self, Failure> {
+        let mut log = |line: String| {
+            let _ = events.send(Event::Log(line));
+        };
+        let trainer = (method.build)(input, &mut log).map_err(|e| (e.to_string(), None))?;
+        let sample = if config.perplexity && trainer.scores().is_some() {
+            HeldoutSample::from_corpus(&input.corpus, config.perplexity_pairs, input.seed)
+                .map_err(|e| (e.to_string(), None))?
+        } else {
+            None
+        };
+        if sample.is_none() && config.perplexity {
+            log("perplexity: no held-out pairs (held-out split empty or method has no vectors during training)".into());
+        }
+        Ok(Runner {
+            method,
+            trainer,
+            sample,
+            config,
+            events,
+            commands,
+            last: None,
+        })
+    }
+
+    fn run(mut self) -> Result<Embedding, Failure> {
+        let total = self.trainer.total_steps();
+        let mut clock = Clock::start();
+        let mut next_ppl = Duration::ZERO;
+        let mut perplexity = None;
+        let mut step = 0;
+        while step < total {
+            if self.handle_commands(step, &mut clock) {
+                break;
+            }
+            let t0 = Instant::now();
+            let report = self
+                .trainer
+                .step(step)
+                .map_err(|e| (e.to_string(), self.last))?;
+            let dt = t0.elapsed().as_secs_f64();
+            step += 1;
+            if !report.loss.is_finite() {
+                let message = format!(
+                    "{} diverged at step {step}: loss is {}; the learning rate (lr = {}) is probably too high",
+                    self.method.name, report.loss, report.lr
+                );
+                return Err((message, self.last));
+            }
+            let elapsed = clock.elapsed();
+            if self.sample.is_some() && (elapsed >= next_ppl || step == total) {
+                let t = Instant::now();
+                perplexity = self.measure_perplexity().or(perplexity);
+                let wait = t.elapsed().as_secs_f64() / self.config.perplexity_budget;
+                next_ppl = clock.elapsed() + Duration::from_secs_f64(wait);
+            }
+            let progress = Progress {
+                step,
+                total_steps: total,
+                epoch: report.epoch,
+                loss: report.loss,
+                perplexity,
+                lr: report.lr,
+                items_per_sec: if dt > 0.0 {
+                    report.items as f64 / dt
+                } else {
+                    0.0
+                },
+                elapsed: clock.elapsed().as_secs_f64(),
+            };
+            self.last = Some(progress);
+            let _ = self.events.try_send(Event::Progress(progress));
+        }
+        self.trainer
+            .into_embedding()
+            .map_err(|e| (e.to_string(), self.last))
+    }
+
+    fn measure_perplexity(&mut self) -> Option<f64> {
+        let view = self.trainer.scores()?;
+        self.sample.as_mut()?.perplexity(view)
+    }
+
+    /// Applies pending commands; blocks while paused. Returns true to stop.
+    fn handle_commands(&mut self, step: u64, clock: &mut Clock) -> bool {
+        let mut paused = false;
+        loop {
+            let cmd = if paused {
+                match self.commands.recv() {
+                    Ok(c) => c,
+                    Err(_) => return true,
+                }
+            } else {
+                match self.commands.try_recv() {
+                    Ok(c) => c,
+                    Err(TryRecvError::Empty) => return false,
+                    Err(TryRecvError::Disconnected) => return false,
+                }
+            };
+            match cmd {
+                Command::Stop => return true,
+                Command::Pause if !paused => {
+                    paused = true;
+                    clock.pause();
+                    let _ = self.events.send(Event::Paused { step });
+                }
+                Command::Resume if paused => {
+                    paused = false;
+                    clock.resume();
+                    let _ = self.events.send(Event::Resumed { step });
+                }
+                Command::Pause | Command::Resume => {}
+                Command::Set(name, text) => self.apply(step, &name, &text),
+            }
+        }
+    }
+
+    fn apply(&mut self, step: u64, name: &str, text: &str) {
+        let spec = self.method.schema.iter().find(|s| s.name == name);
+        let result = match spec {
+            None => {
+                let valid: Vec<&str> = self
+                    .method
+                    .schema
+                    .iter()
+                    .filter(|s| s.live)
+                    .map(|s| s.name)
+                    .collect();
+                Err(format!(
+                    "unknown hyperparameter for {} (live ones: {})",
+                    self.method.name,
+                    valid.join(", ")
+                ))
+            }
+            Some(s) if !s.live => Err("cannot be changed during a run".to_string()),
+            Some(s) => s.parse(text).map_err(|e| e.to_string()).and_then(|v| {
+                self.trainer
+                    .set(name, &v)
+                    .map(|_| v)
+                    .map_err(|e| e.to_string())
+            }),
+        };
+        let event = match result {
+            Ok(value) => Event::ParamApplied {
+                name: name.to_string(),
+                value,
+                step,
+            },
+            Err(reason) => Event::ParamRejected {
+                name: name.to_string(),
+                reason,
+            },
+        };
+        let _ = self.events.send(event);
+    }
+}
+
+/// Wall time with pauses excluded.
+struct Clock {
+    start: Instant,
+    excluded: Duration,
+    paused_at: Option<Instant>,
+}
+
+impl Clock {
+    fn start() -> Self {
+        Clock {
+            start: Instant::now(),
+            excluded: Duration::ZERO,
+            paused_at: None,
+        }
+    }
+
+    fn elapsed(&self) -> Duration {
+        let now = self.paused_at.unwrap_or_else(Instant::now);
+        now.duration_since(self.start).saturating_sub(self.excluded)
+    }
+
+    fn pause(&mut self) {
+        self.paused_at = Some(Instant::now());
+    }
+
+    fn resume(&mut self) {
+        if let Some(p) = self.paused_at.take() {
+            self.excluded += p.elapsed();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use ndarray::Array2;
+
+    use super::*;
+    use crate::corpus::{Corpus, CorpusConfig, HeldoutConfig, VocabConfig};
+    use crate::train::schema::{DefaultValue, Kind, ParamSpec, Value};
+    use crate::train::trainer::{ScoreView, StepReport};
+
+    /// Gradient descent on `½‖x − target‖²` per word: a trainer whose every
+    /// number is predictable.
+    struct Toy {
+        x: Array2<f32>,
+        lr: f64,
+        total: u64,
+        words: crate::words::WordIndex,
+    }
+
+    impl Trainer for Toy {
+        fn total_steps(&self) -> u64 {
+            self.total
+        }
+        fn step(&mut self, _step: u64) -> Result<StepReport> {
+            let lr = self.lr as f32;
+            self.x.mapv_inplace(|v| v - lr * (v - 1.0));
+            let loss = self
+                .x
+                .iter()
+                .map(|&v| 0.5 * ((v - 1.0) as f64).powi(2))
+                .sum();
+            Ok(StepReport {
+                loss,
+                items: self.x.len() as u64,
+                epoch: 0,
+                lr: self.lr,
+            })
+        }
+        fn set(&mut self, name: &str, value: &Value) -> Result<()> {
+            match (name, value) {
+                ("lr", Value::Float(v)) => {
+                    self.lr = *v;
+                    Ok(())
+                }
+                _ => Err(Error::param(name, "not live")),
+            }
+        }
+        fn scores(&self) -> Option<ScoreView<'_>> {
+            Some(ScoreView {
+                words: self.x.view(),
+                contexts: self.x.view(),
+            })
+        }
+        fn into_embedding(self: Box<Self>) -> Result<Embedding> {
+            Embedding::new(self.words, self.x)
+        }
+    }
+
+    const SCHEMA: &[ParamSpec] = &[
+        ParamSpec {
+            name: "lr",
+            kind: Kind::Float {
+                min: 0.0,
+                max: 10.0,
+            },
+            default: DefaultValue::Float(0.1),
+            help: "step size",
+            live: true,
+        },
+        ParamSpec {
+            name: "steps",
+            kind: Kind::Int {
+                min: 1,
+                max: i64::MAX,
+            },
+            default: DefaultValue::Int(20),
+            help: "steps",
+            live: false,
+        },
+    ];
+
+    fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+        log("toy: ready".into());
+        let n = input.corpus.vocab().len();
+        Ok(Box::new(Toy {
+            x: Array2::from_elem((n, 3), 3.0),
+            lr: input.params.f64("lr"),
+            total: input.params.usize("steps") as u64,
+            words: input.corpus.vocab().index().clone(),
+        }))
+    }
+
+    static TOY: Method = Method {
+        name: "toy",
+        summary: "test trainer",
+        schema: SCHEMA,
+        build,
+    };
+
+    fn input(assignments: &[(&str, &str)]) -> TrainInput {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/corpus/paragraphs.txt"
+        );
+        let config = CorpusConfig {
+            vocab: VocabConfig {
+                min_count: 1,
+                max_size: None,
+            },
+            read: crate::corpus::ReadConfig {
+                heldout: HeldoutConfig {
+                    fraction: 0.5,
+                    max_unit_tokens: 6,
+                },
+                ..Default::default()
+            },
+        };
+        TrainInput {
+            corpus: Arc::new(Corpus::open(path, config).unwrap()),
+            params: TOY.params(assignments.iter().copied()).unwrap(),
+            seed: 1,
+            threads: 1,
+        }
+    }
+
+    #[test]
+    fn runs_to_the_end_with_decreasing_loss() {
+        let job = Job::spawn(&TOY, input(&[]), JobConfig::default());
+        let mut losses = Vec::new();
+        let mut logs = Vec::new();
+        let emb = job
+            .wait(|e| match e {
+                Event::Progress(p) => losses.push((p.step, p.loss, p.perplexity)),
+                Event::Log(l) => logs.push(l.clone()),
+                _ => {}
+            })
+            .unwrap();
+        assert_eq!(logs.first().map(String::as_str), Some("toy: ready"));
+        assert!(losses.windows(2).all(|w| w[1].1 < w[0].1));
+        // x = 1 + 2·0.9^20 after 20 steps.
+        let expect = 1.0 + 2.0 * 0.9f32.powi(20);
+        assert!((emb.vectors()[[0, 0]] - expect).abs() < 1e-5);
+        // All words have equal vectors: the softmax is uniform, perplexity = |V|.
+        let last = losses.last().unwrap();
+        assert_eq!(last.0, 20);
+        let n = emb.len() as f64;
+        assert!((last.2.unwrap() - n).abs() < 1e-6 * n, "{:?}", last.2);
+    }
+
+    #[test]
+    fn pause_set_resume_stop_through_commands() {
+        let job = Job::spawn(
+            &TOY,
+            input(&[("steps", "100000000"), ("lr", "0.0001")]),
+            JobConfig::default(),
+        );
+        job.send(Command::Pause);
+        job.send(Command::Set("lr".into(), "0.5".into()));
+        job.send(Command::Set("steps".into(), "5".into()));
+        job.send(Command::Set("nope".into(), "5".into()));
+        job.send(Command::Set("lr".into(), "99".into()));
+        job.send(Command::Resume);
+        job.send(Command::Stop);
+        let mut seen = Vec::new();
+        let emb = job
+            .wait(|e| match e {
+                Event::Paused { step } => seen.push(format!("paused@{step}")),
+                Event::Resumed { step } => seen.push(format!("resumed@{step}")),
+                Event::ParamApplied { name, value, step } => {
+                    seen.push(format!("{name}={value}@{step}"))
+                }
+                Event::ParamRejected { name, .. } => seen.push(format!("rejected {name}")),
+                _ => {}
+            })
+            .unwrap();
+        let step: String = seen[0].trim_start_matches("paused@").to_string();
+        assert_eq!(
+            seen,
+            vec![
+                format!("paused@{step}"),
+                format!("lr=0.5@{step}"),
+                "rejected steps".to_string(),
+                "rejected nope".to_string(),
+                "rejected lr".to_string(),
+                format!("resumed@{step}"),
+            ]
+        );
+        // Stopped early: the embedding is what was trained so far.
+        assert!(emb.vectors()[[0, 0]] > 1.0);
+    }
+
+    #[test]
+    fn nan_loss_fails_with_a_learning_rate_hint() {
+        let job = Job::spawn(
+            &TOY,
+            input(&[("lr", "10"), ("steps", "1000")]),
+            JobConfig::default(),
+        );
+        let mut last = None;
+        let err = job
+            .wait(|e| {
+                if let Event::Failed { last: l, .. } = e {
+                    last = *l;
+                }
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("toy diverged at step") && err.contains("learning rate (lr = 10)"),
+            "{err}"
+        );
+        assert!(last.is_some_and(|p| p.loss.is_finite() && p.step > 0));
+    }
+}

@@ -1,0 +1,84 @@
+//! The messages a training job exchanges with its caller (TUI, CLI, replay).
+
+use serde::{Deserialize, Serialize};
+
+use super::schema::Value;
+use crate::embedding::Embedding;
+
+/// A snapshot of a run's progress.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Progress {
+    /// Steps done.
+    pub step: u64,
+    /// Steps in the whole run.
+    pub total_steps: u64,
+    /// Current epoch (0-based) or outer iteration.
+    pub epoch: u32,
+    /// The method's loss over the last reporting interval.
+    pub loss: f64,
+    /// Latest held-out perplexity, if measured yet.
+    pub perplexity: Option<f64>,
+    /// Current learning rate (or step size); 0 where the method has none.
+    pub lr: f64,
+    /// Items (words, pairs, rows...) per second over the last interval.
+    pub items_per_sec: f64,
+    /// Seconds since training started (paused time excluded).
+    pub elapsed: f64,
+}
+
+/// Commands into a running job; applied at the next step boundary.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Stop stepping until `Resume`.
+    Pause,
+    /// Continue after `Pause`.
+    Resume,
+    /// End the run early; the job still returns the embedding trained so far.
+    Stop,
+    /// Change a live hyperparameter.
+    Set(String, String),
+}
+
+/// Events out of a running job.
+#[derive(Debug)]
+pub enum Event {
+    /// Periodic progress.
+    Progress(Progress),
+    /// A line for the log pane.
+    Log(String),
+    /// A `Set` command took effect before step `step`.
+    ParamApplied {
+        /// Hyperparameter name.
+        name: String,
+        /// Validated value.
+        value: Value,
+        /// The step at which it applies.
+        step: u64,
+    },
+    /// A `Set` command was refused (unknown name, bad value, not live).
+    ParamRejected {
+        /// Hyperparameter name as sent.
+        name: String,
+        /// Why.
+        reason: String,
+    },
+    /// The job paused at `step`.
+    Paused {
+        /// Step at which it paused.
+        step: u64,
+    },
+    /// The job resumed at `step`.
+    Resumed {
+        /// Step at which it resumed.
+        step: u64,
+    },
+    /// The run ended with an embedding (early if stopped).
+    Finished(Box<Embedding>),
+    /// The run failed; the last good progress is kept.
+    Failed {
+        /// One-line message.
+        message: String,
+        /// Progress before the failure.
+        last: Option<Progress>,
+    },
+}

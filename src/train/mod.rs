@@ -1,0 +1,15 @@
+//! The training engine: every method runs as a [`Job`] on a background thread
+//! and talks to its caller only through [`Event`]s and [`Command`]s; each
+//! method declares its hyperparameters once as a schema ([`ParamSpec`]).
+
+pub mod job;
+pub mod message;
+pub mod perplexity;
+pub mod schema;
+pub mod trainer;
+
+pub use job::{Job, JobConfig};
+pub use message::{Command, Event, Progress};
+pub use perplexity::HeldoutSample;
+pub use schema::{DefaultValue, Kind, ParamSpec, Params, Value};
+pub use trainer::{Method, ScoreView, StepReport, TrainInput, Trainer};

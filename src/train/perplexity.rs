@@ -1,0 +1,256 @@
+//! Held-out perplexity, comparable across methods (DESIGN.md, "Perplexity").
+//!
+//! A bounded sample of (word, context) pairs is drawn once from the held-out
+//! split (which is never counted or trained on). A model's score `s(w, c)`
+//! becomes a distribution over the whole vocabulary by a softmax with one
+//! inverse temperature `β`: `p(c | w) = exp(β s(w,c)) / Σ_c' exp(β s(w,c'))`.
+//! `β` is fitted by Newton's method (the negative log-likelihood is convex in
+//! `β`) on the first half of the sample, and the perplexity `exp(mean NLL)` is
+//! reported on the second half, so that methods with unit-norm vectors and
+//! methods with free-scale vectors are measured on the same footing.
+
+use ndarray::{s, Array2, ArrayView2, Axis};
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+
+use super::trainer::ScoreView;
+use crate::corpus::{Batch, Corpus, Split};
+use crate::Result;
+
+/// Window used to draw held-out pairs (word2vec's default).
+const PAIR_WINDOW: usize = 5;
+
+/// A fixed sample of held-out (word, context) pairs and the fitted temperature.
+#[derive(Debug, Clone)]
+pub struct HeldoutSample {
+    words: Vec<u32>,
+    contexts: Vec<u32>,
+    beta: f64,
+}
+
+impl HeldoutSample {
+    /// Draws up to `pairs` pairs from the corpus' held-out split; `None` when
+    /// the split yields no pair.
+    pub fn from_corpus(corpus: &Corpus, pairs: usize, seed: u64) -> Result<Option<Self>> {
+        let heldout = corpus.encode(Split::Heldout)?;
+        Ok(Self::from_batch(&heldout, pairs, seed))
+    }
+
+    /// Draws up to `pairs` pairs from encoded sentences.
+    pub fn from_batch(batch: &Batch, pairs: usize, seed: u64) -> Option<Self> {
+        let usable: Vec<usize> = (0..batch.sentences_len())
+            .filter(|&i| batch.sentence(i).len() >= 2)
+            .collect();
+        if usable.is_empty() || pairs < 2 {
+            return None;
+        }
+        let weights: Vec<usize> = usable.iter().map(|&i| batch.sentence(i).len()).collect();
+        let total: usize = weights.iter().sum();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
+        let (mut words, mut contexts) = (Vec::with_capacity(pairs), Vec::with_capacity(pairs));
+        while words.len() < pairs {
+            // A uniform token position, then a uniform context within the window.
+            let mut pos = rng.random_range(0..total);
+            let mut k = 0;
+            while pos >= weights[k] {
+                pos -= weights[k];
+                k += 1;
+            }
+            let sent = batch.sentence(usable[k]);
+            let lo = pos.saturating_sub(PAIR_WINDOW);
+            let hi = (pos + PAIR_WINDOW).min(sent.len() - 1);
+            let mut c = rng.random_range(lo..hi);
+            if c >= pos {
+                c += 1;
+            }
+            words.push(sent[pos]);
+            contexts.push(sent[c]);
+        }
+        Some(HeldoutSample {
+            words,
+            contexts,
+            beta: 1.0,
+        })
+    }
+
+    /// Number of pairs.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True when empty (never, for a constructed sample).
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The inverse temperature fitted last.
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+
+    /// Fits `β` on the first half and returns the perplexity on the second.
+    pub fn perplexity(&mut self, view: ScoreView<'_>) -> Option<f64> {
+        let scores = self.scores(view);
+        let half = self.len() / 2;
+        let fit = scores.slice(s![..half, ..]);
+        let target: Vec<u32> = self.contexts.clone();
+        self.beta = fit_beta(fit, &target[..half], self.beta);
+        let nll = mean_nll(scores.slice(s![half.., ..]), &target[half..], self.beta);
+        nll.is_finite().then(|| nll.exp())
+    }
+
+    /// `scores[k, c] = s(words[k], c)` for every context `c`.
+    fn scores(&self, view: ScoreView<'_>) -> Array2<f32> {
+        let n = view.contexts.nrows();
+        let mut out = Array2::<f32>::zeros((self.len(), n));
+        out.axis_chunks_iter_mut(Axis(0), 16)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(chunk, mut rows)| {
+                for (r, mut row) in rows.axis_iter_mut(Axis(0)).enumerate() {
+                    let w = view.words.row(self.words[chunk * 16 + r] as usize);
+                    row.assign(&view.contexts.dot(&w));
+                }
+            });
+        out
+    }
+}
+
+/// Per-row sums needed by the likelihood and its derivatives at `beta`:
+/// (log-sum-exp, E[s], Var[s]).
+fn row_moments(row: &[f32], beta: f64) -> (f64, f64, f64) {
+    let max = row.iter().fold(f32::NEG_INFINITY, |m, &x| m.max(x)) as f64;
+    let (mut z, mut s1, mut s2) = (0.0f64, 0.0f64, 0.0f64);
+    for &x in row {
+        let x = x as f64;
+        let e = (beta * (x - max)).exp();
+        z += e;
+        s1 += e * x;
+        s2 += e * x * x;
+    }
+    let mean = s1 / z;
+    (beta * max + z.ln(), mean, (s2 / z - mean * mean).max(0.0))
+}
+
+/// Mean negative log-likelihood of the targets.
+fn mean_nll(scores: ArrayView2<'_, f32>, targets: &[u32], beta: f64) -> f64 {
+    let total: f64 = (0..scores.nrows())
+        .into_par_iter()
+        .map(|k| {
+            let row = scores.row(k);
+            let row = row.as_slice().expect("standard layout");
+            row_moments(row, beta).0 - beta * row[targets[k] as usize] as f64
+        })
+        .sum();
+    total / scores.nrows() as f64
+}
+
+/// Newton's method on the convex NLL(β), started from `start`, kept in [0, 1e4].
+fn fit_beta(scores: ArrayView2<'_, f32>, targets: &[u32], start: f64) -> f64 {
+    let m = scores.nrows() as f64;
+    let mut beta = if start.is_finite() && start > 0.0 {
+        start
+    } else {
+        1.0
+    };
+    for _ in 0..30 {
+        let (g, h) = (0..scores.nrows())
+            .into_par_iter()
+            .map(|k| {
+                let row = scores.row(k);
+                let row = row.as_slice().expect("standard layout");
+                let (_, mean, var) = row_moments(row, beta);
+                (mean - row[targets[k] as usize] as f64, var)
+            })
+            .reduce(|| (0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let (g, h) = (g / m, h / m);
+        if h <= 1e-12 {
+            break;
+        }
+        let next = (beta - g / h)
+            .clamp(beta / 4.0, beta * 4.0 + 1e-3)
+            .clamp(0.0, 1e4);
+        let done = (next - beta).abs() <= 1e-5 * beta.max(1e-3);
+        beta = next;
+        if done {
+            break;
+        }
+    }
+    beta
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn brute_nll(scores: &Array2<f32>, targets: &[u32], beta: f64) -> f64 {
+        let mut total = 0.0;
+        for (k, row) in scores.rows().into_iter().enumerate() {
+            let z: f64 = row.iter().map(|&x| (beta * x as f64).exp()).sum();
+            total += z.ln() - beta * row[targets[k] as usize] as f64;
+        }
+        total / scores.nrows() as f64
+    }
+
+    #[test]
+    fn nll_matches_brute_force() {
+        let s = array![[1.0f32, 2.0, 0.5], [0.0, -1.0, 3.0]];
+        let t = [1u32, 2];
+        for beta in [0.0, 0.5, 2.0] {
+            assert!((mean_nll(s.view(), &t, beta) - brute_nll(&s, &t, beta)).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn fitted_beta_minimises_the_nll() {
+        let s = array![
+            [1.0f32, 2.0, 0.5, 0.1],
+            [0.0, -1.0, 3.0, 1.0],
+            [2.0, 0.0, 0.0, 1.5]
+        ];
+        let t = [1u32, 2, 3];
+        let b = fit_beta(s.view(), &t, 1.0);
+        let f = |x| brute_nll(&s, &t, x);
+        assert!(
+            f(b) <= f(b * 1.01) + 1e-12 && f(b) <= f(b * 0.99) + 1e-12,
+            "beta {b}"
+        );
+    }
+
+    #[test]
+    fn uninformative_scores_give_vocabulary_size() {
+        let words = Array2::<f32>::zeros((50, 4));
+        let mut sample = HeldoutSample {
+            words: (0..40).map(|i| i % 50).collect(),
+            contexts: (0..40).map(|i| (i * 7) % 50).collect(),
+            beta: 1.0,
+        };
+        let ppl = sample
+            .perplexity(ScoreView {
+                words: words.view(),
+                contexts: words.view(),
+            })
+            .unwrap();
+        assert!((ppl - 50.0).abs() < 1e-6, "{ppl}");
+    }
+
+    #[test]
+    fn pairs_come_from_within_the_window_of_one_sentence() {
+        let batch = Batch {
+            ids: (0..30).collect(),
+            bounds: vec![0, 20, 21, 30],
+            raw_tokens: 30,
+        };
+        let s = HeldoutSample::from_batch(&batch, 200, 7).unwrap();
+        for (&w, &c) in s.words.iter().zip(&s.contexts) {
+            let same = (w < 20) == (c < 20);
+            assert!(
+                same && w != c && w.abs_diff(c) as usize <= PAIR_WINDOW,
+                "{w} {c}"
+            );
+            assert_ne!(w, 20, "one-word sentences give no pair");
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! Hyperparameter schemas: each method declares its hyperparameters once, and
+//! the CLI (`--set name=value`), the TUI forms and session files are all
+//! driven by that declaration.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Result};
+
+/// The type and valid range of a hyperparameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// An integer in `[min, max]`.
+    Int {
+        /// Smallest valid value.
+        min: i64,
+        /// Largest valid value.
+        max: i64,
+    },
+    /// A real number in `[min, max]`.
+    Float {
+        /// Smallest valid value.
+        min: f64,
+        /// Largest valid value.
+        max: f64,
+    },
+    /// `true` or `false`.
+    Bool,
+    /// One of a fixed set of names.
+    Choice(&'static [&'static str]),
+}
+
+/// A hyperparameter value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    /// Boolean.
+    Bool(bool),
+    /// Integer.
+    Int(i64),
+    /// Real number.
+    Float(f64),
+    /// A choice's name.
+    Choice(String),
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x}"),
+            Value::Choice(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Default value of a hyperparameter, as a `const`-friendly literal.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DefaultValue {
+    /// Boolean default.
+    Bool(bool),
+    /// Integer default.
+    Int(i64),
+    /// Real default.
+    Float(f64),
+    /// Choice default.
+    Choice(&'static str),
+}
+
+impl DefaultValue {
+    fn value(self) -> Value {
+        match self {
+            DefaultValue::Bool(b) => Value::Bool(b),
+            DefaultValue::Int(i) => Value::Int(i),
+            DefaultValue::Float(x) => Value::Float(x),
+            DefaultValue::Choice(s) => Value::Choice(s.to_string()),
+        }
+    }
+}
+
+/// One declared hyperparameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ParamSpec {
+    /// Name as written on the command line and in session files.
+    pub name: &'static str,
+    /// Type and range.
+    pub kind: Kind,
+    /// Default (from the method's paper or reference tool).
+    pub default: DefaultValue,
+    /// One-line help.
+    pub help: &'static str,
+    /// Whether the value may change while a run is going (e.g. a learning rate).
+    pub live: bool,
+}
+
+impl ParamSpec {
+    /// Parses and range-checks `text` as a value of this parameter.
+    pub fn parse(&self, text: &str) -> Result<Value> {
+        let text = text.trim();
+        let bad = |what: String| Error::param(self.name, format!("'{text}' ({what})"));
+        match self.kind {
+            Kind::Int { min, max } => {
+                let v: i64 = parse_int(text)
+                    .ok_or_else(|| bad(format!("expected an integer in [{min}, {max}]")))?;
+                if v < min || v > max {
+                    return Err(bad(format!("expected an integer in [{min}, {max}]")));
+                }
+                Ok(Value::Int(v))
+            }
+            Kind::Float { min, max } => {
+                let v: f64 = text
+                    .parse()
+                    .ok()
+                    .filter(|v: &f64| v.is_finite())
+                    .ok_or_else(|| bad(format!("expected a number in [{min}, {max}]")))?;
+                if v < min || v > max {
+                    return Err(bad(format!("expected a number in [{min}, {max}]")));
+                }
+                Ok(Value::Float(v))
+            }
+            Kind::Bool => match text {
+                "true" | "yes" | "on" | "1" => Ok(Value::Bool(true)),
+                "false" | "no" | "off" | "0" => Ok(Value::Bool(false)),
+                _ => Err(bad("expected true or false".into())),
+            },
+            Kind::Choice(names) => names
+                .iter()
+                .find(|n| **n == text)
+                .map(|n| Value::Choice(n.to_string()))
+                .ok_or_else(|| bad(format!("expected one of: {}", names.join(", ")))),
+        }
+    }
+
+    /// Checks an already typed value (from a session file) against the range.
+    pub fn check(&self, value: &Value) -> Result<Value> {
+        let text = match (self.kind, value) {
+            (Kind::Float { .. }, Value::Int(i)) => i.to_string(),
+            _ => value.to_string(),
+        };
+        self.parse(&text)
+    }
+
+    /// A short description of the valid values, for help screens.
+    pub fn range_text(&self) -> String {
+        match self.kind {
+            Kind::Int { min, max } => format!("integer in [{min}, {max}]"),
+            Kind::Float { min, max } => format!("number in [{min}, {max}]"),
+            Kind::Bool => "true/false".into(),
+            Kind::Choice(names) => names.join("|"),
+        }
+    }
+}
+
+/// Accepts `1000`, `1_000` and `1e3`-style integers.
+fn parse_int(text: &str) -> Option<i64> {
+    let cleaned: String = text.chars().filter(|&c| c != '_').collect();
+    cleaned.parse().ok().or_else(|| {
+        let f: f64 = cleaned.parse().ok()?;
+        (f.fract() == 0.0 && f.abs() < 9e15).then_some(f as i64)
+    })
+}
+
+/// A full, validated set of values for one schema (defaults filled in).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    schema: &'static [ParamSpec],
+    values: Vec<Value>,
+}
+
+impl Params {
+    /// The schema's defaults.
+    pub fn defaults(schema: &'static [ParamSpec]) -> Self {
+        Params {
+            schema,
+            values: schema.iter().map(|s| s.default.value()).collect(),
+        }
+    }
+
+    /// Defaults overridden by `name=value` assignments; `method` names the
+    /// method in error messages.
+    pub fn parse<'a>(
+        schema: &'static [ParamSpec],
+        method: &str,
+        assignments: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self> {
+        let mut p = Params::defaults(schema);
+        for (name, value) in assignments {
+            p.set_text(method, name, value)?;
+        }
+        Ok(p)
+    }
+
+    /// Sets one value from text, validating name and range.
+    pub fn set_text(&mut self, method: &str, name: &str, text: &str) -> Result<Value> {
+        let i = self.position(method, name)?;
+        let v = self.schema[i].parse(text)?;
+        self.values[i] = v.clone();
+        Ok(v)
+    }
+
+    /// Sets one typed value, validating name and range.
+    pub fn set(&mut self, method: &str, name: &str, value: &Value) -> Result<Value> {
+        let i = self.position(method, name)?;
+        let v = self.schema[i].check(value)?;
+        self.values[i] = v.clone();
+        Ok(v)
+    }
+
+    fn position(&self, method: &str, name: &str) -> Result<usize> {
+        self.schema
+            .iter()
+            .position(|s| s.name == name)
+            .ok_or_else(|| {
+                let valid: Vec<&str> = self.schema.iter().map(|s| s.name).collect();
+                Error::param(
+                    name,
+                    format!(
+                        "unknown hyperparameter for {method} (valid: {})",
+                        valid.join(", ")
+                    ),
+                )
+            })
+    }
+
+    /// The schema these values follow.
+    pub fn schema(&self) -> &'static [ParamSpec] {
+        self.schema
+    }
+
+    /// `(name, value)` pairs in schema order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &Value)> + '_ {
+        self.schema.iter().map(|s| s.name).zip(self.values.iter())
+    }
+
+    /// The value of `name`. Panics if the schema has no such parameter: that is
+    /// a programming error in a method, not user input.
+    pub fn get(&self, name: &str) -> &Value {
+        let i = self
+            .schema
+            .iter()
+            .position(|s| s.name == name)
+            .unwrap_or_else(|| panic!("hyperparameter {name} is not in the schema"));
+        &self.values[i]
+    }
+
+    /// A real-valued parameter (integers widen).
+    pub fn f64(&self, name: &str) -> f64 {
+        match self.get(name) {
+            Value::Float(x) => *x,
+            Value::Int(i) => *i as f64,
+            v => panic!("hyperparameter {name} is not numeric: {v}"),
+        }
+    }
+
+    /// An integer parameter as `usize` (schemas keep integer ranges non-negative where this is used).
+    pub fn usize(&self, name: &str) -> usize {
+        match self.get(name) {
+            Value::Int(i) => (*i).max(0) as usize,
+            v => panic!("hyperparameter {name} is not an integer: {v}"),
+        }
+    }
+
+    /// A boolean parameter.
+    pub fn bool(&self, name: &str) -> bool {
+        match self.get(name) {
+            Value::Bool(b) => *b,
+            v => panic!("hyperparameter {name} is not a boolean: {v}"),
+        }
+    }
+
+    /// A choice parameter.
+    pub fn choice(&self, name: &str) -> &str {
+        match self.get(name) {
+            Value::Choice(s) => s,
+            v => panic!("hyperparameter {name} is not a choice: {v}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMA: &[ParamSpec] = &[
+        ParamSpec {
+            name: "dim",
+            kind: Kind::Int { min: 1, max: 1000 },
+            default: DefaultValue::Int(100),
+            help: "dimension",
+            live: false,
+        },
+        ParamSpec {
+            name: "lr",
+            kind: Kind::Float {
+                min: 1e-6,
+                max: 1.0,
+            },
+            default: DefaultValue::Float(0.025),
+            help: "learning rate",
+            live: true,
+        },
+        ParamSpec {
+            name: "weighting",
+            kind: Kind::Choice(&["uniform", "harmonic"]),
+            default: DefaultValue::Choice("harmonic"),
+            help: "window weights",
+            live: false,
+        },
+        ParamSpec {
+            name: "shrink",
+            kind: Kind::Bool,
+            default: DefaultValue::Bool(true),
+            help: "dynamic window",
+            live: false,
+        },
+    ];
+
+    #[test]
+    fn defaults_and_overrides() {
+        let p = Params::parse(
+            SCHEMA,
+            "toy",
+            [("dim", "1e2"), ("lr", "0.5"), ("shrink", "no")],
+        )
+        .unwrap();
+        assert_eq!(p.usize("dim"), 100);
+        assert_eq!(p.f64("lr"), 0.5);
+        assert!(!p.bool("shrink"));
+        assert_eq!(p.choice("weighting"), "harmonic");
+    }
+
+    #[test]
+    fn errors_name_the_parameter_and_the_valid_values() {
+        let e = Params::parse(SCHEMA, "toy", [("lrr", "1")])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "invalid value for lrr: unknown hyperparameter for toy (valid: dim, lr, weighting, shrink)");
+        let e = Params::parse(SCHEMA, "toy", [("lr", "2")])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "invalid value for lr: '2' (expected a number in [0.000001, 1])"
+        );
+        let e = Params::parse(SCHEMA, "toy", [("weighting", "cubic")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("expected one of: uniform, harmonic)"), "{e}");
+        assert!(Params::parse(SCHEMA, "toy", [("dim", "2.5")]).is_err());
+        assert!(Params::parse(SCHEMA, "toy", [("lr", "NaN")]).is_err());
+    }
+
+    #[test]
+    fn typed_values_round_trip_through_check() {
+        let mut p = Params::defaults(SCHEMA);
+        p.set("toy", "lr", &Value::Int(1)).unwrap();
+        assert_eq!(p.get("lr"), &Value::Float(1.0));
+        assert!(p.set("toy", "dim", &Value::Float(0.5)).is_err());
+    }
+}

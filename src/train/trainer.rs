@@ -1,0 +1,91 @@
+//! The [`Trainer`] trait every method implements, and the method registry types.
+
+use std::sync::Arc;
+
+use ndarray::ArrayView2;
+
+use super::schema::{ParamSpec, Params, Value};
+use crate::corpus::Corpus;
+use crate::embedding::Embedding;
+use crate::{Error, Result};
+
+/// What one step reports.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StepReport {
+    /// The method's loss (objective) for this step.
+    pub loss: f64,
+    /// Items processed in this step (words, pairs, rows...), for items/s.
+    pub items: u64,
+    /// Epoch or outer iteration this step belonged to.
+    pub epoch: u32,
+    /// Learning rate used (0 for closed-form methods).
+    pub lr: f64,
+}
+
+/// Read-only views of the current vectors, for held-out perplexity:
+/// the model's score is `s(w, c) = words[w] · contexts[c]`.
+#[derive(Debug, Clone, Copy)]
+pub struct ScoreView<'a> {
+    /// Word vectors, one row per vocabulary id.
+    pub words: ArrayView2<'a, f32>,
+    /// Context vectors (the word vectors again where a method has none).
+    pub contexts: ArrayView2<'a, f32>,
+}
+
+/// A training method in progress. Steps are small (tens to hundreds of
+/// milliseconds) so that commands and progress stay responsive; the job
+/// runner calls them from its own thread inside a rayon pool of the requested size.
+pub trait Trainer: Send {
+    /// Steps in the whole run.
+    fn total_steps(&self) -> u64;
+
+    /// Runs step number `step` (0-based).
+    fn step(&mut self, step: u64) -> Result<StepReport>;
+
+    /// Applies a live hyperparameter change (already validated against the schema).
+    fn set(&mut self, name: &str, _value: &Value) -> Result<()> {
+        Err(Error::param(name, "cannot be changed during a run"))
+    }
+
+    /// Current vectors for perplexity, if the method has them between steps.
+    fn scores(&self) -> Option<ScoreView<'_>>;
+
+    /// The final embedding (also called after an early stop).
+    fn into_embedding(self: Box<Self>) -> Result<Embedding>;
+}
+
+/// Everything a method needs to build its trainer.
+#[derive(Debug, Clone)]
+pub struct TrainInput {
+    /// The opened corpus (vocabulary built on the training split).
+    pub corpus: Arc<Corpus>,
+    /// Validated hyperparameters.
+    pub params: Params,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Worker threads.
+    pub threads: usize,
+}
+
+/// A method's entry in the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Method {
+    /// `--algo` name.
+    pub name: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// Declared hyperparameters.
+    pub schema: &'static [ParamSpec],
+    /// Builds the trainer (may take time: counting, encoding). `log` receives progress lines.
+    pub build: fn(&TrainInput, &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>>,
+}
+
+impl Method {
+    /// Parses `name=value` assignments against this method's schema.
+    pub fn params<'a>(
+        &self,
+        assignments: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Params> {
+        Params::parse(self.schema, self.name, assignments)
+    }
+}
