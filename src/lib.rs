@@ -15,6 +15,7 @@ pub mod corpus;
 pub mod embedding;
 pub mod error;
 pub mod eval;
+pub mod explicit;
 pub mod train;
 pub mod words;
 

@@ -11,14 +11,16 @@ use wordbench::corpus::{
 #[derive(Debug, Parser)]
 #[command(name = "wordbench", version, about, propagate_version = true)]
 pub struct Cli {
-    /// What to do.
+    /// What to do (default: the demo on the bundled corpus).
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Corpus statistics and PPMI neighbours on the bundled (or a given) corpus.
+    Demo(DemoArgs),
     /// Inspect a corpus.
     #[command(subcommand)]
     Corpus(CorpusCommand),
@@ -26,6 +28,10 @@ pub enum Command {
     Train(TrainArgs),
     /// List the training methods and their hyperparameters.
     Methods(MethodsArgs),
+    /// Evaluate vectors on word-similarity and analogy sets.
+    Eval(EvalArgs),
+    /// Nearest neighbours of words by cosine.
+    Neighbors(NeighborsArgs),
 }
 
 /// `wordbench corpus ...`
@@ -204,4 +210,73 @@ impl From<VectorFormatArg> for wordbench::embedding::VectorFormat {
             VectorFormatArg::Glove => Self::GloveText,
         }
     }
+}
+
+/// `wordbench eval`
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Vectors file (word2vec text or binary, GloVe text; .gz ok).
+    pub vectors: PathBuf,
+    /// Similarity dataset (`word1 word2 score`); repeatable. Default: the bundled WordSim-353 and SimLex-999.
+    #[arg(long)]
+    pub similarity: Vec<PathBuf>,
+    /// Analogy dataset (Google format). Default: the bundled questions-words.txt.
+    #[arg(long)]
+    pub analogy: Option<PathBuf>,
+    /// Analogy candidates: the N most frequent words (first N rows).
+    #[arg(long, default_value_t = 30_000)]
+    pub restrict: usize,
+    /// Analogy objective.
+    #[arg(long, value_enum, default_value = "add")]
+    pub method: AnalogyMethodArg,
+    /// Also print per-section analogy accuracy.
+    #[arg(long)]
+    pub sections: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Analogy objectives on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AnalogyMethodArg {
+    /// 3CosAdd.
+    Add,
+    /// 3CosMul.
+    Mul,
+}
+
+/// `wordbench neighbors`
+#[derive(Debug, Args)]
+pub struct NeighborsArgs {
+    /// Vectors file.
+    pub vectors: PathBuf,
+    /// Query words.
+    #[arg(required = true)]
+    pub words: Vec<String>,
+    /// Neighbours per word.
+    #[arg(short, default_value_t = 10)]
+    pub k: usize,
+}
+
+/// `wordbench demo`
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Corpus file (default: the bundled text8-head).
+    pub corpus: Option<PathBuf>,
+    /// Words to show neighbours of.
+    #[arg(long = "word", short = 'w')]
+    pub words: Vec<String>,
+    /// Window size for the co-occurrence counts.
+    #[arg(long, default_value_t = 5)]
+    pub window: usize,
+    /// Keep the N most frequent words in the PPMI matrix.
+    #[arg(long, default_value_t = 30_000)]
+    pub max_vocab: usize,
+    /// Neighbours per word.
+    #[arg(short, default_value_t = 8)]
+    pub k: usize,
+    /// Reading and vocabulary options.
+    #[command(flatten)]
+    pub opts: CorpusOpts,
 }

@@ -1,7 +1,10 @@
 //! Command-line interface: argument definitions and one module per command.
 
 mod args;
+mod assets;
 mod corpus;
+mod demo;
+mod eval;
 mod train;
 
 use anyhow::Result;
@@ -12,10 +15,20 @@ pub use args::{Cli, Command};
 /// Parses the command line and runs the chosen command.
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
-    match cli.command {
+    // No subcommand: the demo with its defaults.
+    let command = match cli.command {
+        Some(c) => c,
+        None => Cli::parse_from(["wordbench", "demo"])
+            .command
+            .expect("demo parses"),
+    };
+    match command {
+        Command::Demo(args) => demo::run(args),
         Command::Corpus(cmd) => corpus::run(cmd),
         Command::Train(args) => train::train(args),
         Command::Methods(args) => train::methods(args),
+        Command::Eval(args) => eval::eval(args),
+        Command::Neighbors(args) => eval::neighbors(args),
     }
 }
 
