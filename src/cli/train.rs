@@ -83,11 +83,13 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let job = Job::spawn(method, input, JobConfig::default());
     let bar = progress_bar(args.quiet);
     let mut history: Vec<Progress> = Vec::new();
+    let mut ppl = None;
     let result = job.wait(|event| match event {
         Event::Progress(p) => {
+            ppl = p.perplexity.or(ppl);
             bar.set_length(p.total_steps);
             bar.set_position(p.step);
-            bar.set_message(status(p));
+            bar.set_message(status(p, ppl));
             history.push(*p);
         }
         Event::Log(line) => bar.println(line),
@@ -96,7 +98,12 @@ pub fn train(args: TrainArgs) -> Result<()> {
     bar.finish_and_clear();
     let embedding = result?;
     if let Some(last) = history.last() {
-        eprintln!("{}: {} ({:.1}s)", method.name, status(last), last.elapsed);
+        eprintln!(
+            "{}: {} ({:.1}s)",
+            method.name,
+            status(last, ppl),
+            last.elapsed
+        );
     }
     embedding.save(&args.out, args.format.into())?;
     eprintln!(
@@ -124,8 +131,9 @@ fn progress_bar(quiet: bool) -> ProgressBar {
     bar
 }
 
-fn status(p: &Progress) -> String {
-    let ppl = p.perplexity.map_or("-".to_string(), |x| format!("{x:.1}"));
+/// One status line; `ppl` is the latest perplexity measured (not every step measures it).
+fn status(p: &Progress, ppl: Option<f64>) -> String {
+    let ppl = ppl.map_or("-".to_string(), |x| format!("{x:.1}"));
     format!(
         "epoch {} loss {:.4} ppl {ppl} lr {:.5} {:.0} items/s",
         p.epoch + 1,

@@ -228,7 +228,9 @@ impl<R: BufRead> LineReader<R> {
 mod tests {
     use super::*;
 
-    fn segments(bytes: &[u8]) -> Result<(Vec<(String, usize, bool)>, u64)> {
+    type Segments = Vec<(String, usize, bool)>;
+
+    fn segments(bytes: &[u8]) -> Result<(Segments, u64)> {
         let mut r = LineReader::new(bytes, Path::new("t.txt"));
         let mut out = Vec::new();
         while let Some(s) = r.next_segment()? {

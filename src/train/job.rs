@@ -14,7 +14,7 @@ use crate::embedding::Embedding;
 use crate::{Error, Result};
 
 /// Settings of the runner itself (not of the method).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct JobConfig {
     /// Fraction of training time that held-out perplexity may cost (the
     /// interval between measurements adapts to keep under it).
@@ -23,6 +23,11 @@ pub struct JobConfig {
     pub perplexity_pairs: usize,
     /// Measure perplexity at all.
     pub perplexity: bool,
+    /// Hyperparameter changes `(step, name, value)` applied exactly before
+    /// the given step, as if sent by `Command::Set` (session replay).
+    pub schedule: Vec<(u64, String, String)>,
+    /// Stop before this step, as if sent `Command::Stop` (session replay).
+    pub stop_at: Option<u64>,
 }
 
 impl Default for JobConfig {
@@ -31,6 +36,8 @@ impl Default for JobConfig {
             perplexity_budget: 0.04,
             perplexity_pairs: 400,
             perplexity: true,
+            schedule: Vec::new(),
+            stop_at: None,
         }
     }
 }
@@ -114,7 +121,7 @@ fn run(
         }
     };
     pool.install(|| {
-        let outcome = Runner::new(method, &input, config, &events, &commands).and_then(|r| r.run());
+        let outcome = Runner::new(method, &input, config, &events, &commands).and_then(Runner::run);
         let event = match outcome {
             Ok(embedding) => Event::Finished(Box::new(embedding)),
             Err((message, last)) => Event::Failed { message, last },
@@ -147,14 +154,14 @@ impl<'a> Runner<'a> {
             let _ = events.send(Event::Log(line));
         };
         let trainer = (method.build)(input, &mut log).map_err(|e| (e.to_string(), None))?;
-        let sample = if config.perplexity && trainer.scores().is_some() {
+        let sample = if config.perplexity {
             HeldoutSample::from_corpus(&input.corpus, config.perplexity_pairs, input.seed)
                 .map_err(|e| (e.to_string(), None))?
         } else {
             None
         };
         if sample.is_none() && config.perplexity {
-            log("perplexity: no held-out pairs (held-out split empty or method has no vectors during training)".into());
+            log("perplexity: no held-out pairs (the held-out split is empty)".into());
         }
         Ok(Runner {
             method,
@@ -171,12 +178,13 @@ impl<'a> Runner<'a> {
         let total = self.trainer.total_steps();
         let mut clock = Clock::start();
         let mut next_ppl = Duration::ZERO;
-        let mut perplexity = None;
         let mut step = 0;
         while step < total {
-            if self.handle_commands(step, &mut clock) {
+            if self.handle_commands(step, &mut clock) || self.config.stop_at == Some(step) {
+                let _ = self.events.send(Event::Stopped { step });
                 break;
             }
+            self.apply_schedule(step);
             let t0 = Instant::now();
             let report = self
                 .trainer
@@ -191,10 +199,10 @@ impl<'a> Runner<'a> {
                 );
                 return Err((message, self.last));
             }
-            let elapsed = clock.elapsed();
-            if self.sample.is_some() && (elapsed >= next_ppl || step == total) {
+            let mut perplexity = None;
+            if self.sample.is_some() && (clock.elapsed() >= next_ppl || step == total) {
                 let t = Instant::now();
-                perplexity = self.measure_perplexity().or(perplexity);
+                perplexity = self.measure_perplexity();
                 let wait = t.elapsed().as_secs_f64() / self.config.perplexity_budget;
                 next_ppl = clock.elapsed() + Duration::from_secs_f64(wait);
             }
@@ -218,6 +226,19 @@ impl<'a> Runner<'a> {
         self.trainer
             .into_embedding()
             .map_err(|e| (e.to_string(), self.last))
+    }
+
+    fn apply_schedule(&mut self, step: u64) {
+        let due: Vec<(String, String)> = self
+            .config
+            .schedule
+            .iter()
+            .filter(|(at, _, _)| *at == step)
+            .map(|(_, name, value)| (name.clone(), value.clone()))
+            .collect();
+        for (name, value) in due {
+            self.apply(step, &name, &value);
+        }
     }
 
     fn measure_perplexity(&mut self) -> Option<f64> {

@@ -16,7 +16,9 @@ pub struct Progress {
     pub epoch: u32,
     /// The method's loss over the last reporting interval.
     pub loss: f64,
-    /// Latest held-out perplexity, if measured yet.
+    /// Held-out perplexity, when measured at this step (the interval adapts so
+    /// that measuring costs a bounded share of training time; the last step is
+    /// always measured).
     pub perplexity: Option<f64>,
     /// Current learning rate (or step size); 0 where the method has none.
     pub lr: f64,
@@ -70,6 +72,11 @@ pub enum Event {
     /// The job resumed at `step`.
     Resumed {
         /// Step at which it resumed.
+        step: u64,
+    },
+    /// The job was stopped before `step` (by `Command::Stop` or a scheduled stop).
+    Stopped {
+        /// Steps completed.
         step: u64,
     },
     /// The run ended with an embedding (early if stopped).

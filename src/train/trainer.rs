@@ -67,6 +67,9 @@ pub struct TrainInput {
     pub threads: usize,
 }
 
+/// How a method builds its trainer from the input; the callback receives log lines.
+pub type BuildFn = fn(&TrainInput, &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>>;
+
 /// A method's entry in the registry.
 #[derive(Debug, Clone, Copy)]
 pub struct Method {
@@ -77,7 +80,7 @@ pub struct Method {
     /// Declared hyperparameters.
     pub schema: &'static [ParamSpec],
     /// Builds the trainer (may take time: counting, encoding). `log` receives progress lines.
-    pub build: fn(&TrainInput, &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>>,
+    pub build: BuildFn,
 }
 
 impl Method {
