@@ -4,6 +4,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{Error, Result};
 
@@ -42,13 +43,16 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
-/// `dir/.name.tmp<pid>`: hidden, in the same directory (rename must not cross
-/// file systems), unique per process.
+/// `dir/.name.tmp-<pid>-<n>`: hidden, in the same directory (rename must not
+/// cross file systems), unique per process and per write (an autosave and an
+/// export may run at once).
 fn temp_path(path: &Path) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let name = path
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp{}", std::process::id()))
+    path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
 }
 
 #[cfg(test)]

@@ -16,6 +16,8 @@ pub mod embedding;
 pub mod error;
 pub mod eval;
 pub mod explicit;
+pub mod linalg;
+pub mod session;
 pub mod train;
 pub mod words;
 

@@ -32,6 +32,8 @@ pub enum Command {
     Eval(EvalArgs),
     /// Nearest neighbours of words by cosine.
     Neighbors(NeighborsArgs),
+    /// Re-run a session's runs headless; `--check` compares the curves with the recording.
+    Replay(ReplayArgs),
 }
 
 /// `wordbench corpus ...`
@@ -179,9 +181,31 @@ pub struct TrainArgs {
     /// Reading and vocabulary options.
     #[command(flatten)]
     pub opts: CorpusOpts,
+    /// Record the run in a session file (RON), autosaved while training.
+    #[arg(long)]
+    pub session_out: Option<PathBuf>,
+    /// Seconds between session autosaves.
+    #[arg(long, default_value_t = 2.0, hide = true)]
+    pub autosave_secs: f64,
+    /// Evaluate the vectors on the bundled similarity and analogy sets.
+    #[arg(long)]
+    pub eval: bool,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// `wordbench replay`
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// Session file.
+    pub session: PathBuf,
+    /// Compare each metric curve with the recorded one; exit non-zero on a mismatch.
+    #[arg(long)]
+    pub check: bool,
+    /// Only this run (0-based).
+    #[arg(long)]
+    pub run: Option<usize>,
 }
 
 /// `wordbench methods`

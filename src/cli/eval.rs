@@ -1,66 +1,43 @@
 //! `wordbench eval` and `wordbench neighbors`.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::Result;
-use serde::Serialize;
 use wordbench::embedding::{Embedding, NeighborParams};
-use wordbench::eval::{
-    evaluate_analogy, evaluate_similarity, AnalogyConfig, AnalogyDataset, AnalogyMethod,
-    AnalogyResult, SimilarityConfig, SimilarityDataset, SimilarityResult,
-};
+use wordbench::eval::{AnalogyConfig, AnalogyMethod, EvalPlan, Report};
 
 use super::args::{AnalogyMethodArg, EvalArgs, NeighborsArgs};
 use super::assets;
 
-#[derive(Serialize)]
-struct Report {
-    similarity: Vec<SimilarityResult>,
-    analogy: Option<AnalogyResult>,
+/// The bundled WordSim-353, SimLex-999 and Google analogy sets.
+pub fn bundled_plan() -> EvalPlan {
+    EvalPlan {
+        similarity: assets::SIMILARITY.iter().map(|p| assets::path(p)).collect(),
+        analogy: Some(assets::path(assets::ANALOGY)),
+        analogy_config: AnalogyConfig::default(),
+    }
 }
 
 /// Evaluates a vectors file on similarity and analogy sets.
 pub fn eval(args: EvalArgs) -> Result<()> {
     let embedding = Embedding::load(&args.vectors)?;
-    let bundled = args.similarity.is_empty() && args.analogy.is_none();
-    let similarity_files: Vec<PathBuf> = if bundled {
-        assets::SIMILARITY.iter().map(|p| assets::path(p)).collect()
+    let mut plan = if args.similarity.is_empty() && args.analogy.is_none() {
+        bundled_plan()
     } else {
-        args.similarity.clone()
-    };
-    let analogy_file = if bundled {
-        Some(assets::path(assets::ANALOGY))
-    } else {
-        args.analogy.clone()
-    };
-    let mut similarity = Vec::new();
-    for file in &similarity_files {
-        let dataset = SimilarityDataset::read(file)?;
-        similarity.push(evaluate_similarity(
-            &embedding,
-            &dataset,
-            SimilarityConfig::default(),
-        ));
-    }
-    let analogy = match &analogy_file {
-        Some(file) => {
-            let dataset = AnalogyDataset::read(file)?;
-            let config = AnalogyConfig {
-                method: match args.method {
-                    AnalogyMethodArg::Add => AnalogyMethod::CosAdd,
-                    AnalogyMethodArg::Mul => AnalogyMethod::CosMul,
-                },
-                restrict: args.restrict,
-            };
-            Some(evaluate_analogy(&embedding, &dataset, config))
+        EvalPlan {
+            similarity: args.similarity.clone(),
+            analogy: args.analogy.clone(),
+            analogy_config: AnalogyConfig::default(),
         }
-        None => None,
     };
-    let report = Report {
-        similarity,
-        analogy,
+    plan.analogy_config = AnalogyConfig {
+        method: match args.method {
+            AnalogyMethodArg::Add => AnalogyMethod::CosAdd,
+            AnalogyMethodArg::Mul => AnalogyMethod::CosMul,
+        },
+        restrict: args.restrict,
     };
+    let report = plan.run(&embedding)?;
     let mut out = std::io::stdout().lock();
     if args.json {
         serde_json::to_writer(&mut out, &report)?;
@@ -73,6 +50,11 @@ pub fn eval(args: EvalArgs) -> Result<()> {
         embedding.len(),
         embedding.dim()
     )?;
+    print_report(&mut out, &report, args.sections)
+}
+
+/// Prints an evaluation report as a few aligned lines.
+pub fn print_report(out: &mut impl Write, report: &Report, sections: bool) -> Result<()> {
     for s in &report.similarity {
         writeln!(
             out,
@@ -93,7 +75,7 @@ pub fn eval(args: EvalArgs) -> Result<()> {
             a.answered,
             a.questions
         )?;
-        if args.sections {
+        if sections {
             for s in &a.sections {
                 writeln!(
                     out,
@@ -113,15 +95,15 @@ pub fn eval(args: EvalArgs) -> Result<()> {
 pub fn neighbors(args: NeighborsArgs) -> Result<()> {
     let embedding = Embedding::load(&args.vectors)?;
     let mut out = std::io::stdout().lock();
+    let params = NeighborParams {
+        k: args.k,
+        limit: None,
+    };
     for word in &args.words {
-        let params = NeighborParams {
-            k: args.k,
-            limit: None,
-        };
-        match embedding
-            .neighbors(&word.to_lowercase(), params)
-            .or_else(|_| embedding.neighbors(word, params))
-        {
+        let found = embedding
+            .neighbors(word, params)
+            .or_else(|_| embedding.neighbors(&word.to_lowercase(), params));
+        match found {
             Ok(list) => {
                 writeln!(out, "{word}")?;
                 for n in list {

@@ -5,6 +5,7 @@ mod assets;
 mod corpus;
 mod demo;
 mod eval;
+mod replay;
 mod train;
 
 use anyhow::Result;
@@ -29,6 +30,7 @@ pub fn run() -> Result<()> {
         Command::Methods(args) => train::methods(args),
         Command::Eval(args) => eval::eval(args),
         Command::Neighbors(args) => eval::neighbors(args),
+        Command::Replay(args) => replay::run(args),
     }
 }
 

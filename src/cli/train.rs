@@ -1,34 +1,38 @@
 //! `wordbench train` and `wordbench methods`: run a method through the engine
-//! with a live progress bar, write the vectors and (optionally) the metrics.
+//! with a live progress bar, write the vectors, and optionally the metrics,
+//! an evaluation and a session file (autosaved while training).
 
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use wordbench::algo;
 use wordbench::corpus::Corpus;
-use wordbench::train::{Event, Job, JobConfig, Progress, TrainInput};
+use wordbench::session::{self, CorpusRef, Recorder, Session};
+use wordbench::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
+use wordbench::{algo, atomic};
 
 use super::args::{MethodsArgs, TrainArgs};
-use wordbench::atomic;
+use super::eval::{bundled_plan, print_report};
 
 /// Lists the methods and their hyperparameters (generated from the schemas).
 pub fn methods(args: MethodsArgs) -> Result<()> {
+    if let Some(name) = &args.algo {
+        algo::find(name)?;
+    }
     let mut out = String::new();
     for m in algo::methods() {
         if args.algo.as_deref().is_some_and(|a| a != m.name) {
             continue;
         }
         writeln!(out, "{:<12} {}", m.name, m.summary)?;
+        let defaults = Params::defaults(m.schema);
         for p in m.schema {
             let live = if p.live { " (live)" } else { "" };
-            let default = wordbench::train::Params::defaults(m.schema)
-                .get(p.name)
-                .to_string();
+            let default = defaults.get(p.name).to_string();
             writeln!(
                 out,
                 "    {:<14} {:<10} {}{live}  [{}]",
@@ -57,23 +61,19 @@ pub fn train(args: TrainArgs) -> Result<()> {
         assignments.push((k.trim().to_string(), v.trim().to_string()));
     }
     let params = method.params(assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
-    let corpus = Corpus::open(&args.corpus, args.opts.config(args.corpus_format))?;
-    if let Some(dim) = params
-        .schema()
-        .iter()
-        .find(|p| p.name == "dim")
-        .map(|_| params.usize("dim"))
-    {
-        if dim > corpus.vocab().len() {
-            anyhow::bail!(
-                "invalid value for dim: {dim} is larger than the vocabulary ({} words)",
-                corpus.vocab().len()
-            );
-        }
-    }
+    let config = args.opts.config(args.corpus_format);
+    let corpus = Corpus::open(&args.corpus, config)?;
+    let mut session = match &args.session_out {
+        Some(path) => Some((
+            path,
+            Session::new(CorpusRef::describe(&args.corpus, *corpus.config(), path)?),
+        )),
+        None => None,
+    };
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
     let input = TrainInput {
         corpus: Arc::new(corpus),
         params,
@@ -82,22 +82,43 @@ pub fn train(args: TrainArgs) -> Result<()> {
     };
     let job = Job::spawn(method, input, JobConfig::default());
     let bar = progress_bar(args.quiet);
-    let mut history: Vec<Progress> = Vec::new();
     let mut ppl = None;
-    let result = job.wait(|event| match event {
-        Event::Progress(p) => {
-            ppl = p.perplexity.or(ppl);
-            bar.set_length(p.total_steps);
-            bar.set_position(p.step);
-            bar.set_message(status(p, ppl));
-            history.push(*p);
+    let autosave_every = Duration::from_secs_f64(args.autosave_secs.max(0.0));
+    let mut saved = Instant::now();
+    let mut save_error = None;
+    let result = job.wait(|event| {
+        recorder.observe(event);
+        match event {
+            Event::Progress(p) => {
+                ppl = p.perplexity.or(ppl);
+                bar.set_length(p.total_steps);
+                bar.set_position(p.step);
+                bar.set_message(status(p, ppl));
+            }
+            Event::Log(line) => bar.println(line),
+            _ => {}
         }
-        Event::Log(line) => bar.println(line),
-        _ => {}
+        if let Some((path, s)) = &mut session {
+            if saved.elapsed() >= autosave_every {
+                save_error = save_error.take().or(autosave(path, s, &recorder).err());
+                saved = Instant::now();
+            }
+        }
     });
     bar.finish_and_clear();
-    let embedding = result?;
-    if let Some(last) = history.last() {
+    if let Some(e) = save_error {
+        eprintln!("warning: autosave failed: {e}");
+    }
+    let embedding = match result {
+        Ok(e) => e,
+        Err(e) => {
+            if let Some((path, s)) = &mut session {
+                autosave(path, s, &recorder)?;
+            }
+            return Err(e.into());
+        }
+    };
+    if let Some(last) = recorder.run().metrics.last() {
         eprintln!(
             "{}: {} ({:.1}s)",
             method.name,
@@ -106,16 +127,34 @@ pub fn train(args: TrainArgs) -> Result<()> {
         );
     }
     embedding.save(&args.out, args.format.into())?;
+    recorder.run_mut().vectors = Some(args.out.clone());
     eprintln!(
         "wrote {} vectors of dimension {} to {}",
         embedding.len(),
         embedding.dim(),
         args.out.display()
     );
+    if args.eval {
+        let report = bundled_plan().run(&embedding)?;
+        print_report(&mut std::io::stderr().lock(), &report, false)?;
+        recorder.run_mut().evaluation = Some(report);
+    }
     if let Some(path) = &args.metrics_out {
-        write_metrics(path, &history)?;
+        write_metrics(path, &recorder.run().metrics)?;
+    }
+    if let Some((path, mut s)) = session {
+        s.runs.push(recorder.into_run());
+        session::save(&s, path)?;
+        eprintln!("wrote session {}", path.display());
     }
     Ok(())
+}
+
+/// Saves the session with the run so far (atomically).
+fn autosave(path: &Path, session: &Session, recorder: &Recorder) -> wordbench::Result<()> {
+    let mut s = session.clone();
+    s.runs.push(recorder.run().clone());
+    session::save(&s, path)
 }
 
 fn progress_bar(quiet: bool) -> ProgressBar {

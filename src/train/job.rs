@@ -49,14 +49,43 @@ pub struct Job {
     handle: Option<JoinHandle<()>>,
 }
 
+/// Builds a trainer that needs no corpus (e.g. a projection), on the job's
+/// thread inside its pool; the callback receives log lines.
+pub type BuildTrainer = Box<dyn FnOnce(&mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> + Send>;
+
+/// Where a job's trainer comes from.
+enum Source {
+    /// `method.build` on a corpus (with held-out perplexity).
+    Corpus(TrainInput),
+    /// A closure, run with this many threads (no perplexity).
+    Built(usize, BuildTrainer),
+}
+
 impl Job {
     /// Starts `method` on `input` in a background thread.
     pub fn spawn(method: &'static Method, input: TrainInput, config: JobConfig) -> Job {
+        Job::start(method, Source::Corpus(input), config)
+    }
+
+    /// Starts a trainer built by `build` (one that reads no corpus, such as a
+    /// t-SNE projection) with `threads` threads. `method` names the job and
+    /// holds the schema that `Command::Set` is checked against; its `build`
+    /// is not called. Held-out perplexity is not measured.
+    pub fn spawn_with(
+        method: &'static Method,
+        threads: usize,
+        config: JobConfig,
+        build: BuildTrainer,
+    ) -> Job {
+        Job::start(method, Source::Built(threads, build), config)
+    }
+
+    fn start(method: &'static Method, source: Source, config: JobConfig) -> Job {
         let (etx, erx) = bounded(4096);
         let (ctx, crx) = unbounded();
         let handle = std::thread::Builder::new()
             .name(format!("train-{}", method.name))
-            .spawn(move || run(method, input, config, etx, crx))
+            .spawn(move || run(method, source, config, etx, crx))
             .expect("spawn training thread");
         Job {
             events: erx,
@@ -102,26 +131,30 @@ impl Drop for Job {
 
 fn run(
     method: &'static Method,
-    input: TrainInput,
+    source: Source,
     config: JobConfig,
     events: Sender<Event>,
     commands: Receiver<Command>,
 ) {
+    let threads = match &source {
+        Source::Corpus(input) => input.threads,
+        Source::Built(threads, _) => *threads,
+    };
     let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(input.threads.max(1))
+        .num_threads(threads.max(1))
         .build()
     {
         Ok(p) => p,
         Err(e) => {
             let _ = events.send(Event::Failed {
-                message: format!("cannot start {} worker threads: {e}", input.threads),
+                message: format!("cannot start {threads} worker threads: {e}"),
                 last: None,
             });
             return;
         }
     };
     pool.install(|| {
-        let outcome = Runner::new(method, &input, config, &events, &commands).and_then(Runner::run);
+        let outcome = Runner::new(method, source, config, &events, &commands).and_then(Runner::run);
         let event = match outcome {
             Ok(embedding) => Event::Finished(Box::new(embedding)),
             Err((message, last)) => Event::Failed { message, last },
@@ -131,6 +164,21 @@ fn run(
 }
 
 type Failure = (String, Option<Progress>);
+
+/// No method can place more dimensions than there are words.
+fn check_dim(method: &Method, input: &TrainInput) -> Result<()> {
+    if !method.schema.iter().any(|s| s.name == "dim") {
+        return Ok(());
+    }
+    let (dim, n) = (input.params.usize("dim"), input.corpus.vocab().len());
+    if dim > n {
+        return Err(Error::param(
+            "dim",
+            format!("{dim} is larger than the vocabulary ({n} words); lower dim or min-count"),
+        ));
+    }
+    Ok(())
+}
 
 struct Runner<'a> {
     method: &'static Method,
@@ -145,7 +193,7 @@ struct Runner<'a> {
 impl<'a> Runner<'a> {
     fn new(
         method: &'static Method,
-        input: &'a TrainInput,
+        source: Source,
         config: JobConfig,
         events: &'a Sender<Event>,
         commands: &'a Receiver<Command>,
@@ -153,6 +201,23 @@ impl<'a> Runner<'a> {
         let mut log = |line: String| {
             let _ = events.send(Event::Log(line));
         };
+        let input = match source {
+            Source::Corpus(input) => input,
+            Source::Built(_, build) => {
+                let trainer = build(&mut log).map_err(|e| (e.to_string(), None))?;
+                return Ok(Runner {
+                    method,
+                    trainer,
+                    sample: None,
+                    config,
+                    events,
+                    commands,
+                    last: None,
+                });
+            }
+        };
+        let input = &input;
+        check_dim(method, input).map_err(|e| (e.to_string(), None))?;
         let trainer = (method.build)(input, &mut log).map_err(|e| (e.to_string(), None))?;
         let sample = if config.perplexity {
             HeldoutSample::from_corpus(&input.corpus, config.perplexity_pairs, input.seed)

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Checks wordbench's similarity/analogy evaluation and vector file formats
+# against gensim and scipy (see eval_compare.py for what is compared).
+# Usage: benches/compare/eval_compare.sh [--retrain]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+venv="$here/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import gensim, scipy" 2>/dev/null; then
+    "$venv/bin/pip" install --quiet gensim scipy
+fi
+(cd "$root" && cargo build --release --quiet --example eval_vectors)
+exec "$venv/bin/python" "$here/eval_compare.py" "$@"

@@ -1,0 +1,300 @@
+//! Vector file formats: detection, reading and atomic writing.
+//!
+//! Three formats cover what gensim, word2vec, GloVe and fastText exchange:
+//! word2vec text (`n d` header), word2vec binary (same header, raw `f32`s) and
+//! GloVe text (no header). [`detect`] tells them apart from the first bytes, so
+//! users never have to say which one they have; gzip is undone transparently
+//! (by [`crate::corpus::source::open`]). Writing goes to a temporary file in the
+//! target's directory that is renamed over the target only once complete, so
+//! an interrupted export never leaves a partial file behind. A target ending
+//! in `.gz` is written gzip-compressed.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{glove_text, word2vec_binary, word2vec_text, Embedding};
+use crate::corpus::source;
+use crate::{atomic, Error, Result};
+
+/// A word-vector file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum VectorFormat {
+    /// `n d` header, then `word v1 .. vd` lines.
+    #[serde(rename = "word2vec-text")]
+    Word2VecText,
+    /// `n d` header line, then `word ` + `d` little-endian `f32` (+ optional `\n`) per word.
+    #[serde(rename = "word2vec-binary")]
+    Word2VecBinary,
+    /// `word v1 .. vd` lines, no header.
+    #[serde(rename = "glove-text")]
+    GloveText,
+}
+
+impl VectorFormat {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            VectorFormat::Word2VecText => "word2vec-text",
+            VectorFormat::Word2VecBinary => "word2vec-binary",
+            VectorFormat::GloveText => "glove-text",
+        }
+    }
+}
+
+impl std::str::FromStr for VectorFormat {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "word2vec-text" | "w2v-text" | "text" => Ok(VectorFormat::Word2VecText),
+            "word2vec-binary" | "w2v-binary" | "w2v-bin" | "binary" | "bin" => {
+                Ok(VectorFormat::Word2VecBinary)
+            }
+            "glove-text" | "glove" => Ok(VectorFormat::GloveText),
+            _ => Err(Error::param(
+                "format",
+                format!(
+                    "unknown vector format '{s}'; use word2vec-text, word2vec-binary or glove-text"
+                ),
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for VectorFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a read found besides the vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadReport {
+    /// The format read (detected or given).
+    pub format: VectorFormat,
+    /// Invalid UTF-8 sequences in words, replaced by U+FFFD.
+    pub utf8_replacements: u64,
+}
+
+/// Bytes looked at by [`detect`].
+const SNIFF_BYTES: usize = 1 << 20;
+
+/// Tells the format of `path` from its first (decompressed) bytes.
+pub fn detect(path: &Path) -> Result<VectorFormat> {
+    Ok(detect_bytes(&source::peek(path, SNIFF_BYTES)?))
+}
+
+/// The format of a file starting with `head`.
+///
+/// A first line of exactly two integers is a word2vec header. The record after
+/// it is text when it decodes as UTF-8 without control characters and has a
+/// number after the word; otherwise it is binary. Anything else is GloVe text.
+pub fn detect_bytes(head: &[u8]) -> VectorFormat {
+    let (first, rest) = split_line(head);
+    let header = std::str::from_utf8(first)
+        .ok()
+        .and_then(|h| word2vec_text::parse_header(h.trim()));
+    if header.is_none() {
+        return VectorFormat::GloveText;
+    }
+    if rest.is_empty() {
+        return VectorFormat::Word2VecText;
+    }
+    let (record, _) = split_line(rest);
+    let text = std::str::from_utf8(record)
+        .ok()
+        .filter(|t| !t.chars().any(|c| c.is_control() && c != '\t' && c != '\r'));
+    let numeric_second = text
+        .and_then(|t| t.split_ascii_whitespace().nth(1))
+        .is_some_and(|v| v.parse::<f32>().is_ok());
+    if numeric_second {
+        VectorFormat::Word2VecText
+    } else {
+        VectorFormat::Word2VecBinary
+    }
+}
+
+fn split_line(bytes: &[u8]) -> (&[u8], &[u8]) {
+    match memchr::memchr(b'\n', bytes) {
+        Some(i) => (&bytes[..i], &bytes[i + 1..]),
+        None => (bytes, &[]),
+    }
+}
+
+impl Embedding {
+    /// Reads a vector file, detecting its format.
+    pub fn load(path: impl AsRef<Path>) -> Result<Embedding> {
+        read(path.as_ref(), None).map(|(e, _)| e)
+    }
+
+    /// Writes a vector file atomically (see [`write`]).
+    pub fn save(&self, path: impl AsRef<Path>, format: VectorFormat) -> Result<()> {
+        write(self, path.as_ref(), format)
+    }
+}
+
+/// Reads a vector file; `format` `None` detects it. Words with invalid UTF-8
+/// are decoded lossily and counted in the report.
+pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, ReadReport)> {
+    let format = match format {
+        Some(f) => f,
+        None => detect(path)?,
+    };
+    let input = source::open(path)?;
+    let (words, vectors, utf8_replacements) = match format {
+        VectorFormat::Word2VecText => word2vec_text::read(input, path)?,
+        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path)?,
+        VectorFormat::GloveText => glove_text::read(input, path)?,
+    };
+    let embedding = Embedding::new(words, vectors)?;
+    Ok((
+        embedding,
+        ReadReport {
+            format,
+            utf8_replacements,
+        },
+    ))
+}
+
+/// Writes the word vectors (not the context vectors) to `path` in `format`,
+/// gzip-compressed when the name ends in `.gz`.
+///
+/// The write is atomic ([`crate::atomic`]): on any error `path` is untouched.
+/// Words that are empty or contain whitespace cannot be stored and are an error.
+pub fn write(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result<()> {
+    let gz = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    atomic::write_with(path, |out| {
+        if gz {
+            let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+            write_body(&mut enc, embedding, path, format)?;
+            enc.finish().map_err(|e| Error::io(path, e))?;
+            Ok(())
+        } else {
+            write_body(out, embedding, path, format)
+        }
+    })
+}
+
+fn write_body(
+    out: &mut impl Write,
+    embedding: &Embedding,
+    path: &Path,
+    format: VectorFormat,
+) -> Result<()> {
+    let (words, vectors) = (&embedding.words, &embedding.vectors);
+    match format {
+        VectorFormat::Word2VecText => word2vec_text::write(out, words, vectors, path),
+        VectorFormat::Word2VecBinary => word2vec_binary::write(out, words, vectors, path),
+        VectorFormat::GloveText => glove_text::write(out, words, vectors, path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::words::WordIndex;
+    use ndarray::array;
+
+    fn sample() -> Embedding {
+        let words = WordIndex::from_words(vec!["the".into(), "naïve".into(), "x".into()]);
+        Embedding::new(
+            words,
+            array![
+                [0.1, -0.25, 3.0],
+                [1e-8, 2.5e10, -0.0],
+                [0.333_333_34, 0.0, 1.0]
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn detection() {
+        assert_eq!(
+            detect_bytes(b"2 3\nthe 1 2 3\n"),
+            VectorFormat::Word2VecText
+        );
+        assert_eq!(detect_bytes(b"2 3\n"), VectorFormat::Word2VecText);
+        assert_eq!(
+            detect_bytes(b"the 1 2 3\nof 1 2 3\n"),
+            VectorFormat::GloveText
+        );
+        let mut bin = b"1 2\nthe ".to_vec();
+        bin.extend(0.5f32.to_le_bytes());
+        bin.extend((-0.25f32).to_le_bytes());
+        assert_eq!(detect_bytes(&bin), VectorFormat::Word2VecBinary);
+        // A vector whose first byte is '\n' cuts the record right after the word.
+        let mut bin = b"1 1\nthe ".to_vec();
+        bin.extend(f32::from_le_bytes([b'\n', 0, 0, 0x3f]).to_le_bytes());
+        assert_eq!(detect_bytes(&bin), VectorFormat::Word2VecBinary);
+    }
+
+    #[test]
+    fn round_trip_every_format_plain_and_gz() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = sample();
+        for format in [
+            VectorFormat::Word2VecText,
+            VectorFormat::Word2VecBinary,
+            VectorFormat::GloveText,
+        ] {
+            for name in ["v.out", "v.out.gz"] {
+                let path = dir.path().join(name);
+                e.save(&path, format).unwrap();
+                let (back, report) = read(&path, None).unwrap();
+                assert_eq!(report.format, format, "{name}");
+                assert_eq!(back.words(), e.words());
+                assert_eq!(
+                    back.vectors().mapv(f32::to_bits),
+                    e.vectors().mapv(f32::to_bits)
+                );
+            }
+        }
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|d| d.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
+    }
+
+    #[test]
+    fn failed_write_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.txt");
+        std::fs::write(&path, "old").unwrap();
+        let words = WordIndex::from_words(vec!["ok".into(), "two words".into()]);
+        let e = Embedding::new(words, array![[1.0], [2.0]]).unwrap();
+        let err = e.save(&path, VectorFormat::GloveText).unwrap_err();
+        assert!(err.to_string().contains("contains whitespace"), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "old",
+            "target untouched"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "temporary file removed"
+        );
+        assert!(matches!(
+            e.save(dir.path(), VectorFormat::GloveText),
+            Err(Error::IsDirectory { .. })
+        ));
+    }
+
+    #[test]
+    fn format_names() {
+        for f in [
+            VectorFormat::Word2VecText,
+            VectorFormat::Word2VecBinary,
+            VectorFormat::GloveText,
+        ] {
+            assert_eq!(f.name().parse::<VectorFormat>().unwrap(), f);
+        }
+        assert!("nope".parse::<VectorFormat>().is_err());
+    }
+}

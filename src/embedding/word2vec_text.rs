@@ -1,0 +1,139 @@
+//! word2vec text format: a header line `n d`, then `n` lines `word v1 .. vd`.
+//!
+//! The C tool writes a trailing space before each newline and gensim does not;
+//! both read here. Blank lines are skipped. The header must agree with the
+//! body: a line with the wrong number of values, fewer or more than `n` words,
+//! is an error naming the line.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+
+use ndarray::Array2;
+
+use super::text_line::{check_word, parse_vector_line, write_vector_line, Lines};
+use crate::words::WordIndex;
+use crate::{Error, Result};
+
+/// Parses a header line `n d`, if it is one.
+pub(crate) fn parse_header(line: &str) -> Option<(usize, usize)> {
+    let mut fields = line.split_ascii_whitespace();
+    let n = fields.next()?.parse().ok()?;
+    let d = fields.next()?.parse().ok()?;
+    fields.next().is_none().then_some((n, d))
+}
+
+/// Reads the whole file: words, matrix and the count of replaced invalid UTF-8 sequences.
+pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array2<f32>, u64)> {
+    let mut lines = Lines::new(input);
+    let (_, header) = lines.next_line(path)?.ok_or_else(|| {
+        Error::format(
+            path,
+            "empty file, expected a word2vec header `words dimensions`",
+        )
+    })?;
+    let (n, d) = parse_header(header).ok_or_else(|| {
+        Error::parse(
+            path,
+            1,
+            format!("expected a header `words dimensions`, found '{header}'"),
+        )
+    })?;
+    let mut words = Vec::with_capacity(n.min(1 << 24));
+    let mut values = Vec::with_capacity(n.saturating_mul(d).min(1 << 28));
+    while let Some((line, text)) = lines.next_line(path)? {
+        if text.trim().is_empty() {
+            continue;
+        }
+        if words.len() == n {
+            return Err(Error::parse(
+                path,
+                line,
+                format!("header says {n} words, but more lines follow"),
+            ));
+        }
+        let word = parse_vector_line(text, d, &mut values, path, line)?;
+        words.push(word.to_string());
+    }
+    if words.len() != n {
+        return Err(Error::format(
+            path,
+            format!("header says {n} words, but the file holds {}", words.len()),
+        ));
+    }
+    let matrix = Array2::from_shape_vec((n, d), values).expect("n * d values were read");
+    Ok((WordIndex::from_words(words), matrix, lines.replacements))
+}
+
+/// Writes the header and one line per word.
+pub(crate) fn write(
+    out: &mut impl Write,
+    words: &WordIndex,
+    vectors: &Array2<f32>,
+    path: &Path,
+) -> Result<()> {
+    writeln!(out, "{} {}", vectors.nrows(), vectors.ncols()).map_err(|e| Error::io(path, e))?;
+    write_rows(out, words, vectors, path)
+}
+
+/// Shared by the text writers: one `word v1 .. vd` line per row.
+pub(crate) fn write_rows(
+    out: &mut impl Write,
+    words: &WordIndex,
+    vectors: &Array2<f32>,
+    path: &Path,
+) -> Result<()> {
+    for (id, (word, row)) in words.words().iter().zip(vectors.rows()).enumerate() {
+        check_word(word, id, path)?;
+        write_vector_line(out, word, row.iter().copied()).map_err(|e| Error::io(path, e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_str(s: &str) -> Result<(WordIndex, Array2<f32>, u64)> {
+        read(s.as_bytes(), Path::new("v.txt"))
+    }
+
+    #[test]
+    fn reads_c_tool_and_gensim_styles() {
+        let (w, m, r) = read_str("2 3\nthe 0.1 0.2 0.3 \nof -1 2e-3 4\n").unwrap();
+        assert_eq!(w.words(), &["the", "of"]);
+        assert_eq!(m.row(1).to_vec(), vec![-1.0, 0.002, 4.0]);
+        assert_eq!(r, 0);
+        let (w, _, _) = read_str("1 2\r\nx 1 2\r\n\n").unwrap();
+        assert_eq!(w.words(), &["x"]);
+    }
+
+    #[test]
+    fn header_mismatches_are_errors() {
+        let e = read_str("3 2\na 1 2\nb 1 2\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.txt: header says 3 words, but the file holds 2"
+        );
+        let e = read_str("1 2\na 1 2\nb 1 2\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.txt:3: header says 1 words, but more lines follow"
+        );
+        let e = read_str("2 2\na 1 2\nb 1\n").unwrap_err();
+        assert_eq!(e.to_string(), "v.txt:3: word 'b' has 1 values, expected 2");
+        let e = read_str("two 2\na 1 2\n").unwrap_err();
+        assert!(
+            e.to_string().starts_with("v.txt:1: expected a header"),
+            "{e}"
+        );
+        assert!(read_str("").is_err());
+    }
+
+    #[test]
+    fn header_parsing() {
+        assert_eq!(parse_header("10 300"), Some((10, 300)));
+        assert_eq!(parse_header(" 10  300 "), Some((10, 300)));
+        assert_eq!(parse_header("10 300 1"), None);
+        assert_eq!(parse_header("the 0.1"), None);
+    }
+}

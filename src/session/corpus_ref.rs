@@ -1,0 +1,162 @@
+//! How a session names its corpus: a path that survives moving the session
+//! next to its data, plus size and content hash to notice a changed file.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::CorpusConfig;
+use crate::{Error, Result};
+
+/// The corpus of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorpusRef {
+    /// Path, relative to the session file's directory when it was saved
+    /// there, else as given.
+    pub path: PathBuf,
+    /// Size in bytes of the file as stored (compressed if it is).
+    pub bytes: u64,
+    /// FNV-1a 64-bit hash of the file's bytes, in hex.
+    pub hash: String,
+    /// Reading and vocabulary settings.
+    pub config: CorpusConfig,
+}
+
+/// What [`CorpusRef::check`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CorpusCheck {
+    /// Same size and hash.
+    Same,
+    /// The file differs from the one recorded.
+    Changed {
+        /// Hash recorded in the session.
+        recorded: String,
+        /// Hash of the file now.
+        actual: String,
+    },
+}
+
+impl CorpusRef {
+    /// Describes `corpus` (hashing it) for a session to be saved as `session_file`.
+    pub fn describe(corpus: &Path, config: CorpusConfig, session_file: &Path) -> Result<Self> {
+        let (bytes, hash) = hash_file(corpus)?;
+        let base = session_file.parent().unwrap_or(Path::new("."));
+        Ok(CorpusRef {
+            path: relative_to(corpus, base),
+            bytes,
+            hash,
+            config,
+        })
+    }
+
+    /// The corpus path resolved against the session file's directory (or the
+    /// working directory), with a clear error when it is nowhere.
+    pub fn resolve(&self, session_file: &Path) -> Result<PathBuf> {
+        let base = session_file.parent().unwrap_or(Path::new("."));
+        let candidates = [base.join(&self.path), self.path.clone()];
+        candidates.into_iter().find(|p| p.is_file()).ok_or_else(|| {
+            Error::format(
+                session_file,
+                format!(
+                    "corpus {} not found (looked next to the session and in the working directory)",
+                    self.path.display()
+                ),
+            )
+        })
+    }
+
+    /// Compares the file at `path` with the recorded size and hash.
+    pub fn check(&self, path: &Path) -> Result<CorpusCheck> {
+        let (bytes, hash) = hash_file(path)?;
+        Ok(if bytes == self.bytes && hash == self.hash {
+            CorpusCheck::Same
+        } else {
+            CorpusCheck::Changed {
+                recorded: self.hash.clone(),
+                actual: hash,
+            }
+        })
+    }
+}
+
+/// Size and FNV-1a 64 hash (hex) of a file's bytes.
+pub fn hash_file(path: &Path) -> Result<(u64, String)> {
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut bytes = 0u64;
+    loop {
+        let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        for &b in &buf[..n] {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    Ok((bytes, format!("{h:016x}")))
+}
+
+/// `target` relative to directory `base` when both resolve; `target` as given otherwise.
+fn relative_to(target: &Path, base: &Path) -> PathBuf {
+    let (Ok(t), Ok(b)) = (target.canonicalize(), base.canonicalize()) else {
+        return target.to_path_buf();
+    };
+    let tc: Vec<Component> = t.components().collect();
+    let bc: Vec<Component> = b.components().collect();
+    let common = tc.iter().zip(&bc).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return t;
+    }
+    let mut rel = PathBuf::new();
+    for _ in common..bc.len() {
+        rel.push("..");
+    }
+    for c in &tc[common..] {
+        rel.push(c.as_os_str());
+    }
+    rel
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_of_known_strings() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.txt");
+        std::fs::write(&p, b"a").unwrap();
+        assert_eq!(hash_file(&p).unwrap(), (1, "af63dc4c8601ec8c".to_string()));
+        std::fs::write(&p, b"").unwrap();
+        assert_eq!(hash_file(&p).unwrap().1, "cbf29ce484222325");
+    }
+
+    #[test]
+    fn paths_are_stored_relative_to_the_session() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("data")).unwrap();
+        std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
+        let corpus = dir.path().join("data/c.txt");
+        std::fs::write(&corpus, "the cat").unwrap();
+        let session = dir.path().join("sessions/s.ron");
+        let r = CorpusRef::describe(&corpus, CorpusConfig::default(), &session).unwrap();
+        assert_eq!(r.path, PathBuf::from("../data/c.txt"));
+        assert_eq!(
+            r.resolve(&session).unwrap(),
+            dir.path().join("sessions/../data/c.txt")
+        );
+        assert_eq!(r.check(&corpus).unwrap(), CorpusCheck::Same);
+        std::fs::write(&corpus, "the dog").unwrap();
+        assert!(matches!(
+            r.check(&corpus).unwrap(),
+            CorpusCheck::Changed { .. }
+        ));
+        std::fs::remove_file(&corpus).unwrap();
+        let err = r.resolve(&session).unwrap_err().to_string();
+        assert!(err.contains("corpus ../data/c.txt not found"), "{err}");
+    }
+}

@@ -1,0 +1,240 @@
+//! Replaying a recorded run headless and comparing its curves with the record.
+//!
+//! The replay uses the session's corpus and settings and applies the recorded
+//! hyperparameter changes and stop at exactly the recorded steps (pauses do
+//! not change results and are not replayed). Single-thread runs must match
+//! bit for bit; with more threads Hogwild-style updates race, so the curves
+//! are compared within a relative tolerance of [`MULTI_THREAD_TOLERANCE`].
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::corpus_ref::CorpusCheck;
+use super::{Recorder, Run, Session, TimelineEvent};
+use crate::corpus::Corpus;
+use crate::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
+use crate::{algo, Error, Result};
+
+/// Relative tolerance on loss and perplexity for multi-thread runs.
+pub const MULTI_THREAD_TOLERANCE: f64 = 0.10;
+
+/// How one metric curve compares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CurveDiff {
+    /// `loss`, `perplexity` or `lr`.
+    pub metric: &'static str,
+    /// Steps present in both curves.
+    pub points: usize,
+    /// Largest absolute difference.
+    pub max_abs: f64,
+    /// Largest relative difference.
+    pub max_rel: f64,
+    /// Points outside the tolerance.
+    pub mismatches: usize,
+    /// First mismatching step, if any.
+    pub first_mismatch: Option<u64>,
+}
+
+/// The outcome of a replay.
+#[derive(Debug, Clone)]
+pub struct ReplayReport {
+    /// Which run (0-based).
+    pub run: usize,
+    /// Relative tolerance used (0 = bit for bit).
+    pub tolerance: f64,
+    /// One row per metric.
+    pub curves: Vec<CurveDiff>,
+    /// Things to tell the user (changed corpus, defaults filled in, ...).
+    pub warnings: Vec<String>,
+    /// The replayed run's record.
+    pub replayed: Run,
+}
+
+impl ReplayReport {
+    /// True when every curve matched and the replay ended like the record.
+    pub fn passed(&self) -> bool {
+        self.curves
+            .iter()
+            .all(|c| c.mismatches == 0 && c.points > 0)
+    }
+}
+
+/// Re-runs run `index` of `session` (read from `session_file`, which anchors
+/// relative paths); `on_event` sees every engine event (for live display).
+pub fn replay(
+    session: &Session,
+    session_file: &Path,
+    index: usize,
+    mut on_event: impl FnMut(&Event),
+) -> Result<ReplayReport> {
+    let run = session.runs.get(index).ok_or_else(|| {
+        Error::param(
+            "run",
+            format!("{index} (the session has {} runs)", session.runs.len()),
+        )
+    })?;
+    let method = algo::find(&run.method)?;
+    let mut warnings = Vec::new();
+    let mut params = Params::defaults(method.schema);
+    for (name, value) in &run.params {
+        params.set(method.name, name, value)?;
+    }
+    for spec in method.schema {
+        if !run.params.contains_key(spec.name) {
+            warnings.push(format!(
+                "{} not in the session: default {} used",
+                spec.name,
+                params.get(spec.name)
+            ));
+        }
+    }
+    let path = session.corpus.resolve(session_file)?;
+    if let CorpusCheck::Changed { recorded, actual } = session.corpus.check(&path)? {
+        warnings.push(format!(
+            "corpus {} changed: hash {actual}, recorded {recorded}",
+            path.display()
+        ));
+    }
+    let corpus = Corpus::open(&path, session.corpus.config)?;
+    let config = schedule(run);
+    let input = TrainInput {
+        corpus: Arc::new(corpus),
+        params: params.clone(),
+        seed: run.seed,
+        threads: run.threads,
+    };
+    let mut recorder = Recorder::new(method.name, &params, run.seed, run.threads);
+    let result = Job::spawn(method, input, config).wait(|e| {
+        recorder.observe(e);
+        on_event(e);
+    });
+    if let Err(e) = result {
+        if matches!(run.outcome, super::Outcome::Finished) {
+            return Err(e);
+        }
+    }
+    let replayed = recorder.into_run();
+    let tolerance = if run.threads <= 1 {
+        0.0
+    } else {
+        MULTI_THREAD_TOLERANCE
+    };
+    let curves = compare(&run.metrics, &replayed.metrics, tolerance);
+    Ok(ReplayReport {
+        run: index,
+        tolerance,
+        curves,
+        warnings,
+        replayed,
+    })
+}
+
+/// The recorded changes and stop as a job schedule.
+fn schedule(run: &Run) -> JobConfig {
+    let mut config = JobConfig::default();
+    for entry in &run.timeline {
+        match &entry.event {
+            TimelineEvent::Set { name, value } => {
+                config
+                    .schedule
+                    .push((entry.step, name.clone(), value.to_string()))
+            }
+            TimelineEvent::Stop => config.stop_at = Some(entry.step),
+            TimelineEvent::Pause | TimelineEvent::Resume => {}
+        }
+    }
+    config
+}
+
+/// Compares two metric histories step by step.
+pub fn compare(recorded: &[Progress], replayed: &[Progress], tolerance: f64) -> Vec<CurveDiff> {
+    type Get = fn(&Progress) -> Option<f64>;
+    let metrics: [(&'static str, Get); 3] = [
+        ("loss", |p| Some(p.loss)),
+        ("perplexity", |p| p.perplexity),
+        ("lr", |p| Some(p.lr)),
+    ];
+    metrics
+        .iter()
+        .map(|&(metric, get)| {
+            let mut diff = CurveDiff {
+                metric,
+                points: 0,
+                max_abs: 0.0,
+                max_rel: 0.0,
+                mismatches: 0,
+                first_mismatch: None,
+            };
+            for r in recorded {
+                let Some(p) = replayed.iter().find(|p| p.step == r.step) else {
+                    continue;
+                };
+                let (Some(a), Some(b)) = (get(r), get(p)) else {
+                    continue;
+                };
+                diff.points += 1;
+                let abs = (a - b).abs();
+                let rel = if a == b {
+                    0.0
+                } else {
+                    abs / a.abs().max(b.abs())
+                };
+                diff.max_abs = diff.max_abs.max(abs);
+                diff.max_rel = diff.max_rel.max(rel);
+                let ok = if tolerance == 0.0 {
+                    a.to_bits() == b.to_bits()
+                } else {
+                    rel <= tolerance
+                };
+                if !ok {
+                    diff.mismatches += 1;
+                    diff.first_mismatch.get_or_insert(r.step);
+                }
+            }
+            diff
+        })
+        .filter(|d| d.metric != "perplexity" || d.points > 0)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn curve(losses: &[f64]) -> Vec<Progress> {
+        losses
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| Progress {
+                step: i as u64 + 1,
+                loss: l,
+                lr: 0.1,
+                perplexity: (i == losses.len() - 1).then_some(10.0),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn exact_comparison_finds_the_first_differing_step() {
+        let a = curve(&[3.0, 2.0, 1.0]);
+        let b = curve(&[3.0, 2.0 + 1e-12, 1.0]);
+        let d = compare(&a, &b, 0.0);
+        assert_eq!(d[0].metric, "loss");
+        assert_eq!(
+            (d[0].points, d[0].mismatches, d[0].first_mismatch),
+            (3, 1, Some(2))
+        );
+        assert_eq!(d[1].metric, "perplexity");
+        assert_eq!((d[1].points, d[1].mismatches), (1, 0));
+        assert!(compare(&a, &a, 0.0).iter().all(|c| c.mismatches == 0));
+    }
+
+    #[test]
+    fn tolerance_accepts_small_relative_differences() {
+        let a = curve(&[3.0, 2.0, 1.0]);
+        let b = curve(&[3.1, 2.0, 1.05]);
+        assert!(compare(&a, &b, 0.1).iter().all(|c| c.mismatches == 0));
+        assert_eq!(compare(&a, &b, 0.01)[0].mismatches, 2);
+    }
+}

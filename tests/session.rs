@@ -1,0 +1,163 @@
+//! Session files end to end: record with `train --session-out`, replay with
+//! `--check`, hand edits, corrupted files, and a kill during autosave.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use wordbench::session::{self, replay, Outcome};
+use wordbench::train::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn wordbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wordbench"))
+        .args(args)
+        .output()
+        .expect("run wordbench")
+}
+
+fn record(dir: &Path, algo: &str, extra: &[&str]) -> PathBuf {
+    let corpus = root().join("tests/fixtures/corpus/lee_background.txt");
+    let s = dir.join(format!("{algo}.ron"));
+    let v = dir.join(format!("{algo}.txt"));
+    let mut args = vec![
+        "train",
+        corpus.to_str().unwrap(),
+        "--algo",
+        algo,
+        "--dim",
+        "16",
+        "--threads",
+        "1",
+        "-q",
+        "--out",
+        v.to_str().unwrap(),
+        "--session-out",
+        s.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let out = wordbench(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    s
+}
+
+#[test]
+fn recorded_single_thread_run_replays_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(dir.path(), "sgns", &["--set", "epochs=2"]);
+    let loaded = session::load(&s).unwrap();
+    assert_eq!(loaded.runs.len(), 1);
+    let run = &loaded.runs[0];
+    assert_eq!(run.outcome, Outcome::Finished);
+    assert_eq!(run.params["dim"], Value::Int(16));
+    assert!(run.metrics.len() >= 2);
+    let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("bit for bit") && stdout.contains("match"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn hand_edited_learning_rate_is_used_by_the_replay() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(dir.path(), "sgns", &["--set", "epochs=1"]);
+    let text = std::fs::read_to_string(&s).unwrap();
+    assert!(text.contains("\"lr\": 0.025"), "{text}");
+    std::fs::write(&s, text.replace("\"lr\": 0.025", "\"lr\": 0.04")).unwrap();
+    let edited = session::load(&s).unwrap();
+    let report = replay(&edited, &s, 0, |_| {}).unwrap();
+    assert_eq!(report.replayed.metrics[0].lr, 0.04);
+    assert!(
+        !report.passed(),
+        "the curves must differ from the recording"
+    );
+    let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("DIFFERENT"));
+}
+
+#[test]
+fn corrupted_and_missing_inputs_give_located_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(dir.path(), "sgns", &["--set", "epochs=1"]);
+    let text = std::fs::read_to_string(&s).unwrap();
+    let bad = dir.path().join("bad.ron");
+    std::fs::write(&bad, text.replacen("threads: 1", "threads: one", 1)).unwrap();
+    let line = text.lines().position(|l| l.contains("threads: 1")).unwrap() + 1;
+    let out = wordbench(&["replay", bad.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains(&format!("bad.ron:{line}: column")), "{err}");
+    // A session whose corpus is gone says so.
+    let moved = dir.path().join("elsewhere");
+    std::fs::create_dir(&moved).unwrap();
+    let loaded = session::load(&s).unwrap();
+    let mut lost = loaded.clone();
+    lost.corpus.path = PathBuf::from("no/such/corpus.txt");
+    session::save(&lost, &moved.join("lost.ron")).unwrap();
+    let out = wordbench(&["replay", moved.join("lost.ron").to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("corpus no/such/corpus.txt not found"), "{err}");
+}
+
+#[test]
+fn killing_during_autosave_leaves_a_loadable_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = root().join("assets/corpora/text8-head.txt.gz");
+    let s = dir.path().join("live.ron");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wordbench"))
+        .args([
+            "train",
+            corpus.to_str().unwrap(),
+            "--algo",
+            "sgns",
+            "--dim",
+            "20",
+            "--threads",
+            "1",
+            "-q",
+        ])
+        .args(["--set", "epochs=20", "--autosave-secs", "0"])
+        .arg("--out")
+        .arg(dir.path().join("v.txt"))
+        .arg("--session-out")
+        .arg(&s)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let mut kills = 0;
+    while start.elapsed() < Duration::from_secs(120) {
+        if s.exists() {
+            let loaded = session::load(&s).unwrap();
+            if loaded.runs.first().is_some_and(|r| r.metrics.len() >= 3) {
+                // Autosaving after every progress message: a kill now lands mid-save more often than not.
+                std::thread::sleep(Duration::from_millis(37));
+                child.kill().unwrap();
+                kills += 1;
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.wait();
+    assert_eq!(kills, 1, "the training never autosaved");
+    let loaded = session::load(&s).expect("the last good session survives a kill");
+    assert_eq!(loaded.runs[0].outcome, Outcome::Running);
+    assert!(loaded.runs[0].metrics.len() >= 3);
+}
