@@ -17,8 +17,10 @@ pub mod error;
 pub mod eval;
 pub mod explicit;
 pub mod linalg;
+pub mod project;
 pub mod session;
 pub mod train;
+pub mod tui;
 pub mod words;
 
 pub use error::{Error, Result};

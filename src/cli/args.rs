@@ -11,14 +11,19 @@ use wordbench::corpus::{
 #[derive(Debug, Parser)]
 #[command(name = "wordbench", version, about, propagate_version = true)]
 pub struct Cli {
-    /// What to do (default: the demo on the bundled corpus).
+    /// What to do (default: the workbench in a terminal, else the demo).
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Open this session file in the workbench (with no subcommand).
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
 }
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// The terminal workbench (what `wordbench` opens in a terminal).
+    Tui(TuiArgs),
     /// Corpus statistics and PPMI neighbours on the bundled (or a given) corpus.
     Demo(DemoArgs),
     /// Inspect a corpus.
@@ -34,6 +39,8 @@ pub enum Command {
     Neighbors(NeighborsArgs),
     /// Re-run a session's runs headless; `--check` compares the curves with the recording.
     Replay(ReplayArgs),
+    /// Project words to 2-D (PCA or t-SNE): a PNG/SVG scatter plot or CSV coordinates.
+    Project(super::project::ProjectArgs),
 }
 
 /// `wordbench corpus ...`
@@ -281,6 +288,19 @@ pub struct NeighborsArgs {
     /// Neighbours per word.
     #[arg(short, default_value_t = 10)]
     pub k: usize,
+}
+
+/// `wordbench tui`
+#[derive(Debug, Default, Args)]
+pub struct TuiArgs {
+    /// Corpus file (default: the bundled text8-head).
+    pub corpus: Option<PathBuf>,
+    /// Session file to open (its corpus is used).
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
+    /// Append each key's latency (key event to frame, in microseconds) to this file.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub key_trace: Option<PathBuf>,
 }
 
 /// `wordbench demo`

@@ -5,8 +5,10 @@ mod assets;
 mod corpus;
 mod demo;
 mod eval;
+mod project;
 mod replay;
 mod train;
+mod tui;
 
 use anyhow::Result;
 use clap::Parser;
@@ -16,14 +18,22 @@ pub use args::{Cli, Command};
 /// Parses the command line and runs the chosen command.
 pub fn run() -> Result<()> {
     let cli = Cli::parse();
-    // No subcommand: the demo with its defaults.
+    // No subcommand: the workbench in a terminal; elsewhere (CI, pipes) the demo.
     let command = match cli.command {
         Some(c) => c,
-        None => Cli::parse_from(["wordbench", "demo"])
-            .command
-            .expect("demo parses"),
+        None if tui::has_terminal() => Command::Tui(args::TuiArgs {
+            session: cli.session,
+            ..Default::default()
+        }),
+        None => {
+            eprintln!("wordbench: not a terminal, running the demo (`wordbench tui` opens the workbench)");
+            Cli::parse_from(["wordbench", "demo"])
+                .command
+                .expect("demo parses")
+        }
     };
     match command {
+        Command::Tui(args) => tui::run(args),
         Command::Demo(args) => demo::run(args),
         Command::Corpus(cmd) => corpus::run(cmd),
         Command::Train(args) => train::train(args),
@@ -31,6 +41,7 @@ pub fn run() -> Result<()> {
         Command::Eval(args) => eval::eval(args),
         Command::Neighbors(args) => eval::neighbors(args),
         Command::Replay(args) => replay::run(args),
+        Command::Project(args) => project::run(args),
     }
 }
 

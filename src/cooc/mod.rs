@@ -1,1 +1,50 @@
-//! Co-occurrence counting and the PMI family of transforms. (Being written.)
+//! Co-occurrence counting and the PMI family of transforms.
+//!
+//! Every count-based method in wordbench starts from the same two steps, so
+//! they live here once:
+//!
+//! 1. [`count`]: a windowed co-occurrence matrix `X` (`n × n` CSR, `f64`)
+//!    from a corpus or an in-memory [`Batch`](crate::corpus::Batch):
+//!    symmetric or left-only windows, uniform or harmonic (`1/d`) weights,
+//!    never crossing a sentence, counted in parallel.
+//! 2. Transforms of `X`, computed on its non-zero cells (an absent cell stays
+//!    0, never `−inf`), in parallel over rows, from [`Marginals`] computed
+//!    once: [`pmi`] (PMI, PPMI, shifted PPMI, thresholded PMI, each with
+//!    optional context-distribution smoothing), [`jelinek_mercer`] (PSDVec's
+//!    smoothed PMI), [`tfidf`], [`sqrt_counts`] and [`log1p_counts`].
+//!    [`Summary`] records nnz, signs and range of any result.
+//!
+//! ```
+//! use wordbench::cooc::{count_batch, pmi, CountConfig, LogBase, Marginals, PmiConfig, Summary};
+//! use wordbench::corpus::Batch;
+//!
+//! let batch = Batch { ids: vec![0, 1, 2, 0, 1], bounds: vec![0, 5], raw_tokens: 5 };
+//! let x = count_batch(&batch, 3, &CountConfig::default()).unwrap();
+//! let m = Marginals::of(&x);
+//! let ppmi = pmi(&x, &m, &PmiConfig::ppmi(LogBase::E)).unwrap();
+//! assert!(Summary::of(&ppmi).negative == 0);
+//! ```
+
+mod accum;
+mod assemble;
+mod cells;
+pub mod count;
+pub mod jm;
+pub mod marginals;
+pub mod pmi;
+mod runs;
+pub mod scale;
+pub mod summary;
+pub mod tfidf;
+pub mod window;
+
+pub use count::{
+    count_batch, count_corpus, count_corpus_with, count_naive, CountConfig, Counter, Tuning,
+};
+pub use jm::{jelinek_mercer, unigram_probabilities, JmPmi, DEFAULT_KAPPA};
+pub use marginals::Marginals;
+pub use pmi::{pmi, LogBase, PmiConfig};
+pub use scale::{log1p_counts, sqrt_counts};
+pub use summary::Summary;
+pub use tfidf::{tfidf, TfIdf};
+pub use window::{Weighting, Window, WindowKind, MAX_WINDOW};

@@ -1,0 +1,361 @@
+"""Spectral methods and the block Lanczos solver against numpy/scipy.
+
+1. Quality (per method): wordbench trains each configuration through its CLI
+   (`wordbench train`, 2 threads) on text8-head with the 30,000 most frequent
+   words (min-count 1, max-vocab 30000), window 5 (uniform), d = 100, the
+   CLI's default 5% held-out split. The reference reads the co-occurrence
+   COUNTS wordbench exports for that exact corpus configuration (so token
+   stream and vocabulary are shared; counting itself is checked by
+   cooc_compare.sh), then does every transform (PMI/PPMI/SPPMI/M^tau, cds,
+   sqrt, log1p) in numpy, the decomposition with scipy (eigsh for the
+   symmetric matrices, svds otherwise, tol 1e-6), and its own cosine /
+   Spearman evaluation. Both embeddings are also scored by the other side's
+   evaluator. Pass: |rho_ours - rho_ref| <= 0.01 on WordSim-353 and SimLex-999.
+2. Speed: the top-100 algebraic eigenpairs of the EigenWord matrix M^tau
+   (tau = -2.5 bits) exported by wordbench, ours (`spectral_bench --import`,
+   2 threads) and scipy's eigsh(which='LA', tol=1e-6, 2 BLAS threads), run
+   alternately --repeat times; the max relative residual |Ax - lx|/|l| of
+   both is recomputed here with the same code.
+3. ENGINEERING.md reference matrix: the PPMI (natural log) of text8-head's
+   30,000 most frequent words, window 5, built here as in the note that
+   produced the reference values (OOV tokens kept as gaps, the file as one
+   sequence); wordbench's solver must find lambda_1 = 1075.73228,
+   lambda_100 = 139.79839 and sigma_100 = 141.08042.
+"""
+
+import argparse
+import collections
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.linalg import eigsh, svds
+from scipy.stats import spearmanr
+
+K = 100
+TAU = -2.5
+REFERENCE = {"lambda_1": 1075.73228, "lambda_100": 139.79839, "sigma_100": 141.08042}
+
+# name, --algo, --set assignments, reference recipe
+CONFIGS = [
+    ("svd-ppmi (U)", "svd", {}, dict(input="ppmi", power=0.0)),
+    ("svd-ppmi (US)", "svd", {"power": "1"}, dict(input="ppmi", power=1.0)),
+    ("svd-ppmi cds .75", "svd", {"cds": "0.75"}, dict(input="ppmi", cds=0.75, power=0.0)),
+    ("svd-sppmi k=5", "svd", {"input": "sppmi"}, dict(input="sppmi", power=0.0)),
+    ("svd-sqrt", "svd", {"input": "sqrt"}, dict(input="sqrt", power=0.0)),
+    ("svd-log", "svd", {"input": "log"}, dict(input="log", power=0.0)),
+    ("eigenword", "eigenword", {}, dict(input="tpmi", target="eigen")),
+    ("svd-ns", "svd-ns", {}, dict(input="tpmi", power=0.0)),
+    ("svd-ns pmi-shift", "svd-ns", {"pmi-shift": "true"}, dict(input="tpmi-shift", power=0.0)),
+]
+
+
+def uptime():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def read_csr(prefix):
+    n, m = map(int, open(prefix + ".shape").read().split())
+    indptr = np.fromfile(prefix + ".indptr", dtype="<i8")
+    indices = np.fromfile(prefix + ".indices", dtype="<i4")
+    data = np.fromfile(prefix + ".data", dtype="<f8")
+    return sp.csr_matrix((data, indices, indptr), shape=(n, m))
+
+
+def write_csr(prefix, a):
+    a = a.tocsr()
+    a.sort_indices()
+    a.indptr.astype("<i8").tofile(prefix + ".indptr")
+    a.indices.astype("<i4").tofile(prefix + ".indices")
+    a.data.astype("<f8").tofile(prefix + ".data")
+    with open(prefix + ".shape", "w") as f:
+        f.write(f"{a.shape[0]} {a.shape[1]}\n")
+
+
+# ---------------------------------------------------------------- transforms
+
+
+def pmi_cells(x, log, cds=None):
+    """PMI on the stored cells of the counts x (COO arrays)."""
+    c = x.tocoo()
+    rows = np.asarray(x.sum(axis=1)).ravel()
+    cols = np.asarray(x.sum(axis=0)).ravel()
+    total = rows.sum()
+    if cds is None:
+        log_pc = np.log(cols / total, where=cols > 0, out=np.full(cols.shape, -np.inf))
+    else:
+        z = np.power(cols[cols > 0], cds).sum()
+        log_pc = np.where(cols > 0, cds * np.log(np.maximum(cols, 1e-300)) - np.log(z), -np.inf)
+    v = np.log(c.data / total) - np.log(rows[c.row] / total) - log_pc[c.col]
+    return c.row, c.col, v / np.log(log)
+
+
+def matrix(x, recipe):
+    n = x.shape[0]
+    kind = recipe["input"]
+    if kind == "sqrt":
+        return x.sqrt()
+    if kind == "log":
+        y = x.copy()
+        y.data = np.log1p(y.data) / np.log(2.0)
+        return y
+    r, c, v = pmi_cells(x, 2.0, recipe.get("cds"))
+    if kind == "ppmi":
+        keep = v > 0
+    elif kind == "sppmi":
+        v = v - np.log2(5.0)
+        keep = v > 0
+    elif kind == "tpmi":
+        keep = v > TAU
+    elif kind == "tpmi-shift":
+        v = v - TAU
+        keep = v > 0
+    else:
+        raise ValueError(kind)
+    return sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=(n, n))
+
+
+def reference_vectors(m, recipe):
+    """Eigen/SVD with scipy, vectors as the pipeline defines them."""
+    symmetric = abs(m - m.T).max() <= 1e-12 * abs(m).max()
+    v0 = np.random.default_rng(0).standard_normal(m.shape[0])
+    if recipe.get("target") == "eigen":
+        w, u = eigsh(m, k=K, which="LA", tol=1e-6, v0=v0)
+        return u
+    if symmetric:
+        w, u = eigsh(m, k=K, which="LM", tol=1e-6, v0=v0)
+        s = np.abs(w)
+    else:
+        u, s, _ = svds(m, k=K, tol=1e-6, v0=v0)
+    return u * np.power(s, recipe.get("power", 0.0))
+
+
+# ---------------------------------------------------------------- evaluation
+
+
+def read_pairs(path):
+    pairs = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            a, b, s = line.rstrip("\n").split("\t")[:3]
+            pairs.append((a.lower(), b.lower(), float(s)))
+    return pairs
+
+
+def similarity(vectors, index, pairs):
+    norms = np.linalg.norm(vectors, axis=1)
+    cos, gold = [], []
+    for a, b, s in pairs:
+        if a in index and b in index:
+            i, j = index[a], index[b]
+            d = norms[i] * norms[j]
+            cos.append(float(vectors[i] @ vectors[j] / d) if d > 0 else 0.0)
+            gold.append(s)
+    return spearmanr(cos, gold).correlation, len(gold)
+
+
+def read_w2v_text(path):
+    with open(path, encoding="utf-8") as f:
+        n, d = map(int, f.readline().split())
+        words, rows = [], np.zeros((n, d))
+        for i, line in enumerate(f):
+            parts = line.rstrip().split(" ")
+            words.append(parts[0])
+            rows[i] = np.array(parts[1:], dtype=float)
+    return words, rows
+
+
+# ---------------------------------------------------------------- parts
+
+
+def quality(args, work, corpus, sets):
+    x = read_csr(os.path.join(work, "counts"))
+    vocab = [w.rstrip("\n") for w in open(os.path.join(work, "vocab.txt"), encoding="utf-8")]
+    index = {w: i for i, w in enumerate(vocab)}
+    bench = os.path.join(args.root, "target/release/wordbench")
+    evaluator = os.path.join(args.root, "target/release/examples/eval_vectors")
+    rows = []
+    for name, algo, assignments, recipe in CONFIGS:
+        out = os.path.join(work, algo + "-" + "-".join(f"{k}{v}" for k, v in assignments.items()) + ".txt")
+        cmd = [bench, "train", corpus, "--algo", algo, "--min-count", "1", "--max-vocab", "30000",
+               "--threads", str(args.threads), "--seed", "1", "--out", out, "-q",
+               "--set", "window=5", "--set", f"dim={K}"]
+        for k, v in assignments.items():
+            cmd += ["--set", f"{k}={v}"]
+        t = time.time()
+        run(cmd)
+        ours_s = time.time() - t
+        ev = json.loads(run([evaluator, out, "--similarity", sets["ws"], "--similarity", sets["sl"]]).stdout)
+        ours = {r["dataset"]: r["spearman"] for r in ev["similarity"]}
+        words, ours_vec = read_w2v_text(out)
+        assert words == vocab, "vocabulary differs from the exported one"
+        t = time.time()
+        ref_vec = reference_vectors(matrix(x, recipe), recipe)
+        ref_s = time.time() - t
+        ws_ref, n_ws = similarity(ref_vec, index, sets["ws_pairs"])
+        sl_ref, n_sl = similarity(ref_vec, index, sets["sl_pairs"])
+        ws_cross, _ = similarity(ours_vec, index, sets["ws_pairs"])
+        sl_cross, _ = similarity(ours_vec, index, sets["sl_pairs"])
+        ws_ours, sl_ours = ours["wordsim353"], ours["simlex999"]
+        ok = abs(ws_ours - ws_ref) <= 0.01 and abs(sl_ours - sl_ref) <= 0.01
+        rows.append(dict(method=name, ws_ours=ws_ours, ws_ref=ws_ref, sl_ours=sl_ours, sl_ref=sl_ref,
+                         ws_ours_by_python=ws_cross, sl_ours_by_python=sl_cross, ws_pairs=n_ws,
+                         sl_pairs=n_sl, ours_s=ours_s, ref_s=ref_s, ok=ok))
+        print(f"{name:18s} WS353 ours {ws_ours:.4f} ref {ws_ref:.4f} (d {ws_ours - ws_ref:+.4f})  "
+              f"SimLex ours {sl_ours:.4f} ref {sl_ref:.4f} (d {sl_ours - sl_ref:+.4f})  "
+              f"[ours {ours_s:.1f}s end to end, ref {ref_s:.1f}s]  {'ok' if ok else 'MISMATCH'}",
+              flush=True)
+    print(f"pairs found: WS353 {rows[0]['ws_pairs']}/{len(sets['ws_pairs'])}, "
+          f"SimLex {rows[0]['sl_pairs']}/{len(sets['sl_pairs'])}")
+    return rows
+
+
+def max_residual(a, w, v):
+    r = a @ v - v * w
+    return float(np.max(np.linalg.norm(r, axis=0) / np.abs(w)))
+
+
+def speed(args, work):
+    a = read_csr(os.path.join(work, "matrix"))
+    a.indptr = a.indptr.astype(np.int32)
+    bench = os.path.join(args.root, "target/release/examples/spectral_bench")
+    results = []
+    print(f"EigenWord matrix: n = {a.shape[0]}, nnz = {a.nnz}, top-{K} algebraic, tol 1e-6, "
+          f"{args.threads} threads", flush=True)
+    for rep in range(args.repeat):
+        load = uptime()
+        out = run([bench, "--import", work, "--algo", "eigenword", "--threads", str(args.threads),
+                   "--set", f"dim={K}"])
+        solve = json.loads(out.stdout.strip().splitlines()[-1])["solve"][0]
+        ours_s = solve["seconds"]
+        ours_res = solve["max_true_residual"]
+        load2 = uptime()
+        t = time.time()
+        v0 = np.random.default_rng(rep).standard_normal(a.shape[0])
+        w, v = eigsh(a, k=K, which="LA", tol=1e-6, v0=v0)
+        scipy_s = time.time() - t
+        scipy_res = max_residual(a, w, v)
+        lam_ours = np.array(solve["values"])
+        agree = float(np.max(np.abs(np.sort(lam_ours) - np.sort(w)) / np.abs(np.sort(w))))
+        results.append(dict(ours_s=ours_s, scipy_s=scipy_s, ratio=scipy_s / ours_s, ours_res=ours_res,
+                            scipy_res=scipy_res, matvecs=solve["matvecs"], load=[load, load2],
+                            eigenvalue_rel_diff=agree))
+        print(f"run {rep + 1}: wordbench {ours_s:.2f}s ({solve['matvecs']} matvecs, max residual "
+              f"{ours_res:.2e}, load {load})  scipy eigsh {scipy_s:.2f}s (max residual {scipy_res:.2e}, "
+              f"load {load2})  ratio {scipy_s / ours_s:.2f}x  eigenvalues agree to {agree:.1e}",
+              flush=True)
+    return results
+
+
+def engineering_reference(args, corpus, work):
+    tokens = read_tokens(corpus)
+    counts = collections.Counter(tokens)
+    vocab = sorted(counts.items(), key=lambda wc: (-wc[1], wc[0]))[:30000]
+    index = {w: i for i, (w, _) in enumerate(vocab)}
+    n = len(vocab)
+    ids = np.fromiter((index.get(t, -1) for t in tokens), dtype=np.int64, count=len(tokens))
+    left = sp.csr_matrix((n, n))
+    for d in range(1, 6):
+        a, b = ids[:-d], ids[d:]
+        ok = (a >= 0) & (b >= 0)
+        left = left + sp.coo_matrix((np.ones(ok.sum()), (a[ok], b[ok])), shape=(n, n)).tocsr()
+    x = (left + left.T).tocsr()
+    x.sum_duplicates()
+    r, c, v = pmi_cells(x, np.e)
+    keep = v > 0
+    ppmi = sp.csr_matrix((v[keep], (r[keep], c[keep])), shape=(n, n))
+    ref_dir = os.path.join(work, "engineering")
+    os.makedirs(ref_dir, exist_ok=True)
+    write_csr(os.path.join(ref_dir, "matrix"), ppmi)
+    bench = os.path.join(args.root, "target/release/examples/spectral_bench")
+    got = {}
+    for which in ("la", "lm"):
+        out = run([bench, "--import", ref_dir, "--algo", "eigenword", "--which", which,
+                   "--threads", str(args.threads), "--set", f"dim={K}"])
+        solve = json.loads(out.stdout.strip().splitlines()[-1])["solve"][0]
+        vals = solve["values"]
+        if which == "la":
+            got["lambda_1"], got["lambda_100"] = vals[0], vals[-1]
+        else:
+            got["sigma_100"] = abs(vals[-1])
+        got[f"residual_{which}"] = solve["max_true_residual"]
+    print(f"ENGINEERING reference matrix: n = {n}, nnz = {ppmi.nnz} (note: 4,791,844)")
+    for key, want in REFERENCE.items():
+        print(f"  {key}: wordbench {got[key]:.5f}  reference {want:.5f}  "
+              f"(diff {got[key] - want:+.1e})")
+    return dict(nnz=ppmi.nnz, **got)
+
+
+def read_tokens(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return f.read().split()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("corpus", nargs="?")
+    p.add_argument("--root", required=True)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--work")
+    p.add_argument("--skip-quality", action="store_true")
+    p.add_argument("--skip-speed", action="store_true")
+    p.add_argument("--skip-reference", action="store_true")
+    p.add_argument("--json", help="write all results here")
+    args = p.parse_args()
+
+    corpus = args.corpus or os.path.join(args.root, "../shared/data/corpora/text8-head.txt")
+    tmp = tempfile.mkdtemp(prefix="spectral_compare_")
+    if not os.path.exists(corpus):
+        bundled = os.path.join(args.root, "assets/corpora/text8-head.txt.gz")
+        corpus = os.path.join(tmp, "text8-head.txt")
+        with gzip.open(bundled, "rb") as f, open(corpus, "wb") as g:
+            shutil.copyfileobj(f, g)
+    work = args.work or tmp
+    os.makedirs(work, exist_ok=True)
+    eval_dir = os.path.join(args.root, "assets/eval")
+    sets = dict(ws=os.path.join(eval_dir, "wordsim353.tsv"), sl=os.path.join(eval_dir, "simlex999.txt"))
+    sets["ws_pairs"] = read_pairs(sets["ws"])
+    sets["sl_pairs"] = read_pairs(sets["sl"])
+
+    bench = os.path.join(args.root, "target/release/examples/spectral_bench")
+    print(f"load average {uptime()}; exporting counts and the EigenWord matrix", flush=True)
+    out = run([bench, corpus, "--algo", "eigenword", "--min-count", "1", "--max-vocab", "30000",
+               "--set", "window=5", "--no-solve", "--export", work, "--threads", str(args.threads)])
+    print(out.stdout.strip())
+
+    results = {}
+    if not args.skip_quality:
+        results["quality"] = quality(args, work, corpus, sets)
+    if not args.skip_speed:
+        results["speed"] = speed(args, work)
+    if not args.skip_reference:
+        results["engineering_reference"] = engineering_reference(args, corpus, work)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    if args.work is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+    failed = [r["method"] for r in results.get("quality", []) if not r["ok"]]
+    if failed:
+        print("MISMATCH:", ", ".join(failed))
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

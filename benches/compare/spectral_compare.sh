@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The spectral family (svd, eigenword, svd-ns) against a numpy/scipy reference
+# of the same pipeline, and the block Lanczos eigensolver against scipy's
+# eigsh (ARPACK) on the same matrix with 2 threads. See spectral_compare.py.
+#
+# Usage: benches/compare/spectral_compare.sh [CORPUS] [--skip-quality] [--skip-speed]
+#            [--skip-reference] [--repeat 2] [--threads 2] [--work DIR]
+#   CORPUS defaults to ../shared/data/corpora/text8-head.txt (or the bundled
+#   assets/corpora/text8-head.txt.gz, decompressed to a temp file).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+venv="$here/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import numpy, scipy" 2>/dev/null; then
+    "$venv/bin/pip" install --quiet numpy scipy
+fi
+(cd "$root" && cargo build --release --quiet --bin wordbench --example spectral_bench --example eval_vectors)
+# scipy's ARPACK runs its dense work in BLAS: give it the same 2 threads.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-2}"
+exec "$venv/bin/python" "$here/spectral_compare.py" --root "$root" "$@"

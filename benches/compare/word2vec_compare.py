@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""wordbench SGNS/CBOW against gensim's Word2Vec, side by side.
+
+Run through word2vec_compare.sh (which makes the venv and builds the Rust
+examples). For each algorithm (sgns, cbow) and seed (1..3 by default):
+
+1. gensim Word2Vec (workers=2): d=100, window 5, min_count 5, 5 epochs,
+   5 negatives, sample 1e-3, hs=0, cbow_mean=1, alpha 0.025 (sgns) / 0.05
+   (cbow) decaying linearly to alpha*1e-4 (word2vec.c's floor, which
+   wordbench uses). The corpus is gensim's Text8Corpus (10,000-word
+   sentences, like wordbench's units), loaded into memory once so that
+   file reading does not count against gensim.
+2. wordbench through examples/train_word2vec (the library: Corpus::open with
+   min-count 5 and no held-out split, then the training engine), 2 threads.
+3. Both vector files are scored by gensim's evaluators (evaluate_word_pairs
+   on WordSim-353 and SimLex-999: Spearman; evaluate_word_analogies with
+   restrict_vocab=30000: accuracy) and by wordbench's (examples/eval_vectors,
+   same protocol), so neither side is judged only by its own code.
+
+Speed: words/s = raw corpus tokens (2,139,748 for text8-head, OOV included,
+before subsampling) x epochs / wall seconds of training. For gensim that is
+model.train(); for wordbench the whole job (encoding the corpus to ids
+included); vocabulary building is excluded for both. Runs are sequential and
+the 1-minute load average is printed with each timing (the machine is shared).
+
+Prints a table and checks the issue's bars: quality no more than 0.02 (analogy:
+2 points) below gensim, SGNS speed at least 1.2x gensim's.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+from gensim.models import KeyedVectors, Word2Vec
+from gensim.models.word2vec import Text8Corpus
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared", "data"))
+if not os.path.isdir(SHARED):
+    SHARED = "/work/shared/data"
+OUT = os.path.join(ROOT, "target", "compare-word2vec")
+TRAIN = os.path.join(ROOT, "target", "release", "examples", "train_word2vec")
+EVAL = os.path.join(ROOT, "target", "release", "examples", "eval_vectors")
+WS = os.path.join(SHARED, "eval", "wordsim353.tsv")
+SL = os.path.join(SHARED, "eval", "simlex999.txt")
+QW = os.path.join(SHARED, "eval", "questions-words.txt")
+CORPUS = os.path.join(SHARED, "corpora", "text8-head.txt")
+
+LR = {"sgns": 0.025, "cbow": 0.05}
+EPOCHS = 5
+
+
+def load():
+    return os.getloadavg()[0]
+
+
+def train_gensim(algo, seed, sentences, tokens, threads, path):
+    model = Word2Vec(
+        vector_size=100, window=5, min_count=5, sg=1 if algo == "sgns" else 0, hs=0, negative=5,
+        sample=1e-3, cbow_mean=1, alpha=LR[algo], min_alpha=LR[algo] * 1e-4, workers=threads,
+        seed=seed, epochs=EPOCHS,
+    )
+    model.build_vocab(sentences)
+    before = load()
+    t = time.perf_counter()
+    model.train(sentences, total_examples=model.corpus_count, epochs=EPOCHS)
+    seconds = time.perf_counter() - t
+    model.wv.save_word2vec_format(path)
+    return {"seconds": seconds, "words_per_sec": tokens * EPOCHS / seconds, "vocab": len(model.wv), "load": before}
+
+
+def train_ours(algo, seed, threads, path):
+    before = load()
+    out = subprocess.run(
+        [TRAIN, CORPUS, algo, str(seed), str(threads), path, f"epochs={EPOCHS}", f"lr={LR[algo]}"],
+        check=True, capture_output=True, text=True,
+    )
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    report["load"] = before
+    return report
+
+
+def eval_gensim(path):
+    kv = KeyedVectors.load_word2vec_format(path)
+    ws = kv.evaluate_word_pairs(WS)[1][0]
+    sl = kv.evaluate_word_pairs(SL)[1][0]
+    analogy = kv.evaluate_word_analogies(QW, restrict_vocab=30000)[0]
+    return {"ws353": ws, "simlex": sl, "analogy": 100.0 * analogy}
+
+
+def eval_ours(path):
+    out = subprocess.run(
+        [EVAL, path, "--similarity", WS, "--similarity", SL, "--analogy", QW, "--restrict", "30000"],
+        check=True, capture_output=True, text=True,
+    )
+    r = json.loads(out.stdout)
+    sims = {s["dataset"]: s["spearman"] for s in r["similarity"]}
+    return {"ws353": sims["wordsim353"], "simlex": sims["simlex999"], "analogy": 100.0 * r["analogy"]["total"]}
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--algos", nargs="+", default=["sgns", "cbow"])
+    ap.add_argument("--seeds", nargs="+", type=int, default=[1, 2, 3])
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--keep", action="store_true", help="keep the vector files under target/compare-word2vec")
+    args = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+
+    sentences = list(Text8Corpus(CORPUS))
+    tokens = sum(len(s) for s in sentences)
+    print(f"corpus {CORPUS}: {tokens} tokens in {len(sentences)} sentences; {os.cpu_count()} CPUs; "
+          f"threads/workers {args.threads}", flush=True)
+    results = {}
+    for algo in args.algos:
+        for seed in args.seeds:
+            for impl in ["gensim", "wordbench"]:
+                path = os.path.join(OUT, f"{impl}-{algo}-{seed}.txt")
+                if impl == "gensim":
+                    run = train_gensim(algo, seed, sentences, tokens, args.threads, path)
+                else:
+                    run = train_ours(algo, seed, args.threads, path)
+                run["by_gensim"] = eval_gensim(path)
+                run["by_wordbench"] = eval_ours(path)
+                if not args.keep:
+                    os.remove(path)
+                results.setdefault((algo, impl), []).append(run)
+                g, w = run["by_gensim"], run["by_wordbench"]
+                print(f"  {algo} {impl:9} seed {seed}: {run['words_per_sec']:>9.0f} words/s "
+                      f"({run['seconds']:.1f}s, load {run['load']:.2f}), vocab {run['vocab']}, "
+                      f"WS353 {g['ws353']:.4f}/{w['ws353']:.4f} SimLex {g['simlex']:.4f}/{w['simlex']:.4f} "
+                      f"analogy {g['analogy']:.2f}/{w['analogy']:.2f} (gensim eval/wordbench eval)", flush=True)
+
+    print()
+    print("words/s = raw corpus tokens (OOV included, before subsampling) x epochs / training wall seconds;")
+    print("vocabulary building excluded. Scores: mean over seeds " + ", ".join(map(str, args.seeds)) +
+          "; Spearman for WS353/SimLex, accuracy % (restrict 30000) for analogy.")
+    print()
+    header = f"{'algo':5} {'impl':10} {'words/s':>9} {'ratio':>6} | {'WS353':>7} {'SimLex':>7} {'analogy':>7} " \
+             f"| wordbench eval: {'WS353':>7} {'SimLex':>7} {'analogy':>7}"
+    print(header)
+    print("-" * len(header))
+    failures = []
+    for algo in args.algos:
+        base = results[(algo, "gensim")]
+        base_wps = mean([r["words_per_sec"] for r in base])
+        means = {}
+        for impl in ["gensim", "wordbench"]:
+            runs = results[(algo, impl)]
+            wps = mean([r["words_per_sec"] for r in runs])
+            g = {k: mean([r["by_gensim"][k] for r in runs]) for k in ["ws353", "simlex", "analogy"]}
+            w = {k: mean([r["by_wordbench"][k] for r in runs]) for k in ["ws353", "simlex", "analogy"]}
+            means[impl] = g
+            print(f"{algo:5} {impl:10} {wps:>9.0f} {wps / base_wps:>5.2f}x | {g['ws353']:>7.4f} {g['simlex']:>7.4f} "
+                  f"{g['analogy']:>7.2f} | {'':15} {w['ws353']:>7.4f} {w['simlex']:>7.4f} {w['analogy']:>7.2f}")
+        ours, theirs = means["wordbench"], means["gensim"]
+        for key, slack in [("ws353", 0.02), ("simlex", 0.02), ("analogy", 2.0)]:
+            if ours[key] < theirs[key] - slack:
+                failures.append(f"{algo} {key}: {ours[key]:.4f} < gensim {theirs[key]:.4f} - {slack}")
+        if algo == "sgns":
+            ratio = mean([r["words_per_sec"] for r in results[(algo, "wordbench")]]) / base_wps
+            if ratio < 1.2:
+                failures.append(f"sgns speed ratio {ratio:.2f} < 1.2")
+    print()
+    if failures:
+        print("NOT MET: " + "; ".join(failures))
+        return 1
+    print("met: quality within 0.02 (analogy 2 points) of gensim" +
+          (", SGNS speed >= 1.2x gensim" if "sgns" in args.algos else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# wordbench SGNS/CBOW vs gensim Word2Vec on text8-head: speed (2 threads /
+# 2 workers) and quality (WS353, SimLex, analogy; 3 seeds), side by side.
+# See word2vec_compare.py for the protocol. Usage:
+#   benches/compare/word2vec_compare.sh [--algos sgns cbow] [--seeds 1 2 3] [--threads 2] [--keep]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+venv="$here/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import gensim, scipy" 2>/dev/null; then
+    "$venv/bin/pip" install --quiet gensim scipy
+fi
+(cd "$root" && cargo build --release --quiet --example train_word2vec --example eval_vectors)
+exec "$venv/bin/python" "$here/word2vec_compare.py" "$@"

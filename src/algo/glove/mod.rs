@@ -1,0 +1,197 @@
+//! GloVe (Pennington, Socher & Manning 2014) as Stanford's `glove.c` trains it.
+//!
+//! - Counts: symmetric window (default 10 words each side, ALGORITHMS.md §1.3;
+//!   the GloVe demo script uses 15), a pair at distance `d` adds `1/d`, never
+//!   across a sentence or 10,000-token unit; counted by [`crate::cooc`].
+//! - Objective: `Σ_{X_ij>0} ½ f(X_ij)(w_i·c_j + b_i + b̃_j − ln X_ij)²` with
+//!   `f(x) = min(1, (x/x_max)^0.75)`, `x_max` = 100 (the paper's and glove.c's
+//!   default; the demo script uses 10).
+//! - Optimiser: glove.c's AdaGrad (initial rate 0.05, squared-gradient sums
+//!   starting at 1, see [`model`]), Hogwild over threads ([`hogwild`]).
+//! - Order: the non-zeros are shuffled once with the run's seed before training
+//!   (as glove.c's `shuffle` tool does); `shuffle=epoch` reshuffles before
+//!   every epoch instead.
+//! - Output: `W + C`, the word plus context vectors (glove.c's `-model 2`);
+//!   `output=word` gives `W` alone. The context vectors are attached as the
+//!   embedding's context matrix.
+//! - Loss reported per step: mean of `½ f (…)²` over the step's cells, the
+//!   quantity glove.c prints per iteration ("cost") computed on a slice.
+//! - Held-out perplexity scores a pair with the model's own `ln X̂_wc =
+//!   w·c + b + b̃` (augmented vectors, see [`model`]). GloVe fits only the
+//!   non-zero counts, so pairs never seen together are not pushed down and
+//!   the perplexity stays high on sparse counts (about 2,400 on text8-head).
+//! - Numbers: parameters and squared-gradient sums are `f32` (glove.c uses
+//!   `double`), dot products and losses are accumulated in `f64`; `ln X` and
+//!   `f(X)` are computed once per cell, not once per cell and epoch.
+//! - Steps: about a million cells each; with one thread a run is bit-for-bit
+//!   reproducible for a given seed.
+
+pub mod cells;
+pub mod hogwild;
+pub mod loss;
+pub mod model;
+pub mod trainer;
+
+use std::time::Instant;
+
+pub use trainer::GloveTrainer;
+
+use crate::cooc::{count_corpus, CountConfig, Weighting, Window};
+use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::Result;
+
+/// The registry entry.
+pub static GLOVE: Method = Method {
+    name: "glove",
+    summary: "GloVe: weighted least squares on log co-occurrence counts (AdaGrad, Hogwild)",
+    schema: SCHEMA,
+    build,
+};
+
+/// GloVe's hyperparameters (defaults from glove.c and the paper).
+pub const SCHEMA: &[ParamSpec] = &[
+    ParamSpec {
+        name: "dim",
+        kind: Kind::Int {
+            min: 1,
+            max: 10_000,
+        },
+        default: DefaultValue::Int(100),
+        help: "vector dimension",
+        live: false,
+    },
+    ParamSpec {
+        name: "epochs",
+        kind: Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        default: DefaultValue::Int(15),
+        help: "passes over the non-zero counts (GloVe demo: 15)",
+        live: false,
+    },
+    ParamSpec {
+        name: "lr",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 10.0,
+        },
+        default: DefaultValue::Float(0.05),
+        help: "AdaGrad initial learning rate (0 freezes the vectors)",
+        live: true,
+    },
+    ParamSpec {
+        name: "window",
+        kind: Kind::Int { min: 1, max: 255 },
+        default: DefaultValue::Int(10),
+        help: "symmetric window; a pair at distance d counts 1/d",
+        live: false,
+    },
+    ParamSpec {
+        name: "x-max",
+        kind: Kind::Float {
+            min: 1e-6,
+            max: 1e12,
+        },
+        default: DefaultValue::Float(100.0),
+        help: "weighting cutoff: f(x) = min(1, (x/x-max)^alpha) (demo: 10)",
+        live: false,
+    },
+    ParamSpec {
+        name: "alpha",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 10.0,
+        },
+        default: DefaultValue::Float(0.75),
+        help: "weighting exponent",
+        live: false,
+    },
+    ParamSpec {
+        name: "shuffle",
+        kind: Kind::Choice(&["once", "epoch"]),
+        default: DefaultValue::Choice("once"),
+        help: "shuffle the non-zeros once (like glove's shuffle tool) or before every epoch",
+        live: false,
+    },
+    ParamSpec {
+        name: "output",
+        kind: Kind::Choice(&["sum", "word"]),
+        default: DefaultValue::Choice("sum"),
+        help: "vectors written: word + context (W+C) or word only (W)",
+        live: false,
+    },
+];
+
+/// The validated settings of one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Vector dimension.
+    pub dim: usize,
+    /// Passes over the non-zeros.
+    pub epochs: usize,
+    /// AdaGrad initial rate (live).
+    pub lr: f64,
+    /// Window size `L`.
+    pub window: usize,
+    /// Weighting cutoff.
+    pub x_max: f64,
+    /// Weighting exponent.
+    pub alpha: f64,
+    /// Reshuffle before every epoch (else once, before training).
+    pub shuffle_each_epoch: bool,
+    /// Output `W + C` (else `W`).
+    pub output_sum: bool,
+}
+
+impl Settings {
+    /// Reads the settings from validated parameters of [`SCHEMA`].
+    pub fn from_params(p: &Params) -> Settings {
+        Settings {
+            dim: p.usize("dim"),
+            epochs: p.usize("epochs"),
+            lr: p.f64("lr"),
+            window: p.usize("window"),
+            x_max: p.f64("x-max"),
+            alpha: p.f64("alpha"),
+            shuffle_each_epoch: p.choice("shuffle") == "epoch",
+            output_sum: p.choice("output") == "sum",
+        }
+    }
+
+    /// The co-occurrence counting GloVe trains on: symmetric, harmonic, window `L`.
+    pub fn count_config(&self) -> CountConfig {
+        CountConfig {
+            window: Window::symmetric(self.window, Weighting::Harmonic),
+            max_vocab: None,
+        }
+    }
+}
+
+fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+    let settings = Settings::from_params(&input.params);
+    let t = Instant::now();
+    let counts = count_corpus(&input.corpus, &settings.count_config())?;
+    let mut cells = cells::cells_from_counts(&counts, settings.x_max, settings.alpha);
+    drop(counts);
+    cells::shuffle(&mut cells, input.seed, 0);
+    log(format!(
+        "glove: {} non-zero counts over {} words (window {}, harmonic) in {:.1}s",
+        cells.len(),
+        input.corpus.vocab().len(),
+        settings.window,
+        t.elapsed().as_secs_f64()
+    ));
+    let trainer = GloveTrainer::new(
+        settings,
+        input.corpus.vocab().index().clone(),
+        cells,
+        input.seed,
+    )?;
+    log(format!(
+        "glove: {} epochs of {} steps",
+        settings.epochs,
+        trainer.steps_per_epoch()
+    ));
+    Ok(Box::new(trainer))
+}

@@ -1,0 +1,360 @@
+//! KUBWE, kernelized unit-ball word embedding (Soleimani 2019, ch. 3), exact
+//! and fast (VP-tree) variants.
+//!
+//! - Input ([`affinity`]): `A` = PPMI with context-distribution smoothing
+//!   (0.75, base 2) of symmetric `1/d`-weighted co-occurrence counts over a
+//!   window `L` (default 10, ALGORITHMS.md §1.3), computed by [`crate::cooc`].
+//!   Row `i` as is (the thesis and the authors' code do not symmetrise;
+//!   `symmetric=true` averages `A` with `Aᵀ`).
+//! - Vectors live on the unit sphere, drawn uniformly ([`init`]). A sweep moves
+//!   every word `i` by its attraction `v₁ = Σ_{P_i} a_ij y_j` (positive PPMI
+//!   contexts) and repulsion `v₂ = Σ_{N_i} K(y_i·y_j) y_j` (every other word
+//!   with `a_ij = 0`), `K(c) = ((c + 1)/2)^p` ([`kernel`]: the authors' code;
+//!   eq. 3.11's `(c + 1)^p` is `2^p` times it, which the default update
+//!   cannot see), then renormalises ([`update`]: normalised forces, step `lr`
+//!   = 0.1, the code's sigmoid decay, 50 sweeps exact / 100 fast —
+//!   ALGORITHMS.md §13.4).
+//! - `kubwe` computes the repulsion exactly, in blocks of dense products
+//!   ([`exact`], `O(n² d)` per sweep). `kubwe-fast` takes it from the `k`
+//!   nearest non-positive neighbours only ([`fast`]), found with the
+//!   modified vantage-point tree of Algorithm 2 ([`vptree`]) rebuilt every
+//!   `rebuild` sweeps (default 1: building costs a few per cent of a sweep).
+//!   Default `k` = 3000 for `|V| ≥ 100k`, else `max(√|V|, 50)` (§13.6).
+//! - Loss ([`objective`]): the pseudo-energy whose gradient is the force, per
+//!   word — exact for `kubwe`, on a fixed sample of `loss-sample` rows
+//!   for `kubwe-fast`. Held-out perplexity through the engine scores word
+//!   pairs by the cosine of their (unit) vectors.
+
+pub mod affinity;
+pub mod exact;
+pub mod fast;
+pub mod init;
+pub mod kernel;
+pub mod objective;
+pub mod trainer;
+pub mod update;
+pub mod vptree;
+
+use std::time::Instant;
+
+pub use affinity::{Affinity, AffinityConfig};
+pub use kernel::{Kernel, Scale};
+pub use trainer::{FastStats, KubweTrainer};
+pub use update::{Decay, Update};
+
+use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::Result;
+
+/// The exact variant's registry entry.
+pub static KUBWE: Method = Method {
+    name: "kubwe",
+    summary: "KUBWE: unit-sphere PPMI attraction + polynomial-kernel repulsion from every other word (exact, O(n²d) per sweep)",
+    schema: SCHEMA_EXACT,
+    build,
+};
+
+/// The fast variant's registry entry.
+pub static KUBWE_FAST: Method = Method {
+    name: "kubwe-fast",
+    summary: "Fast KUBWE: repulsion from the k nearest non-positive words only (modified VP-tree)",
+    schema: SCHEMA_FAST,
+    build,
+};
+
+const DIM: ParamSpec = ParamSpec {
+    name: "dim",
+    kind: Kind::Int {
+        min: 1,
+        max: 10_000,
+    },
+    default: DefaultValue::Int(100),
+    help: "vector dimension (thesis: 100)",
+    live: false,
+};
+
+const fn sweeps(default: i64) -> ParamSpec {
+    ParamSpec {
+        name: "sweeps",
+        kind: Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        default: DefaultValue::Int(default),
+        help: "passes over the vocabulary (authors' code: 50 exact, 100 fast)",
+        live: false,
+    }
+}
+
+const LR: ParamSpec = ParamSpec {
+    name: "lr",
+    kind: Kind::Float {
+        min: 0.0,
+        max: 10.0,
+    },
+    default: DefaultValue::Float(0.1),
+    help: "step: radians per sweep (normalized) or gradient multiplier (gradient)",
+    live: true,
+};
+
+const DECAY: ParamSpec = ParamSpec {
+    name: "lr-decay",
+    kind: Kind::Choice(&["sigmoid", "linear"]),
+    default: DefaultValue::Choice("sigmoid"),
+    help: "sigmoid: the authors' (lr to ~0.99 lr); linear: lr (1 - t/T)",
+    live: false,
+};
+
+const P: ParamSpec = ParamSpec {
+    name: "p",
+    kind: Kind::Int { min: 1, max: 31 },
+    default: DefaultValue::Int(13),
+    help: "degree of the polynomial kernel (thesis: 13 at d = 100)",
+    live: false,
+};
+
+const KERNEL: ParamSpec = ParamSpec {
+    name: "kernel",
+    kind: Kind::Choice(&["half", "plain"]),
+    default: DefaultValue::Choice("half"),
+    help:
+        "half: ((c+1)/2)^p (code); plain: (c+1)^p (eq. 3.11); same vectors under update=normalized",
+    live: false,
+};
+
+const UPDATE: ParamSpec = ParamSpec {
+    name: "update",
+    kind: Kind::Choice(&["normalized", "gradient"]),
+    default: DefaultValue::Choice("normalized"),
+    help:
+        "normalized: unit attraction - unit repulsion, step lr (code); gradient: y - lr g (thesis)",
+    live: false,
+};
+
+const WINDOW: ParamSpec = ParamSpec {
+    name: "window",
+    kind: Kind::Int { min: 1, max: 255 },
+    default: DefaultValue::Int(10),
+    help: "symmetric window; a pair at distance d counts 1/d",
+    live: false,
+};
+
+const CDS: ParamSpec = ParamSpec {
+    name: "cds",
+    kind: Kind::Float {
+        min: 0.01,
+        max: 1.0,
+    },
+    default: DefaultValue::Float(0.75),
+    help: "context-distribution smoothing exponent of the PPMI",
+    live: false,
+};
+
+const SYMMETRIC: ParamSpec = ParamSpec {
+    name: "symmetric",
+    kind: Kind::Bool,
+    default: DefaultValue::Bool(false),
+    help: "use (A + A^T)/2 (cds makes A asymmetric; the thesis uses rows as they are)",
+    live: false,
+};
+
+const K: ParamSpec = ParamSpec {
+    name: "k",
+    kind: Kind::Int {
+        min: 0,
+        max: 1_000_000,
+    },
+    default: DefaultValue::Int(0),
+    help:
+        "nearest non-positive neighbours that repel (0: 3000 if |V| >= 100k, else max(sqrt|V|, 50))",
+    live: false,
+};
+
+const SEARCH: ParamSpec = ParamSpec {
+    name: "search",
+    kind: Kind::Choice(&["thesis", "exact"]),
+    default: DefaultValue::Choice("thesis"),
+    help: "VP-tree pruning: thesis (Algorithm 2, d_min = 1 - 3/sqrt d) or exact (chord metric)",
+    live: false,
+};
+
+const REBUILD: ParamSpec = ParamSpec {
+    name: "rebuild",
+    kind: Kind::Int { min: 1, max: 1000 },
+    default: DefaultValue::Int(1),
+    help: "rebuild the VP-tree every this many sweeps",
+    live: false,
+};
+
+const LOSS_SAMPLE: ParamSpec = ParamSpec {
+    name: "loss-sample",
+    kind: Kind::Int {
+        min: 0,
+        max: 1_000_000,
+    },
+    default: DefaultValue::Int(1000),
+    help: "rows whose exact energy estimates the loss, once per sweep (0: no loss)",
+    live: false,
+};
+
+/// `kubwe`'s hyperparameters.
+pub const SCHEMA_EXACT: &[ParamSpec] = &[
+    DIM,
+    sweeps(50),
+    LR,
+    DECAY,
+    P,
+    KERNEL,
+    UPDATE,
+    WINDOW,
+    CDS,
+    SYMMETRIC,
+];
+
+/// `kubwe-fast`'s hyperparameters.
+pub const SCHEMA_FAST: &[ParamSpec] = &[
+    DIM,
+    sweeps(100),
+    LR,
+    DECAY,
+    P,
+    KERNEL,
+    UPDATE,
+    WINDOW,
+    CDS,
+    SYMMETRIC,
+    K,
+    SEARCH,
+    REBUILD,
+    LOSS_SAMPLE,
+];
+
+/// Where the repulsion comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repulsion {
+    /// Every word with `a_ij = 0` (`kubwe`).
+    Exact,
+    /// The `k` nearest of them (`kubwe-fast`).
+    Nearest {
+        /// Neighbours per word (0 = the default rule, see [`fast::default_k`]).
+        k: usize,
+        /// Pruning rule of the tree search.
+        bound: SearchBound,
+        /// Rebuild the tree every this many sweeps.
+        rebuild: usize,
+    },
+}
+
+/// The tree search's pruning rule, as chosen on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchBound {
+    /// Algorithm 2 (approximate).
+    Thesis,
+    /// Triangle inequality on the chord metric (exact).
+    Exact,
+}
+
+/// The validated settings of one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Vector dimension.
+    pub dim: usize,
+    /// Sweeps over the vocabulary.
+    pub sweeps: usize,
+    /// Initial step (live).
+    pub lr: f64,
+    /// Step decay over the sweeps.
+    pub decay: Decay,
+    /// Repulsion kernel.
+    pub kernel: Kernel,
+    /// Update rule.
+    pub update: Update,
+    /// How `A` is built.
+    pub affinity: AffinityConfig,
+    /// Exact or nearest-neighbour repulsion.
+    pub repulsion: Repulsion,
+    /// Rows of the sampled loss (fast variant).
+    pub loss_sample: usize,
+}
+
+impl Settings {
+    /// Reads the settings from validated parameters of [`SCHEMA_EXACT`] or
+    /// [`SCHEMA_FAST`] (the fast ones exist only in the latter).
+    pub fn from_params(p: &Params) -> Settings {
+        let has = |name: &str| p.schema().iter().any(|s| s.name == name);
+        let repulsion = if has("k") {
+            Repulsion::Nearest {
+                k: p.usize("k"),
+                bound: match p.choice("search") {
+                    "exact" => SearchBound::Exact,
+                    _ => SearchBound::Thesis,
+                },
+                rebuild: p.usize("rebuild"),
+            }
+        } else {
+            Repulsion::Exact
+        };
+        Settings {
+            dim: p.usize("dim"),
+            sweeps: p.usize("sweeps"),
+            lr: p.f64("lr"),
+            decay: match p.choice("lr-decay") {
+                "linear" => Decay::Linear,
+                _ => Decay::Sigmoid,
+            },
+            kernel: Kernel {
+                p: p.usize("p") as u32,
+                scale: match p.choice("kernel") {
+                    "plain" => Scale::Plain,
+                    _ => Scale::Half,
+                },
+            },
+            update: match p.choice("update") {
+                "gradient" => Update::Gradient,
+                _ => Update::Normalized,
+            },
+            affinity: AffinityConfig {
+                window: p.usize("window"),
+                cds: p.f64("cds"),
+                symmetric: p.bool("symmetric"),
+            },
+            repulsion,
+            loss_sample: if has("loss-sample") {
+                p.usize("loss-sample")
+            } else {
+                0
+            },
+        }
+    }
+}
+
+/// Builds either variant (the schema tells them apart).
+fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+    let settings = Settings::from_params(&input.params);
+    let t = Instant::now();
+    let (a, line) = Affinity::from_corpus(&input.corpus, &settings.affinity)?;
+    log(format!("{line} in {:.1}s", t.elapsed().as_secs_f64()));
+    let trainer = KubweTrainer::new(
+        settings,
+        input.corpus.vocab().index().clone(),
+        a,
+        input.seed,
+    )?;
+    let n = trainer.affinity().len();
+    let what = match settings.repulsion {
+        Repulsion::Exact => "exact repulsion".to_string(),
+        Repulsion::Nearest { k, bound, rebuild } => format!(
+            "repulsion from the {} nearest ({:?} bound, tree rebuilt every {rebuild} sweep(s)), loss on {} sampled rows",
+            trainer::resolve_k(k, n),
+            bound,
+            settings.loss_sample.min(n)
+        ),
+    };
+    log(format!(
+        "kubwe: {n} words, p = {}, {what}; {} sweeps of {} steps ({} words each)",
+        settings.kernel.p,
+        settings.sweeps,
+        trainer.steps_per_sweep(),
+        trainer.rows_per_step()
+    ));
+    Ok(Box::new(trainer))
+}

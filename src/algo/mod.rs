@@ -1,0 +1,41 @@
+//! The training methods, one module per method, and the registry the CLI, the
+//! TUI and session files look methods up in.
+
+pub mod glove;
+pub mod kubwe;
+pub mod spectral;
+pub mod word2vec;
+
+use crate::train::Method;
+use crate::{Error, Result};
+
+/// Every method wordbench can train, in menu order.
+pub fn methods() -> &'static [&'static Method] {
+    METHODS
+}
+
+/// Looks a method up by its `--algo` name.
+pub fn find(name: &str) -> Result<&'static Method> {
+    METHODS
+        .iter()
+        .copied()
+        .find(|m| m.name == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = METHODS.iter().map(|m| m.name).collect();
+            Error::param(
+                "algo",
+                format!("'{name}' (expected one of: {})", names.join(", ")),
+            )
+        })
+}
+
+static METHODS: &[&Method] = &[
+    &word2vec::SGNS,
+    &word2vec::CBOW,
+    &glove::GLOVE,
+    &kubwe::KUBWE,
+    &kubwe::KUBWE_FAST,
+    &spectral::SVD,
+    &spectral::EIGENWORD,
+    &spectral::SVD_NS,
+];

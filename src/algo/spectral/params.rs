@@ -1,0 +1,359 @@
+//! Hyperparameters of the three spectral methods, declared once, and the
+//! validated [`Settings`] a run reads from them.
+
+use crate::cooc::{LogBase, Weighting};
+use crate::linalg::{EigenConfig, Which};
+use crate::train::{DefaultValue, Kind, ParamSpec, Params};
+
+/// The matrix a method factorises (built by [`super::matrix`] with `crate::cooc`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Input {
+    /// Raw window counts `X` (SVD).
+    Counts,
+    /// `√X` (SVD-Sqrt).
+    Sqrt,
+    /// `log(1 + X)` (SVD-Log, ALGORITHMS.md §13.17).
+    Log,
+    /// `max(PMI, 0)`.
+    Ppmi,
+    /// `max(PMI − log k, 0)`.
+    Sppmi {
+        /// The shift's `k`.
+        k: f64,
+    },
+    /// `M^τ`: PMI where `PMI > τ`, else 0 (Soleimani eq 4.5).
+    Thresholded {
+        /// The threshold `τ` in `log_base` units.
+        tau: f64,
+    },
+    /// The released SVD-NS code: PMI cut at `τ`, survivors shifted by `−τ`
+    /// (`max(PMI − τ, 0)`, ALGORITHMS.md §13.3).
+    ShiftedThreshold {
+        /// The cut-off `τ`.
+        tau: f64,
+    },
+}
+
+/// What is computed from the matrix.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Target {
+    /// Eigenvectors of the `d` algebraically largest eigenvalues (EigenWord).
+    Eigen,
+    /// The `d` leading singular triplets, vectors `U Σ^power`.
+    Svd {
+        /// Singular-value weighting exponent `p` (0 = `U`, 0.5, 1 = `UΣ`).
+        power: f64,
+    },
+}
+
+/// The validated settings of one spectral run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Embedding dimension `d`.
+    pub dim: usize,
+    /// Symmetric window size `L`.
+    pub window: usize,
+    /// Distance weighting of the window.
+    pub weighting: Weighting,
+    /// Only the `max_vocab` most frequent words (rows/columns), or all.
+    pub max_vocab: Option<usize>,
+    /// Log base of PMI values (and of the thresholds).
+    pub log_base: LogBase,
+    /// Context-distribution smoothing exponent (`None` = 1, no smoothing).
+    pub cds: Option<f64>,
+    /// The factorised matrix.
+    pub input: Input,
+    /// Eigen or SVD.
+    pub target: Target,
+    /// EigenWord's PSD fix `m_ii = Σ_{j≠i} |m_ij|` (ALGORITHMS.md §13.9).
+    pub psd_fix: bool,
+    /// Relative residual tolerance.
+    pub tol: f64,
+    /// Solver block size.
+    pub block: usize,
+    /// Solver basis size (`None` = automatic).
+    pub basis: Option<usize>,
+    /// Solver steps allowed (the run's `total_steps`).
+    pub max_steps: u64,
+}
+
+impl Settings {
+    /// The solver configuration for these settings and `seed`.
+    pub fn eigen_config(&self, seed: u64) -> EigenConfig {
+        EigenConfig {
+            tol: self.tol,
+            block: self.block,
+            basis: self.basis,
+            max_steps: self.max_steps,
+            seed,
+            ..EigenConfig::new(self.dim, Which::LargestAlgebraic)
+        }
+    }
+
+    /// Reads the settings shared by the three schemas.
+    fn common(p: &Params, input: Input, target: Target) -> Settings {
+        let nonzero = |name: &str| Some(p.usize(name)).filter(|&v| v > 0);
+        Settings {
+            dim: p.usize("dim"),
+            window: p.usize("window"),
+            weighting: if p.choice("weighting") == "harmonic" {
+                Weighting::Harmonic
+            } else {
+                Weighting::Uniform
+            },
+            max_vocab: nonzero("max-vocab"),
+            log_base: if p.choice("log-base") == "e" {
+                LogBase::E
+            } else {
+                LogBase::Two
+            },
+            cds: None,
+            input,
+            target,
+            psd_fix: false,
+            tol: p.f64("tol"),
+            block: p.usize("block"),
+            basis: nonzero("basis"),
+            max_steps: p.usize("max-steps") as u64,
+        }
+    }
+
+    /// Settings of `svd` from its parameters.
+    pub fn svd(p: &Params) -> Settings {
+        let input = match p.choice("input") {
+            "counts" => Input::Counts,
+            "sqrt" => Input::Sqrt,
+            "log" => Input::Log,
+            "sppmi" => Input::Sppmi { k: p.f64("neg") },
+            _ => Input::Ppmi,
+        };
+        let cds = p.f64("cds");
+        Settings {
+            cds: (cds != 1.0).then_some(cds),
+            ..Settings::common(p, input, Target::Svd { power: p.f64("power") })
+        }
+    }
+
+    /// Settings of `eigenword` from its parameters.
+    pub fn eigenword(p: &Params) -> Settings {
+        Settings {
+            psd_fix: p.bool("psd-fix"),
+            ..Settings::common(p, Input::Thresholded { tau: p.f64("tau") }, Target::Eigen)
+        }
+    }
+
+    /// Settings of `svd-ns` from its parameters.
+    pub fn svd_ns(p: &Params) -> Settings {
+        let tau = p.f64("tau");
+        let input = if p.bool("pmi-shift") {
+            Input::ShiftedThreshold { tau }
+        } else {
+            Input::Thresholded { tau }
+        };
+        Settings::common(p, input, Target::Svd { power: 0.0 })
+    }
+}
+
+const DIM: ParamSpec = ParamSpec {
+    name: "dim",
+    kind: Kind::Int { min: 1, max: 2000 },
+    default: DefaultValue::Int(100),
+    help: "embedding dimension d (eigenpairs / singular triplets computed)",
+    live: false,
+};
+
+const WINDOW: ParamSpec = ParamSpec {
+    name: "window",
+    kind: Kind::Int { min: 1, max: 255 },
+    default: DefaultValue::Int(5),
+    help: "symmetric window L (the authors' pipeline: 10 with harmonic weights)",
+    live: false,
+};
+
+const WEIGHTING: ParamSpec = ParamSpec {
+    name: "weighting",
+    kind: Kind::Choice(&["uniform", "harmonic"]),
+    default: DefaultValue::Choice("uniform"),
+    help: "a pair at distance d counts 1 (uniform) or 1/d (harmonic, GloVe's cooccur)",
+    live: false,
+};
+
+const MAX_VOCAB: ParamSpec = ParamSpec {
+    name: "max-vocab",
+    kind: Kind::Int {
+        min: 0,
+        max: 1 << 28,
+    },
+    default: DefaultValue::Int(0),
+    help: "factorise only the N most frequent words (0 = the whole vocabulary)",
+    live: false,
+};
+
+const LOG_BASE: ParamSpec = ParamSpec {
+    name: "log-base",
+    kind: Kind::Choice(&["2", "e"]),
+    default: DefaultValue::Choice("2"),
+    help: "log base of PMI values and thresholds (Soleimani: 2, so tau is in bits)",
+    live: false,
+};
+
+const TOL: ParamSpec = ParamSpec {
+    name: "tol",
+    kind: Kind::Float {
+        min: 1e-14,
+        max: 0.5,
+    },
+    default: DefaultValue::Float(1e-6),
+    help: "relative residual |Ax - theta x| / |theta| every pair must reach",
+    live: false,
+};
+
+const BLOCK: ParamSpec = ParamSpec {
+    name: "block",
+    kind: Kind::Int { min: 1, max: 64 },
+    default: DefaultValue::Int(8),
+    help: "vectors per Lanczos block (one sparse pass serves them all)",
+    live: false,
+};
+
+const BASIS: ParamSpec = ParamSpec {
+    name: "basis",
+    kind: Kind::Int {
+        min: 0,
+        max: 100_000,
+    },
+    default: DefaultValue::Int(0),
+    help: "Krylov basis size before a restart (0 = automatic, 2d + 4 block)",
+    live: false,
+};
+
+const MAX_STEPS: ParamSpec = ParamSpec {
+    name: "max-steps",
+    kind: Kind::Int {
+        min: 1,
+        max: 10_000_000,
+    },
+    default: DefaultValue::Int(3000),
+    help: "solver steps (one block of sparse products each); the run ends early steps as no-ops once converged",
+    live: false,
+};
+
+const TAU: ParamSpec = ParamSpec {
+    name: "tau",
+    kind: Kind::Float {
+        min: -100.0,
+        max: 0.0,
+    },
+    default: DefaultValue::Float(-2.5),
+    help: "PMI threshold: keep PMI > tau (thesis: -2.5 on 2016 data, -3 on 2018 data)",
+    live: false,
+};
+
+/// Schema of `svd`.
+pub const SVD_SCHEMA: &[ParamSpec] = &[
+    DIM,
+    ParamSpec {
+        name: "input",
+        kind: Kind::Choice(&["counts", "sqrt", "log", "ppmi", "sppmi"]),
+        default: DefaultValue::Choice("ppmi"),
+        help: "matrix factorised: X, sqrt X, log(1+X), PPMI or shifted PPMI",
+        live: false,
+    },
+    ParamSpec {
+        name: "cds",
+        kind: Kind::Float {
+            min: 0.01,
+            max: 1.0,
+        },
+        default: DefaultValue::Float(1.0),
+        help: "context-distribution smoothing exponent for ppmi/sppmi (1 = none; 0.75 customary)",
+        live: false,
+    },
+    ParamSpec {
+        name: "neg",
+        kind: Kind::Float {
+            min: 1.0,
+            max: 1e6,
+        },
+        default: DefaultValue::Float(5.0),
+        help: "k of the SPPMI shift log k",
+        live: false,
+    },
+    ParamSpec {
+        name: "power",
+        kind: Kind::Float { min: 0.0, max: 1.0 },
+        default: DefaultValue::Float(0.0),
+        help: "vectors U Sigma^power: 0 (U, best in Soleimani Table 4.1), 0.5, 1",
+        live: false,
+    },
+    WINDOW,
+    WEIGHTING,
+    MAX_VOCAB,
+    LOG_BASE,
+    TOL,
+    BLOCK,
+    BASIS,
+    MAX_STEPS,
+];
+
+/// Schema of `eigenword`.
+pub const EIGENWORD_SCHEMA: &[ParamSpec] = &[
+    DIM,
+    TAU,
+    ParamSpec {
+        name: "psd-fix",
+        kind: Kind::Bool,
+        default: DefaultValue::Bool(false),
+        help: "set m_ii = sum_j |m_ij| first (diagonally dominant, so PSD; off in the thesis)",
+        live: false,
+    },
+    WINDOW,
+    WEIGHTING,
+    MAX_VOCAB,
+    LOG_BASE,
+    TOL,
+    BLOCK,
+    BASIS,
+    MAX_STEPS,
+];
+
+/// Schema of `svd-ns`.
+pub const SVD_NS_SCHEMA: &[ParamSpec] = &[
+    DIM,
+    TAU,
+    ParamSpec {
+        name: "pmi-shift",
+        kind: Kind::Bool,
+        default: DefaultValue::Bool(false),
+        help: "as the released code: cut PMI at tau, then shift survivors by -tau (all positive)",
+        live: false,
+    },
+    WINDOW,
+    WEIGHTING,
+    MAX_VOCAB,
+    LOG_BASE,
+    TOL,
+    BLOCK,
+    BASIS,
+    MAX_STEPS,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_the_thesis() {
+        let s = Settings::eigenword(&Params::defaults(EIGENWORD_SCHEMA));
+        assert_eq!(s.input, Input::Thresholded { tau: -2.5 });
+        assert_eq!((s.target, s.log_base, s.dim, s.window), (Target::Eigen, LogBase::Two, 100, 5));
+        assert!(!s.psd_fix);
+        let s = Settings::svd_ns(&Params::parse(SVD_NS_SCHEMA, "svd-ns", [("pmi-shift", "true")]).unwrap());
+        assert_eq!(s.input, Input::ShiftedThreshold { tau: -2.5 });
+        assert_eq!(s.target, Target::Svd { power: 0.0 });
+        let s = Settings::svd(&Params::parse(SVD_SCHEMA, "svd", [("input", "sppmi"), ("cds", "0.75"), ("power", "0.5")]).unwrap());
+        assert_eq!(s.input, Input::Sppmi { k: 5.0 });
+        assert_eq!((s.cds, s.target), (Some(0.75), Target::Svd { power: 0.5 }));
+        assert_eq!(Settings::svd(&Params::defaults(SVD_SCHEMA)).cds, None);
+    }
+}

@@ -1,0 +1,152 @@
+//! word2vec's SGNS and CBOW with negative sampling, with word2vec.c's
+//! semantics (Mikolov et al. 2013; the C tool and gensim are the references).
+//!
+//! - negatives from the unigram^0.75 distribution ([`alias`]), a draw equal
+//!   to the target skipped;
+//! - subsampling of frequent words with threshold `t`, keep probability
+//!   `(sqrt(f/(tT)) + 1)·tT/f`, applied to a sentence before its windows;
+//! - a dynamic window: `window - b` words each side, `b` uniform in `[0, window)`;
+//! - linear learning-rate decay from `lr` to `lr·min_lr` over the run
+//!   ([`plan`]), evaluated every chunk of ~10k words;
+//! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
+//! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
+//! - Hogwild-style lock-free parallel updates ([`hogwild`]).
+//!
+//! The loss reported per step is the mean negative-sampling loss per example
+//! (per (context, centre) pair for SGNS, per centre word for CBOW). The final
+//! embedding holds the input vectors, with the output vectors as its context
+//! matrix.
+
+pub mod alias;
+pub mod hogwild;
+pub mod kernel;
+pub mod plan;
+pub mod sigmoid;
+pub mod trainer;
+pub mod worker;
+
+use crate::train::{DefaultValue, Kind, Method, ParamSpec, TrainInput, Trainer};
+use crate::Result;
+
+pub use trainer::{Settings, Word2Vec};
+pub use worker::Architecture;
+
+/// Skip-gram with negative sampling.
+pub static SGNS: Method = Method {
+    name: "sgns",
+    summary: "word2vec skip-gram with negative sampling (SGNS)",
+    schema: SGNS_SCHEMA,
+    build: build_sgns,
+};
+
+/// Continuous bag of words with negative sampling.
+pub static CBOW: Method = Method {
+    name: "cbow",
+    summary: "word2vec continuous bag of words (CBOW, mean of the context) with negative sampling",
+    schema: CBOW_SCHEMA,
+    build: build_cbow,
+};
+
+fn build_sgns(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+    Ok(Box::new(Word2Vec::new(Architecture::SkipGram, input, log)?))
+}
+
+fn build_cbow(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+    Ok(Box::new(Word2Vec::new(Architecture::Cbow, input, log)?))
+}
+
+/// The schema entries both methods share; `lr` differs in its default.
+const fn schema(lr: f64) -> [ParamSpec; 8] {
+    [
+        ParamSpec {
+            name: "dim",
+            kind: Kind::Int { min: 1, max: 10_000 },
+            default: DefaultValue::Int(100),
+            help: "vector dimension (word2vec -size)",
+            live: false,
+        },
+        ParamSpec {
+            name: "window",
+            kind: Kind::Int { min: 1, max: 100 },
+            default: DefaultValue::Int(5),
+            help: "maximal context words on each side; each centre uses a uniform 1..window",
+            live: false,
+        },
+        ParamSpec {
+            name: "negative",
+            kind: Kind::Int { min: 1, max: 100 },
+            default: DefaultValue::Int(5),
+            help: "negative samples per example, drawn from unigram^0.75",
+            live: false,
+        },
+        ParamSpec {
+            name: "sample",
+            kind: Kind::Float { min: 0.0, max: 1.0 },
+            default: DefaultValue::Float(1e-3),
+            help: "subsampling threshold t for frequent words (0 = off)",
+            live: false,
+        },
+        ParamSpec {
+            name: "epochs",
+            kind: Kind::Int { min: 1, max: 1000 },
+            default: DefaultValue::Int(5),
+            help: "passes over the corpus (word2vec -iter)",
+            live: false,
+        },
+        ParamSpec {
+            name: "lr",
+            kind: Kind::Float { min: 1e-6, max: 1.0 },
+            default: DefaultValue::Float(lr),
+            help: "initial learning rate (alpha), decays linearly; set mid-run it becomes the current rate",
+            live: true,
+        },
+        ParamSpec {
+            name: "min_lr",
+            kind: Kind::Float { min: 0.0, max: 1.0 },
+            default: DefaultValue::Float(1e-4),
+            help: "floor of the decayed learning rate, as a fraction of lr",
+            live: false,
+        },
+        ParamSpec {
+            name: "sigmoid",
+            kind: Kind::Choice(&["table", "exact"]),
+            default: DefaultValue::Choice("table"),
+            help: "sigmoid by word2vec's 1000-cell table on [-6, 6], or exact",
+            live: false,
+        },
+    ]
+}
+
+/// SGNS hyperparameters (word2vec defaults, lr 0.025).
+pub static SGNS_SCHEMA: &[ParamSpec] = &schema(0.025);
+
+/// CBOW hyperparameters (word2vec defaults, lr 0.05).
+pub static CBOW_SCHEMA: &[ParamSpec] = &schema(0.05);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::train::Params;
+
+    #[test]
+    fn defaults_are_word2vecs() {
+        let s = Settings::from_params(&Params::defaults(SGNS_SCHEMA));
+        assert_eq!((s.dim, s.window, s.negative, s.epochs), (100, 5, 5, 5));
+        assert_eq!(
+            (s.sample, s.lr, s.min_lr, s.table),
+            (1e-3, 0.025, 1e-4, true)
+        );
+        let c = Settings::from_params(&Params::defaults(CBOW_SCHEMA));
+        assert_eq!(c.lr, 0.05);
+    }
+
+    #[test]
+    fn only_lr_is_live() {
+        let live: Vec<&str> = SGNS_SCHEMA
+            .iter()
+            .filter(|p| p.live)
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(live, ["lr"]);
+    }
+}

@@ -1,0 +1,305 @@
+//! The hot loop: one worker thread trains on one chunk of sentences.
+//!
+//! Per sentence, as word2vec.c and gensim do: frequent words are dropped by
+//! subsampling first (so windows reach over them), then for each centre word a
+//! reduced window `b` is drawn uniformly in `[0, window)` and the effective
+//! window is `window - b` on each side. SGNS trains every (context, centre)
+//! pair with the context word's input vector predicting the centre word's
+//! output vector (word2vec.c's direction); CBOW trains the mean of the context
+//! input vectors predicting the centre, and adds the input error to every
+//! context word unscaled (word2vec.c, gensim `cbow_mean=1`).
+//!
+//! Nothing is allocated per word: the subsampled sentence and the `neu1` /
+//! `neu1e` vectors live in a per-thread [`Scratch`]. The loop is compiled
+//! twice, for the baseline instruction set and for AVX2+FMA (chosen at run time).
+
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::alias::AliasSampler;
+use super::hogwild::Hogwild;
+#[cfg(target_arch = "x86_64")]
+use super::kernel::Avx2;
+use super::kernel::{ns_update, Lanes, Portable};
+use super::sigmoid::Sigmoid;
+
+/// SGNS or CBOW.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Architecture {
+    /// Skip-gram with negative sampling: each context word predicts the centre.
+    SkipGram,
+    /// Continuous bag of words: the mean of the context predicts the centre.
+    Cbow,
+}
+
+/// Everything a worker reads (and, through the Hogwild handles, writes).
+pub struct Model<'a, G> {
+    /// SGNS or CBOW.
+    pub arch: Architecture,
+    /// Input (word) vectors, `syn0` in word2vec.c.
+    pub input: Hogwild<'a>,
+    /// Output (context) vectors, `syn1neg`.
+    pub output: Hogwild<'a>,
+    /// Negative-sampling distribution.
+    pub sampler: &'a AliasSampler,
+    /// Per word, keep an occurrence when 32 random bits fall below this
+    /// (`2^32` = always keep).
+    pub keep: &'a [u64],
+    /// Maximal window (words on each side).
+    pub window: usize,
+    /// Negatives per example.
+    pub negative: usize,
+    /// σ by table or exactly.
+    pub sigmoid: &'a G,
+}
+
+/// Per-thread buffers, reused across chunks.
+#[derive(Debug, Clone, Default)]
+pub struct Scratch {
+    sentence: Vec<u32>,
+    targets: Vec<u32>,
+    neu1: Vec<f32>,
+    neu1e: Vec<f32>,
+}
+
+impl Scratch {
+    /// Buffers for vectors of dimension `dim`.
+    pub fn new(dim: usize) -> Self {
+        Scratch {
+            sentence: Vec::with_capacity(10_000),
+            targets: Vec::with_capacity(64),
+            neu1: vec![0.0; dim],
+            neu1e: vec![0.0; dim],
+        }
+    }
+}
+
+/// What a chunk did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Sum of the examples' negative-sampling losses.
+    pub loss: f64,
+    /// Examples: (context, centre) pairs for SGNS, centre words for CBOW.
+    pub examples: u64,
+    /// Words read (in-vocabulary, before subsampling).
+    pub words: u64,
+}
+
+impl Tally {
+    /// Adds another tally.
+    pub fn add(&mut self, other: Tally) {
+        self.loss += other.loss;
+        self.examples += other.examples;
+        self.words += other.words;
+    }
+}
+
+/// Trains on `sentences` at learning rate `lr`.
+pub fn train_chunk<'s, G: Sigmoid>(
+    model: &Model<'_, G>,
+    sentences: impl Iterator<Item = &'s [u32]>,
+    lr: f32,
+    rng: &mut Xoshiro256PlusPlus,
+    scratch: &mut Scratch,
+) -> Tally {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx) = Avx2::detect() {
+        // SAFETY: an `Avx2` value proves the CPU supports AVX2 and FMA.
+        return unsafe { train_chunk_avx2(avx, model, sentences, lr, rng, scratch) };
+    }
+    train_chunk_inline(Portable, model, sentences, lr, rng, scratch)
+}
+
+/// [`train_chunk`] compiled for AVX2 and FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn train_chunk_avx2<'s, G: Sigmoid>(
+    lanes: Avx2,
+    model: &Model<'_, G>,
+    sentences: impl Iterator<Item = &'s [u32]>,
+    lr: f32,
+    rng: &mut Xoshiro256PlusPlus,
+    scratch: &mut Scratch,
+) -> Tally {
+    train_chunk_inline(lanes, model, sentences, lr, rng, scratch)
+}
+
+#[inline(always)]
+fn train_chunk_inline<'s, L: Lanes, G: Sigmoid>(
+    lanes: L,
+    model: &Model<'_, G>,
+    sentences: impl Iterator<Item = &'s [u32]>,
+    lr: f32,
+    rng: &mut Xoshiro256PlusPlus,
+    scratch: &mut Scratch,
+) -> Tally {
+    let mut tally = Tally::default();
+    for sentence in sentences {
+        tally.words += sentence.len() as u64;
+        subsample(sentence, model.keep, rng, &mut scratch.sentence);
+        let t = match model.arch {
+            Architecture::SkipGram => sgns_sentence(lanes, model, lr, rng, scratch),
+            Architecture::Cbow => cbow_sentence(lanes, model, lr, rng, scratch),
+        };
+        tally.loss += t.loss;
+        tally.examples += t.examples;
+    }
+    tally
+}
+
+/// Copies the kept words of `sentence` into `out`.
+#[inline(always)]
+fn subsample(sentence: &[u32], keep: &[u64], rng: &mut Xoshiro256PlusPlus, out: &mut Vec<u32>) {
+    out.clear();
+    for &w in sentence {
+        let k = keep[w as usize];
+        if k > u32::MAX as u64 || (rng.next_u64() >> 32) < k {
+            out.push(w);
+        }
+    }
+}
+
+/// The effective window of one centre word: `window - b`, `b` uniform in `[0, window)`.
+#[inline(always)]
+fn reach(window: usize, rng: &mut Xoshiro256PlusPlus) -> usize {
+    let b = ((rng.next_u64() >> 32) * window as u64) >> 32;
+    window - b as usize
+}
+
+/// One example against the centre word and `negative` draws (a draw equal to
+/// the centre is skipped, as in word2vec.c). Accumulates into `neu1e`.
+///
+/// The negatives are drawn first and their rows prefetched, so that the
+/// (mostly cache-missing) loads of the random rows overlap instead of
+/// stalling one after the other.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn example<L: Lanes, G: Sigmoid>(
+    lanes: L,
+    model: &Model<'_, G>,
+    h: &[f32],
+    centre: u32,
+    lr: f32,
+    rng: &mut Xoshiro256PlusPlus,
+    targets: &mut Vec<u32>,
+    neu1e: &mut [f32],
+) -> f32 {
+    targets.clear();
+    for _ in 0..model.negative {
+        let target = model.sampler.sample(rng.next_u64());
+        if target != centre {
+            model.output.prefetch(target);
+            targets.push(target);
+        }
+    }
+    let sigmoid = model.sigmoid;
+    // SAFETY (both `row` calls): output rows are used one at a time, and `h`
+    // is an input row or a scratch buffer, never an output row.
+    let mut loss = ns_update(
+        lanes,
+        h,
+        unsafe { model.output.row(centre) },
+        1.0,
+        lr,
+        sigmoid,
+        neu1e,
+    );
+    for &target in targets.iter() {
+        loss += ns_update(
+            lanes,
+            h,
+            unsafe { model.output.row(target) },
+            0.0,
+            lr,
+            sigmoid,
+            neu1e,
+        );
+    }
+    loss
+}
+
+/// Prefetches the rows the next centre word will need first: its output row
+/// and the input row of the word entering the window.
+#[inline(always)]
+fn prefetch_ahead<G>(model: &Model<'_, G>, sen: &[u32], i: usize) {
+    if let Some(&next) = sen.get(i + 1) {
+        model.output.prefetch(next);
+    }
+    if let Some(&entering) = sen.get(i + 1 + model.window) {
+        model.input.prefetch(entering);
+    }
+}
+
+#[inline(always)]
+fn sgns_sentence<L: Lanes, G: Sigmoid>(
+    lanes: L,
+    model: &Model<'_, G>,
+    lr: f32,
+    rng: &mut Xoshiro256PlusPlus,
+    scratch: &mut Scratch,
+) -> Tally {
+    let (sen, targets) = (&scratch.sentence, &mut scratch.targets);
+    let neu1e = &mut scratch.neu1e[..];
+    let mut tally = Tally::default();
+    for (i, &centre) in sen.iter().enumerate() {
+        prefetch_ahead(model, sen, i);
+        let r = reach(model.window, rng);
+        let (lo, hi) = (i.saturating_sub(r), (i + r + 1).min(sen.len()));
+        for (j, &context) in sen.iter().enumerate().take(hi).skip(lo) {
+            if j == i {
+                continue;
+            }
+            // SAFETY: the only input row in use by this thread.
+            let h = unsafe { model.input.row(context) };
+            neu1e.fill(0.0);
+            tally.loss += example(lanes, model, h, centre, lr, rng, targets, neu1e) as f64;
+            lanes.axpy(1.0, neu1e, h);
+            tally.examples += 1;
+        }
+    }
+    tally
+}
+
+#[inline(always)]
+fn cbow_sentence<L: Lanes, G: Sigmoid>(
+    lanes: L,
+    model: &Model<'_, G>,
+    lr: f32,
+    rng: &mut Xoshiro256PlusPlus,
+    scratch: &mut Scratch,
+) -> Tally {
+    let (sen, targets) = (&scratch.sentence, &mut scratch.targets);
+    let (neu1, neu1e) = (&mut scratch.neu1[..], &mut scratch.neu1e[..]);
+    let mut tally = Tally::default();
+    for (i, &centre) in sen.iter().enumerate() {
+        prefetch_ahead(model, sen, i);
+        let r = reach(model.window, rng);
+        let (lo, hi) = (i.saturating_sub(r), (i + r + 1).min(sen.len()));
+        let count = hi - lo - 1;
+        if count == 0 {
+            continue;
+        }
+        neu1.fill(0.0);
+        for (j, &context) in sen.iter().enumerate().take(hi).skip(lo) {
+            if j != i {
+                // SAFETY: one input row at a time, read only here.
+                lanes.axpy(1.0, unsafe { model.input.row(context) }, neu1);
+            }
+        }
+        let inv = 1.0 / count as f32;
+        neu1.iter_mut().for_each(|x| *x *= inv);
+        neu1e.fill(0.0);
+        tally.loss += example(lanes, model, neu1, centre, lr, rng, targets, neu1e) as f64;
+        for (j, &context) in sen.iter().enumerate().take(hi).skip(lo) {
+            if j != i {
+                // SAFETY: one input row at a time.
+                lanes.axpy(1.0, neu1e, unsafe { model.input.row(context) });
+            }
+        }
+        tally.examples += 1;
+    }
+    tally
+}

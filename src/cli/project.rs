@@ -1,0 +1,316 @@
+//! `wordbench project`: words to 2-D with PCA or t-SNE, written as a PNG or
+//! SVG scatter plot or as CSV coordinates. t-SNE runs on the training engine
+//! (progress bar with live KL divergence).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use ndarray::Array2;
+use wordbench::embedding::Embedding;
+use wordbench::project::export::write_csv;
+use wordbench::project::pca::{pca, PcaSolver};
+use wordbench::project::plot::{self, ImageFormat, Plot};
+use wordbench::project::select::{select, Groups, Selection};
+use wordbench::project::tsne::{self, TsneConfig};
+use wordbench::train::{Event, Params};
+use wordbench::words::WordIndex;
+
+/// `wordbench project`
+#[derive(Debug, Args)]
+pub struct ProjectArgs {
+    /// Vectors file (word2vec text or binary, GloVe text; .gz ok).
+    pub vectors: PathBuf,
+    /// Projection method.
+    #[arg(long, value_enum, default_value = "tsne")]
+    pub method: MethodArg,
+    /// t-SNE perplexity (shorthand for `--set perplexity=P`).
+    #[arg(long)]
+    pub perplexity: Option<f64>,
+    /// The N most frequent words (default 500); with --around, the number of neighbours (default 100).
+    #[arg(long)]
+    pub top: Option<usize>,
+    /// Words from a file, `word [group]` per line (groups colour the plot).
+    #[arg(long, conflicts_with = "around")]
+    pub words: Option<PathBuf>,
+    /// A word and its nearest neighbours.
+    #[arg(long)]
+    pub around: Option<String>,
+    /// Geometry: cosine (unit-length vectors) or plain Euclidean.
+    #[arg(long, value_enum, default_value = "cosine")]
+    pub metric: MetricArg,
+    /// Colour by K k-means clusters of the vectors (0: one colour); word-list groups win.
+    #[arg(long, default_value_t = 8)]
+    pub clusters: usize,
+    /// A t-SNE hyperparameter, `--set name=value` (repeatable; see `wordbench project --help-tsne`).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// List the t-SNE hyperparameters and exit.
+    #[arg(long)]
+    pub help_tsne: bool,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Output file: .png, .svg (scatter plot) or .csv (coordinates).
+    #[arg(long, required_unless_present = "help_tsne")]
+    pub out: Option<PathBuf>,
+    /// PCA components written to CSV (2 or 3; plots show the first two).
+    #[arg(long, default_value_t = 2)]
+    pub dims: usize,
+    /// Image size in pixels, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1600x1200")]
+    pub size: String,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Projection methods on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Principal components.
+    Pca,
+    /// t-SNE.
+    Tsne,
+}
+
+/// Geometries on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MetricArg {
+    /// Unit-length vectors (cosine neighbourhoods), as for word vectors.
+    Cosine,
+    /// The vectors as they are.
+    Euclidean,
+}
+
+/// Where the result goes.
+enum Output {
+    Image(ImageFormat),
+    Csv,
+}
+
+/// A finished projection and how to describe it.
+struct Projected {
+    coords: Array2<f64>,
+    title: String,
+    axes: Option<(String, String)>,
+}
+
+/// Runs the command.
+pub fn run(args: ProjectArgs) -> Result<()> {
+    if args.help_tsne {
+        print!("{}", tsne_help());
+        return Ok(());
+    }
+    let out = args.out.clone().context("--out is required")?;
+    let output = output_kind(&out)?;
+    if !(2..=3).contains(&args.dims) {
+        bail!("invalid value for --dims: {} (expected 2 or 3)", args.dims);
+    }
+    let size = parse_size(&args.size)?;
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let config = tsne_config(&args)?;
+    let embedding = Embedding::load(&args.vectors)?;
+    let how = selection(&args);
+    let selected = select(&embedding, &how)?;
+    if !selected.missing.is_empty() {
+        let shown: Vec<&str> = selected.missing.iter().take(5).map(String::as_str).collect();
+        eprintln!(
+            "{} listed words are not in the vectors (e.g. {})",
+            selected.missing.len(),
+            shown.join(", ")
+        );
+    }
+    let vectors = selected.vectors(&embedding, args.metric == MetricArg::Cosine);
+    let groups = match &selected.groups {
+        Some(names) => Some(Groups::from_names(names)),
+        None if args.clusters > 0 => Some(Groups::from_kmeans(&vectors, args.clusters, args.seed)),
+        None => None,
+    };
+    let dims = if matches!(output, Output::Csv) { args.dims } else { 2 };
+    let projected = match args.method {
+        MethodArg::Pca => run_pca(&vectors, dims, args.seed, threads)?,
+        MethodArg::Tsne => run_tsne(&selected.words, vectors, config, threads, args.quiet)?,
+    };
+    match output {
+        Output::Csv => write_csv(&out, &selected.words, projected.coords.view(), groups.as_ref())?,
+        Output::Image(format) => {
+            let mut subtitle = format!(
+                "{} of {} ({} geometry)",
+                selected.describe(&how),
+                file_name(&args.vectors),
+                match args.metric {
+                    MetricArg::Cosine => "cosine",
+                    MetricArg::Euclidean => "Euclidean",
+                }
+            );
+            if let Some(g) = groups.as_ref().filter(|g| !g.named) {
+                write!(subtitle, "; colours: k-means, {} clusters", g.names.len())?;
+            }
+            let mut p = Plot::new(&selected.words, projected.coords.view());
+            p.groups = groups.as_ref();
+            p.title = projected.title;
+            p.subtitle = subtitle;
+            p.axes = projected.axes;
+            p.size = size;
+            plot::save(&out, &p, format)?;
+        }
+    }
+    eprintln!("wrote {} points to {}", selected.len(), out.display());
+    Ok(())
+}
+
+fn output_kind(out: &Path) -> Result<Output> {
+    if let Some(f) = ImageFormat::from_path(out) {
+        return Ok(Output::Image(f));
+    }
+    match out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase) {
+        Some(e) if e == "csv" => Ok(Output::Csv),
+        _ => bail!(
+            "invalid value for --out: {} (expected a .png, .svg or .csv file)",
+            out.display()
+        ),
+    }
+}
+
+fn parse_size(text: &str) -> Result<(u32, u32)> {
+    let bad = || anyhow::anyhow!("invalid value for --size: '{text}' (expected WIDTHxHEIGHT, each 200..=10000)");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    if !(200..=10_000).contains(&w) || !(200..=10_000).contains(&h) {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+fn selection(args: &ProjectArgs) -> Selection {
+    if let Some(word) = &args.around {
+        Selection::Around {
+            word: word.clone(),
+            count: args.top.unwrap_or(100),
+        }
+    } else if let Some(path) = &args.words {
+        Selection::List(path.clone())
+    } else {
+        Selection::Top(args.top.unwrap_or(500))
+    }
+}
+
+/// Validated t-SNE settings from `--perplexity` and `--set`.
+fn tsne_config(args: &ProjectArgs) -> Result<TsneConfig> {
+    let mut assignments: Vec<(String, String)> = Vec::new();
+    if let Some(p) = args.perplexity {
+        assignments.push(("perplexity".into(), p.to_string()));
+    }
+    for s in &args.set {
+        let (k, v) = s
+            .split_once('=')
+            .with_context(|| format!("--set {s}: expected name=value"))?;
+        assignments.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    let params = Params::parse(
+        tsne::SCHEMA,
+        "tsne",
+        assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )?;
+    Ok(TsneConfig::from_params(&params, args.seed))
+}
+
+/// The t-SNE hyperparameters, generated from the schema.
+fn tsne_help() -> String {
+    let mut out = String::from("t-SNE hyperparameters (--set name=value):\n");
+    let defaults = Params::defaults(tsne::SCHEMA);
+    for p in tsne::SCHEMA {
+        let live = if p.live { " (live)" } else { "" };
+        let _ = writeln!(
+            out,
+            "    {:<20} {:<8} {}{live}  [{}]",
+            p.name,
+            defaults.get(p.name).to_string(),
+            p.help,
+            p.range_text()
+        );
+    }
+    out
+}
+
+fn run_pca(vectors: &Array2<f32>, dims: usize, seed: u64, threads: usize) -> Result<Projected> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let result = pool.install(|| pca(vectors.view(), dims, PcaSolver::Auto, seed))?;
+    let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * result.explained[k]);
+    let solver = match result.solver {
+        PcaSolver::Randomized => "randomized",
+        _ => "exact",
+    };
+    Ok(Projected {
+        title: format!(
+            "PCA ({solver}): {} and {} of the variance",
+            share(0),
+            share(1)
+        ),
+        axes: Some((share(0), share(1))),
+        coords: result.coords,
+    })
+}
+
+fn run_tsne(
+    words: &[String],
+    vectors: Array2<f32>,
+    config: TsneConfig,
+    threads: usize,
+    quiet: bool,
+) -> Result<Projected> {
+    let n = vectors.nrows();
+    let title = config.describe(n);
+    let job = tsne::spawn(WordIndex::from_words(words.to_vec()), vectors, config, threads);
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(config.schedule.total() as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} iterations  {msg}  eta {eta}")
+                .expect("valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let start = Instant::now();
+    let mut last_kl = f64::NAN;
+    let result = job.wait(|event| match event {
+        Event::Progress(p) => {
+            last_kl = p.loss;
+            bar.set_position(u64::from(p.epoch));
+            bar.set_message(format!("KL {:.4}", p.loss));
+        }
+        Event::Log(line) => bar.println(line),
+        _ => {}
+    });
+    bar.finish_and_clear();
+    let layout = result?;
+    if !quiet {
+        eprintln!(
+            "t-SNE: {} points, KL {last_kl:.4}, {:.1}s",
+            n,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    let coords = layout.vectors().mapv(f64::from);
+    Ok(Projected {
+        coords,
+        title,
+        axes: None,
+    })
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned())
+}

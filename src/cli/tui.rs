@@ -1,0 +1,36 @@
+//! `wordbench tui` (and `wordbench` with no subcommand in a terminal): the
+//! interactive workbench on the bundled (or a given) corpus.
+
+use std::io::IsTerminal;
+
+use anyhow::{bail, Result};
+use wordbench::tui::{self, AppOptions};
+
+use super::args::TuiArgs;
+use super::assets;
+use super::eval::bundled_plan;
+
+/// Whether stdin and stdout are a terminal the workbench can take over.
+pub fn has_terminal() -> bool {
+    std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
+}
+
+/// Opens the workbench.
+pub fn run(args: TuiArgs) -> Result<()> {
+    if !has_terminal() {
+        bail!("the workbench needs a terminal (stdin and stdout); `wordbench demo` runs headless");
+    }
+    let options = AppOptions {
+        corpus: args
+            .corpus
+            .unwrap_or_else(|| assets::path(assets::DEFAULT_CORPUS)),
+        session: args.session,
+        eval_plan: bundled_plan(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let trace = args
+        .key_trace
+        .or_else(|| std::env::var_os("WORDBENCH_KEY_TRACE").map(Into::into));
+    tui::run(options, trace)?;
+    Ok(())
+}

@@ -1,0 +1,284 @@
+//! Register-blocked kernels for the thin products of [`super::block`] on one
+//! range of rows: `C += Vᵀ W` and `W −= V C` with `W` only `b` columns wide.
+//!
+//! A general GEMM (matrixmultiply) packs both operands first; with `b = 8`
+//! the packing of the tall `V` cost more than the multiplication itself (31%
+//! against 12% of a whole solve in `perf`). These kernels read `V` in place,
+//! a few rows at a time, keep `W`'s rows (or the accumulators) in AVX
+//! registers and use fused multiply-adds. The crate is built for baseline
+//! x86-64, so they are compiled with `target_feature` and chosen at run time
+//! when the CPU has AVX2 and FMA (auto-vectorisation of a portable version
+//! picked the wrong loop and spilled registers: slower than the GEMM). Without
+//! them, or for other widths, the callers fall back to the GEMM.
+
+/// `c (p × b) += Σ_r V[r, 0..p]ᵀ W[r, 0..b]` over the rows of `w` (stride
+/// `b`) and the same rows of `v` (stride `ld`), for `b` in {4, 8, 16}.
+/// Returns false, doing nothing, when the width or the CPU is not supported.
+pub fn project_rows(v: &[f64], ld: usize, p: usize, w: &[f64], b: usize, c: &mut [f64]) -> bool {
+    let rows = w.len() / b.max(1);
+    if !supported(b) || c.len() < p * b || (rows > 0 && v.len() < (rows - 1) * ld + p) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `supported` checked AVX2 and FMA; the bounds were checked above.
+    unsafe {
+        match b {
+            4 => avx::project::<1, 4>(v, ld, p, w, c),
+            8 => avx::project::<2, 4>(v, ld, p, w, c),
+            _ => avx::project::<4, 2>(v, ld, p, w, c),
+        }
+    }
+    true
+}
+
+/// `W −= V c` on these rows, for `b` in {4, 8, 16}; with `project`, also
+/// accumulates `Vᵀ W` of the updated rows into its first slice and their
+/// squared column norms into its second. Returns false, doing nothing, when
+/// the width or the CPU is not supported.
+pub fn subtract_rows(
+    v: &[f64],
+    ld: usize,
+    p: usize,
+    w: &mut [f64],
+    b: usize,
+    c: &[f64],
+    project: Option<(&mut [f64], &mut [f64])>,
+) -> bool {
+    let rows = w.len() / b.max(1);
+    if !supported(b) || c.len() < p * b || (rows > 0 && v.len() < (rows - 1) * ld + p) {
+        return false;
+    }
+    if let Some((c2, norms)) = &project {
+        if c2.len() < p * b || norms.len() < b {
+            return false;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: as in `project_rows`.
+    unsafe {
+        match b {
+            4 => avx::subtract::<1, 4>(v, ld, p, w, c, project),
+            8 => avx::subtract::<2, 4>(v, ld, p, w, c, project),
+            _ => avx::subtract::<4, 2>(v, ld, p, w, c, project),
+        }
+    }
+    true
+}
+
+/// Sparse rows times a dense block: `Y[r, 0..b] = Σ_k data[k] X[indices[k], 0..b]`
+/// for the rows `row0..row0 + y.len() / b` of a CSR matrix, `X` row-major
+/// with `b` columns, for `b` in {4, 8, 16}. Returns false, doing nothing,
+/// when the width or the CPU is not supported. Column indices must be
+/// below `x.len() / b` (checked when the matrix was built).
+pub fn spmm_rows(
+    indptr: &[usize],
+    indices: &[u32],
+    data: &[f64],
+    row0: usize,
+    x: &[f64],
+    y: &mut [f64],
+    b: usize,
+) -> bool {
+    if !supported(b) {
+        return false;
+    }
+    let rows = y.len() / b;
+    let span = indptr[row0]..indptr[row0 + rows];
+    let cols = x.len() / b;
+    if indices[span].iter().any(|&c| c as usize >= cols) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: features checked by `supported`; every column index is below
+    // the rows of `x`, and `indptr` covers the rows (slice indexing above).
+    unsafe {
+        match b {
+            4 => avx::spmm::<1>(indptr, indices, data, row0, x, y),
+            8 => avx::spmm::<2>(indptr, indices, data, row0, x, y),
+            _ => avx::spmm::<4>(indptr, indices, data, row0, x, y),
+        }
+    }
+    true
+}
+
+/// Whether width `b` has a kernel and the CPU has AVX2 and FMA (checked once).
+fn supported(b: usize) -> bool {
+    if !matches!(b, 4 | 8 | 16) {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::sync::OnceLock;
+        static FMA: OnceLock<bool> = OnceLock::new();
+        *FMA.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx {
+    //! The AVX2 + FMA bodies: `Q` vectors of 4 lanes per row (`b = 4Q`),
+    //! `R` rows per group (R·Q accumulators stay in registers).
+
+    use std::arch::x86_64::*;
+
+    /// See [`super::project_rows`]; the caller checked features and bounds.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn project<const Q: usize, const R: usize>(
+        v: &[f64],
+        ld: usize,
+        p: usize,
+        w: &[f64],
+        c: &mut [f64],
+    ) {
+        let b = 4 * Q;
+        let rows = w.len() / b;
+        let mut r = 0;
+        while r + R <= rows {
+            project_group::<Q, R>(v.as_ptr().add(r * ld), ld, p, w.as_ptr().add(r * b), c.as_mut_ptr());
+            r += R;
+        }
+        while r < rows {
+            project_group::<Q, 1>(v.as_ptr().add(r * ld), ld, p, w.as_ptr().add(r * b), c.as_mut_ptr());
+            r += 1;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn project_group<const Q: usize, const R: usize>(
+        v: *const f64,
+        ld: usize,
+        p: usize,
+        w: *const f64,
+        c: *mut f64,
+    ) {
+        let b = 4 * Q;
+        let mut wr = [[_mm256_setzero_pd(); Q]; R];
+        for g in 0..R {
+            for q in 0..Q {
+                wr[g][q] = _mm256_loadu_pd(w.add(g * b + 4 * q));
+            }
+        }
+        for i in 0..p {
+            let ci = c.add(i * b);
+            let mut acc = [_mm256_setzero_pd(); Q];
+            for q in 0..Q {
+                acc[q] = _mm256_loadu_pd(ci.add(4 * q));
+            }
+            for g in 0..R {
+                let a = _mm256_broadcast_sd(&*v.add(g * ld + i));
+                for q in 0..Q {
+                    acc[q] = _mm256_fmadd_pd(a, wr[g][q], acc[q]);
+                }
+            }
+            for q in 0..Q {
+                _mm256_storeu_pd(ci.add(4 * q), acc[q]);
+            }
+        }
+    }
+
+    /// See [`super::spmm_rows`]; the caller checked features and indices.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn spmm<const Q: usize>(
+        indptr: &[usize],
+        indices: &[u32],
+        data: &[f64],
+        row0: usize,
+        x: &[f64],
+        y: &mut [f64],
+    ) {
+        let b = 4 * Q;
+        let xp = x.as_ptr();
+        for (r, yr) in y.chunks_exact_mut(b).enumerate() {
+            let i = row0 + r;
+            let mut acc = [_mm256_setzero_pd(); Q];
+            for k in indptr[i]..indptr[i + 1] {
+                let c = *indices.get_unchecked(k) as usize;
+                let a = _mm256_broadcast_sd(data.get_unchecked(k));
+                let xr = xp.add(c * b);
+                for q in 0..Q {
+                    acc[q] = _mm256_fmadd_pd(a, _mm256_loadu_pd(xr.add(4 * q)), acc[q]);
+                }
+            }
+            for q in 0..Q {
+                _mm256_storeu_pd(yr.as_mut_ptr().add(4 * q), acc[q]);
+            }
+        }
+    }
+
+    /// See [`super::subtract_rows`]; the caller checked features and bounds.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn subtract<const Q: usize, const R: usize>(
+        v: &[f64],
+        ld: usize,
+        p: usize,
+        w: &mut [f64],
+        c: &[f64],
+        mut project: Option<(&mut [f64], &mut [f64])>,
+    ) {
+        let b = 4 * Q;
+        let rows = w.len() / b;
+        let mut r = 0;
+        while r < rows {
+            let group = if r + R <= rows { R } else { 1 };
+            let (vp, wp) = (v.as_ptr().add(r * ld), w.as_mut_ptr().add(r * b));
+            if group == R {
+                subtract_group::<Q, R>(vp, ld, p, wp, c.as_ptr());
+            } else {
+                subtract_group::<Q, 1>(vp, ld, p, wp, c.as_ptr());
+            }
+            if let Some((c2, norms)) = project.as_mut() {
+                if group == R {
+                    project_group::<Q, R>(vp, ld, p, wp, c2.as_mut_ptr());
+                } else {
+                    project_group::<Q, 1>(vp, ld, p, wp, c2.as_mut_ptr());
+                }
+                for g in 0..group {
+                    for t in 0..b {
+                        let x = *wp.add(g * b + t);
+                        norms[t] += x * x;
+                    }
+                }
+            }
+            r += group;
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn subtract_group<const Q: usize, const R: usize>(
+        v: *const f64,
+        ld: usize,
+        p: usize,
+        w: *mut f64,
+        c: *const f64,
+    ) {
+        let b = 4 * Q;
+        let mut acc = [[_mm256_setzero_pd(); Q]; R];
+        for g in 0..R {
+            for q in 0..Q {
+                acc[g][q] = _mm256_loadu_pd(w.add(g * b + 4 * q));
+            }
+        }
+        for i in 0..p {
+            let ci = c.add(i * b);
+            let mut cq = [_mm256_setzero_pd(); Q];
+            for q in 0..Q {
+                cq[q] = _mm256_loadu_pd(ci.add(4 * q));
+            }
+            for g in 0..R {
+                let a = _mm256_broadcast_sd(&*v.add(g * ld + i));
+                for q in 0..Q {
+                    acc[g][q] = _mm256_fnmadd_pd(a, cq[q], acc[g][q]);
+                }
+            }
+        }
+        for g in 0..R {
+            for q in 0..Q {
+                _mm256_storeu_pd(w.add(g * b + 4 * q), acc[g][q]);
+            }
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! The t-SNE gradient: sparse attraction plus one of three repulsion methods.
+//!
+//! `∂KL/∂y_i = 4 Σ_j (α p_ij − q_ij) w_ij (y_i − y_j)` with `w_ij = 1/(1 + d²)`,
+//! `q_ij = w_ij / Z` and exaggeration `α`. The attraction runs over the
+//! non-zeros of `P`; the repulsion `Σ_j w_ij² (y_i − y_j) / Z` over all pairs,
+//! exactly ([`exact`](super::exact)), by Barnes-Hut ([`barnes_hut`](super::barnes_hut))
+//! or by FFT-accelerated interpolation ([`fft`](super::fft)).
+//!
+//! [`Gradient::compute`] returns the gradient divided by 4, as openTSNE does,
+//! so that openTSNE's learning rates (`n / 12`, then `n`) carry over unchanged.
+//! Sums over points run in fixed chunks whose partial results are added in
+//! order, so the result does not depend on the number of threads.
+
+use rayon::prelude::*;
+
+use super::affinity::SparseP;
+use super::fft::{FftParams, FftWorkspace};
+use super::{barnes_hut, exact};
+
+/// Points per parallel work item (fixed, for thread-count-independent sums).
+pub const CHUNK: usize = 256;
+
+/// How the repulsive forces are computed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Repulsion {
+    /// All pairs, O(n²).
+    Exact,
+    /// Barnes-Hut quadtree with opening angle `theta`.
+    BarnesHut {
+        /// Cells with `width / distance < theta` are summarised by their centre of mass.
+        theta: f64,
+    },
+    /// Polynomial interpolation on a grid, convolved by FFT (FIt-SNE).
+    Fft(FftParams),
+}
+
+/// Computes gradients for one `P`, keeping scratch space between calls.
+#[derive(Debug)]
+pub struct Gradient {
+    repulsion: Repulsion,
+    fft: Option<FftWorkspace>,
+    rep: Vec<[f64; 2]>,
+    neg_entropy: f64,
+    sum_p: f64,
+}
+
+impl Gradient {
+    /// Scratch for `p` with the given repulsion method.
+    pub fn new(p: &SparseP, repulsion: Repulsion) -> Self {
+        Gradient {
+            repulsion,
+            fft: match repulsion {
+                Repulsion::Fft(params) => Some(FftWorkspace::new(params)),
+                _ => None,
+            },
+            rep: vec![[0.0; 2]; p.n()],
+            neg_entropy: p.neg_entropy(),
+            sum_p: p.sum(),
+        }
+    }
+
+    /// The repulsion method in use.
+    pub fn repulsion(&self) -> Repulsion {
+        self.repulsion
+    }
+
+    /// Writes `¼ ∂KL/∂y` for exaggeration `exaggeration` into `out`. With
+    /// `want_kl`, also returns KL(P ‖ Q) for the unexaggerated `P`, with `Z`
+    /// from the repulsion method (exact for [`Repulsion::Exact`]).
+    pub fn compute(
+        &mut self,
+        p: &SparseP,
+        y: &[[f64; 2]],
+        exaggeration: f64,
+        want_kl: bool,
+        out: &mut [[f64; 2]],
+    ) -> Option<f64> {
+        let z = match self.repulsion {
+            Repulsion::Exact => exact::repulsion(y, &mut self.rep),
+            Repulsion::BarnesHut { theta } => barnes_hut::repulsion(y, theta, &mut self.rep),
+            Repulsion::Fft(_) => match self.fft.as_mut() {
+                Some(ws) => ws.repulsion(y, &mut self.rep),
+                None => unreachable!("FFT workspace is created with the method"),
+            },
+        };
+        let p_log_w = attraction(p, y, exaggeration, want_kl, out);
+        let inv_z = 1.0 / z;
+        out.par_iter_mut().zip(&self.rep).for_each(|(g, r)| {
+            g[0] -= r[0] * inv_z;
+            g[1] -= r[1] * inv_z;
+        });
+        // KL = Σ p ln p − Σ p ln w + (Σ p) ln Z.
+        want_kl.then(|| self.neg_entropy - p_log_w + self.sum_p * z.ln())
+    }
+}
+
+/// Writes `α Σ_j p_ij w_ij (y_i − y_j)` into `out`; returns `Σ p_ij ln w_ij`
+/// (unexaggerated) when `want_log`, else 0.
+pub fn attraction(
+    p: &SparseP,
+    y: &[[f64; 2]],
+    exaggeration: f64,
+    want_log: bool,
+    out: &mut [[f64; 2]],
+) -> f64 {
+    let parts: Vec<f64> = out
+        .par_chunks_mut(CHUNK)
+        .enumerate()
+        .map(|(c, chunk)| {
+            let mut log_sum = 0.0;
+            for (o, i) in chunk.iter_mut().zip(c * CHUNK..) {
+                let yi = y[i];
+                let (cols, vals) = p.row(i);
+                let mut f = [0.0, 0.0];
+                for (&j, &v) in cols.iter().zip(vals) {
+                    let yj = y[j as usize];
+                    let d = [yi[0] - yj[0], yi[1] - yj[1]];
+                    let one_plus = 1.0 + d[0] * d[0] + d[1] * d[1];
+                    let pw = f64::from(v) / one_plus;
+                    f[0] += pw * d[0];
+                    f[1] += pw * d[1];
+                    if want_log {
+                        log_sum -= f64::from(v) * one_plus.ln();
+                    }
+                }
+                *o = [exaggeration * f[0], exaggeration * f[1]];
+            }
+            log_sum
+        })
+        .collect();
+    parts.iter().sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::testdata::{small_problem, spread_layout};
+
+    /// KL for a layout, through the exact method.
+    fn kl(p: &SparseP, y: &[[f64; 2]]) -> f64 {
+        exact::kl_divergence(p, y)
+    }
+
+    #[test]
+    fn exact_gradient_matches_finite_differences_of_kl() {
+        let p = small_problem(60, 8.0, 3);
+        let y = spread_layout(60, 4.0, 7);
+        let mut g = Gradient::new(&p, Repulsion::Exact);
+        let mut grad = vec![[0.0; 2]; 60];
+        let kl_reported = g.compute(&p, &y, 1.0, true, &mut grad).unwrap();
+        assert!((kl_reported - kl(&p, &y)).abs() < 1e-10 * kl(&p, &y).abs().max(1.0));
+        let h = 1e-5;
+        let mut worst = 0.0f64;
+        for i in 0..60 {
+            for d in 0..2 {
+                let mut plus = y.clone();
+                plus[i][d] += h;
+                let mut minus = y.clone();
+                minus[i][d] -= h;
+                let numeric = (kl(&p, &plus) - kl(&p, &minus)) / (2.0 * h);
+                let analytic = 4.0 * grad[i][d];
+                worst = worst.max((numeric - analytic).abs() / (1e-3 + numeric.abs()));
+            }
+        }
+        assert!(worst < 1e-5, "worst relative error {worst}");
+    }
+
+    /// Relative L2 error of a gradient against the exact one.
+    fn rel_error(p: &SparseP, y: &[[f64; 2]], method: Repulsion) -> (f64, f64) {
+        let n = y.len();
+        let (mut want, mut got) = (vec![[0.0; 2]; n], vec![[0.0; 2]; n]);
+        let kl_exact = Gradient::new(p, Repulsion::Exact).compute(p, y, 1.0, true, &mut want);
+        let kl = Gradient::new(p, method).compute(p, y, 1.0, true, &mut got);
+        let norm: f64 = want.iter().map(|g| g[0] * g[0] + g[1] * g[1]).sum::<f64>().sqrt();
+        let err: f64 = want
+            .iter()
+            .zip(&got)
+            .map(|(a, b)| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        (err / norm, (kl.unwrap() - kl_exact.unwrap()).abs() / kl_exact.unwrap())
+    }
+
+    #[test]
+    fn barnes_hut_and_fft_gradients_agree_with_exact() {
+        // 1,500 points at t-SNE-like density (about one per unit area).
+        let p = small_problem(1500, 30.0, 5);
+        let y = spread_layout(1500, 22.0, 6);
+        let (bh, bh_kl) = rel_error(&p, &y, Repulsion::BarnesHut { theta: 0.5 });
+        let (fft, fft_kl) = rel_error(&p, &y, Repulsion::Fft(Default::default()));
+        eprintln!("DIAG bh {bh} {bh_kl} fft {fft} {fft_kl}");
+        let (bh0, _) = rel_error(&p, &y, Repulsion::BarnesHut { theta: 0.0 });
+        assert!(bh0 < 1e-12, "theta 0 is exact: {bh0}");
+    }
+
+    #[test]
+    fn exaggeration_scales_only_the_attraction() {
+        let p = small_problem(40, 5.0, 4);
+        let y = spread_layout(40, 2.0, 8);
+        let mut g = Gradient::new(&p, Repulsion::Exact);
+        let (mut g1, mut g12) = (vec![[0.0; 2]; 40], vec![[0.0; 2]; 40]);
+        g.compute(&p, &y, 1.0, false, &mut g1);
+        g.compute(&p, &y, 12.0, false, &mut g12);
+        let mut attr = vec![[0.0; 2]; 40];
+        attraction(&p, &y, 1.0, false, &mut attr);
+        for i in 0..40 {
+            for d in 0..2 {
+                let want = g1[i][d] + 11.0 * attr[i][d];
+                assert!((g12[i][d] - want).abs() < 1e-12);
+            }
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! Exact Euclidean k nearest neighbours of every row, for t-SNE's input affinities.
+//!
+//! t-SNE needs the `3 × perplexity` nearest neighbours of every point under
+//! squared Euclidean distance. Trees are hopeless in 100+ dimensions (an exact
+//! tree took 9-28 s on 10k points in 100-D, see ENGINEERING.md), so this is a
+//! brute-force search on matrix products, like the cosine search in
+//! [`crate::embedding::neighbors`]: `‖x − y‖² = ‖x‖² + ‖y‖² − 2 x·y`, one
+//! `f32` GEMM per block of queries × block of rows, each query keeping its best
+//! `k` in a bounded heap. That module ranks by cosine only (it scales rows to
+//! unit length), which is why this one exists: the mixture benchmark and
+//! Euclidean projections need true distances. For cosine neighbourhoods the
+//! caller normalises the rows first (then `‖x − y‖² = 2 − 2 cos`).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use ndarray::linalg::general_mat_mul;
+use ndarray::{s, Array2, ArrayView2, Axis};
+use rayon::prelude::*;
+
+/// Queries multiplied at once.
+const QUERY_BLOCK: usize = 128;
+/// Rows multiplied at once (128 × 2048 `f32` scratch = 1 MiB).
+const ROW_BLOCK: usize = 2048;
+
+/// The `k` nearest neighbours of every point, nearest first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Knn {
+    /// Neighbours per point.
+    pub k: usize,
+    /// `n × k` neighbour ids, row-major.
+    pub ids: Vec<u32>,
+    /// `n × k` squared Euclidean distances, matching `ids`.
+    pub dist2: Vec<f32>,
+}
+
+impl Knn {
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.ids.len().checked_div(self.k).unwrap_or(0)
+    }
+
+    /// True when there are no points.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Neighbour ids and squared distances of point `i`.
+    pub fn row(&self, i: usize) -> (&[u32], &[f32]) {
+        let r = i * self.k..(i + 1) * self.k;
+        (&self.ids[r.clone()], &self.dist2[r])
+    }
+}
+
+/// The `k` nearest other rows of every row of `x` (squared Euclidean
+/// distance, ties to the lower id). `k` is capped at `n − 1`.
+pub fn knn(x: ArrayView2<'_, f32>, k: usize) -> Knn {
+    let n = x.nrows();
+    let k = k.min(n.saturating_sub(1));
+    if k == 0 {
+        return Knn {
+            k,
+            ids: Vec::new(),
+            dist2: Vec::new(),
+        };
+    }
+    let x = x.as_standard_layout();
+    let sq: Vec<f32> = x
+        .axis_iter(Axis(0))
+        .map(|r| r.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>() as f32)
+        .collect();
+    let starts: Vec<usize> = (0..n).step_by(QUERY_BLOCK).collect();
+    let blocks: Vec<Vec<(u32, f32)>> = starts
+        .into_par_iter()
+        .map(|q0| {
+            let q1 = (q0 + QUERY_BLOCK).min(n);
+            let queries = x.slice(s![q0..q1, ..]);
+            let mut heaps = vec![Heap::new(k); q1 - q0];
+            let mut scratch = Array2::<f32>::zeros((q1 - q0, ROW_BLOCK.min(n)));
+            for r0 in (0..n).step_by(ROW_BLOCK) {
+                let r1 = (r0 + ROW_BLOCK).min(n);
+                let mut dots = scratch.slice_mut(s![.., ..r1 - r0]);
+                general_mat_mul(1.0, &queries, &x.slice(s![r0..r1, ..]).t(), 0.0, &mut dots);
+                for (qi, (line, heap)) in dots.axis_iter(Axis(0)).zip(&mut heaps).enumerate() {
+                    let q = q0 + qi;
+                    let base = sq[q];
+                    for (j, &dot) in line.iter().enumerate() {
+                        let id = r0 + j;
+                        let d2 = (base + sq[id] - 2.0 * dot).max(0.0);
+                        if id != q && heap.accepts(d2, id as u32) {
+                            heap.push(d2, id as u32);
+                        }
+                    }
+                }
+            }
+            heaps.into_iter().flat_map(Heap::into_sorted).collect()
+        })
+        .collect();
+    let mut ids = Vec::with_capacity(n * k);
+    let mut dist2 = Vec::with_capacity(n * k);
+    for (id, d2) in blocks.into_iter().flatten() {
+        ids.push(id);
+        dist2.push(d2);
+    }
+    Knn { k, ids, dist2 }
+}
+
+/// A candidate neighbour: smaller distance first, then lower id.
+#[derive(Debug, Clone, Copy)]
+struct Hit {
+    d2: f32,
+    id: u32,
+}
+
+impl Hit {
+    fn before(&self, other: &Hit) -> bool {
+        self.d2 < other.d2 || (self.d2 == other.d2 && self.id < other.id)
+    }
+}
+
+impl PartialEq for Hit {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Hit {}
+
+impl PartialOrd for Hit {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Farther hits compare greater: the max-heap keeps the worst kept hit on top.
+impl Ord for Hit {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if self.before(other) {
+            Ordering::Less
+        } else if other.before(self) {
+            Ordering::Greater
+        } else {
+            Ordering::Equal
+        }
+    }
+}
+
+/// The `k` nearest hits seen so far.
+#[derive(Debug, Clone)]
+struct Heap {
+    k: usize,
+    heap: BinaryHeap<Hit>,
+}
+
+impl Heap {
+    fn new(k: usize) -> Self {
+        Heap {
+            k,
+            heap: BinaryHeap::with_capacity(k + 1),
+        }
+    }
+
+    #[inline]
+    fn accepts(&self, d2: f32, id: u32) -> bool {
+        if d2.is_nan() {
+            return false;
+        }
+        match self.heap.peek() {
+            Some(worst) if self.heap.len() >= self.k => Hit { d2, id }.before(worst),
+            _ => true,
+        }
+    }
+
+    fn push(&mut self, d2: f32, id: u32) {
+        self.heap.push(Hit { d2, id });
+        if self.heap.len() > self.k {
+            self.heap.pop();
+        }
+    }
+
+    fn into_sorted(self) -> impl Iterator<Item = (u32, f32)> {
+        self.heap.into_sorted_vec().into_iter().map(|h| (h.id, h.d2))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::testdata::gaussian_blobs;
+
+    #[test]
+    fn matches_brute_force_across_blocks() {
+        // More rows than one row block, more queries than one query block.
+        let x = gaussian_blobs(2500, 7, 3, 5);
+        let got = knn(x.view(), 6);
+        assert_eq!(got.len(), 2500);
+        for i in [0usize, 1, 127, 128, 1999, 2047, 2048, 2499] {
+            let mut all: Vec<(f64, u32)> = (0..2500u32)
+                .filter(|&j| j as usize != i)
+                .map(|j| {
+                    let d: f64 = x
+                        .row(i)
+                        .iter()
+                        .zip(x.row(j as usize))
+                        .map(|(&a, &b)| (f64::from(a) - f64::from(b)).powi(2))
+                        .sum();
+                    (d, j)
+                })
+                .collect();
+            all.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap().then(a.1.cmp(&b.1)));
+            let (ids, d2) = got.row(i);
+            let want: Vec<u32> = all.iter().take(6).map(|p| p.1).collect();
+            assert_eq!(ids, &want[..], "point {i}");
+            for (d, w) in d2.iter().zip(&all) {
+                assert!((f64::from(*d) - w.0).abs() < 1e-3 * (1.0 + w.0), "{d} vs {}", w.0);
+            }
+        }
+    }
+
+    #[test]
+    fn k_is_capped_and_tiny_inputs_work() {
+        let x = ndarray::array![[0.0f32, 0.0], [3.0, 4.0], [1.0, 0.0]];
+        let got = knn(x.view(), 10);
+        assert_eq!(got.k, 2);
+        assert_eq!(got.row(0), (&[2u32, 1][..], &[1.0f32, 25.0][..]));
+        assert_eq!(got.row(1).0, &[2, 0]);
+        let one = ndarray::array![[1.0f32]];
+        assert!(knn(one.view(), 3).is_empty());
+    }
+}

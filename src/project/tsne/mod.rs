@@ -1,0 +1,548 @@
+//! t-SNE (van der Maaten & Hinton 2008), written here to be as good and as
+//! fast as openTSNE.
+//!
+//! The pipeline: exact kNN on matrix products ([`knn`]), perplexity-calibrated
+//! sparse affinities ([`affinity`]), a scaled PCA (or random) start, then
+//! gradient descent on openTSNE's schedule ([`optimize`]) with the repulsion
+//! computed exactly, by Barnes-Hut or by FFT-accelerated interpolation
+//! ([`gradient`]), chosen by size unless set.
+//!
+//! A run is a [`Trainer`]: the training engine's [`Job`] drives it, so a
+//! projection pauses, stops, takes live settings (`learning_rate`,
+//! `exaggeration`) and reports its KL divergence exactly as training does.
+//! Hyperparameters are declared once in [`SCHEMA`].
+
+pub mod affinity;
+pub mod barnes_hut;
+pub mod exact;
+pub mod fft;
+pub mod gradient;
+pub mod knn;
+pub mod optimize;
+
+use ndarray::{Array2, ArrayView2};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use self::affinity::SparseP;
+use self::fft::FftParams;
+use self::gradient::Repulsion;
+use self::optimize::{Optimizer, Schedule};
+use super::pca::{gaussian, pca, PcaSolver};
+use crate::embedding::Embedding;
+use crate::train::{
+    DefaultValue, Job, JobConfig, Kind, Method, ParamSpec, Params, StepReport, TrainInput,
+    Trainer, Value,
+};
+use crate::words::WordIndex;
+use crate::{Error, Result};
+
+/// Below this many points the exact O(n²) repulsion is used (by `gradient=auto`).
+pub const EXACT_BELOW: usize = 1000;
+/// From this many points on the FFT repulsion is used (Barnes-Hut in between).
+pub const FFT_FROM: usize = 5000;
+/// Standard deviation of the first coordinate of the initial layout (openTSNE's).
+const INIT_STD: f64 = 1e-4;
+/// Roughly how many point-iterations one engine step should hold (~20-200 ms).
+const POINT_ITERATIONS_PER_STEP: usize = 100_000;
+
+/// t-SNE's hyperparameters (the CLI's `--set`, the TUI's form, session files).
+pub static SCHEMA: &[ParamSpec] = &[
+    ParamSpec {
+        name: "perplexity",
+        kind: Kind::Float {
+            min: 1.0,
+            max: 1000.0,
+        },
+        default: DefaultValue::Float(30.0),
+        help: "effective number of neighbours (k = 3 x perplexity are searched)",
+        live: false,
+    },
+    ParamSpec {
+        name: "early_iterations",
+        kind: Kind::Int { min: 0, max: 100_000 },
+        default: DefaultValue::Int(250),
+        help: "iterations with early exaggeration",
+        live: false,
+    },
+    ParamSpec {
+        name: "early_exaggeration",
+        kind: Kind::Float {
+            min: 1.0,
+            max: 1000.0,
+        },
+        default: DefaultValue::Float(12.0),
+        help: "exaggeration of P during the early iterations",
+        live: false,
+    },
+    ParamSpec {
+        name: "iterations",
+        kind: Kind::Int { min: 0, max: 100_000 },
+        default: DefaultValue::Int(500),
+        help: "iterations after early exaggeration",
+        live: false,
+    },
+    ParamSpec {
+        name: "exaggeration",
+        kind: Kind::Float {
+            min: 0.01,
+            max: 1000.0,
+        },
+        default: DefaultValue::Float(1.0),
+        help: "exaggeration after the early phase (1 = plain t-SNE)",
+        live: true,
+    },
+    ParamSpec {
+        name: "learning_rate",
+        kind: Kind::Float { min: 0.0, max: 1e9 },
+        default: DefaultValue::Float(0.0),
+        help: "step size; 0 = n / exaggeration (openTSNE's scale: gradient / 4)",
+        live: true,
+    },
+    ParamSpec {
+        name: "early_momentum",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 0.99,
+        },
+        default: DefaultValue::Float(0.5),
+        help: "momentum during early exaggeration",
+        live: false,
+    },
+    ParamSpec {
+        name: "momentum",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 0.99,
+        },
+        default: DefaultValue::Float(0.8),
+        help: "momentum after early exaggeration",
+        live: false,
+    },
+    ParamSpec {
+        name: "gradient",
+        kind: Kind::Choice(&["auto", "exact", "bh", "fft"]),
+        default: DefaultValue::Choice("auto"),
+        help: "repulsion: exact below 1k points, Barnes-Hut below 5k, FFT above",
+        live: false,
+    },
+    ParamSpec {
+        name: "theta",
+        kind: Kind::Float { min: 0.0, max: 1.0 },
+        default: DefaultValue::Float(0.5),
+        help: "Barnes-Hut opening angle",
+        live: false,
+    },
+    ParamSpec {
+        name: "init",
+        kind: Kind::Choice(&["pca", "random"]),
+        default: DefaultValue::Choice("pca"),
+        help: "initial layout: first two principal components (scaled) or Gaussian noise",
+        live: false,
+    },
+];
+
+/// The engine's entry for t-SNE: its name and schema. It is not in the
+/// training registry (it projects vectors, it does not read a corpus):
+/// start it with [`spawn`].
+pub static TSNE: Method = Method {
+    name: "tsne",
+    summary: "t-SNE projection to 2-D (exact, Barnes-Hut or FFT gradient)",
+    schema: SCHEMA,
+    build: needs_vectors,
+};
+
+fn needs_vectors(_: &TrainInput, _: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+    Err(Error::param(
+        "algo",
+        "tsne projects word vectors, not a corpus: use `wordbench project --method tsne`",
+    ))
+}
+
+/// Which repulsion to use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GradientChoice {
+    /// By size: exact, Barnes-Hut, then FFT.
+    Auto,
+    /// All pairs.
+    Exact,
+    /// Barnes-Hut.
+    BarnesHut,
+    /// FFT-accelerated interpolation.
+    Fft,
+}
+
+/// Initial layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Init {
+    /// First two principal components, scaled to standard deviation 1e-4 (plus tiny jitter).
+    Pca,
+    /// Gaussian noise with standard deviation 1e-4.
+    Random,
+}
+
+/// Validated t-SNE settings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TsneConfig {
+    /// Target perplexity (lowered to `(n − 1) / 3` for tiny inputs).
+    pub perplexity: f64,
+    /// Iterations, exaggeration, momentum, learning rate.
+    pub schedule: Schedule,
+    /// Repulsion method.
+    pub gradient: GradientChoice,
+    /// Barnes-Hut opening angle.
+    pub theta: f64,
+    /// Initial layout.
+    pub init: Init,
+    /// Seed of every random choice.
+    pub seed: u64,
+}
+
+impl Default for TsneConfig {
+    fn default() -> Self {
+        TsneConfig::from_params(&Params::defaults(SCHEMA), 1)
+    }
+}
+
+impl TsneConfig {
+    /// Settings from schema-validated parameters.
+    pub fn from_params(p: &Params, seed: u64) -> Self {
+        let lr = p.f64("learning_rate");
+        TsneConfig {
+            perplexity: p.f64("perplexity"),
+            schedule: Schedule {
+                early_iterations: p.usize("early_iterations"),
+                early_exaggeration: p.f64("early_exaggeration"),
+                early_momentum: p.f64("early_momentum"),
+                iterations: p.usize("iterations"),
+                exaggeration: p.f64("exaggeration"),
+                momentum: p.f64("momentum"),
+                learning_rate: (lr > 0.0).then_some(lr),
+            },
+            gradient: match p.choice("gradient") {
+                "exact" => GradientChoice::Exact,
+                "bh" => GradientChoice::BarnesHut,
+                "fft" => GradientChoice::Fft,
+                _ => GradientChoice::Auto,
+            },
+            theta: p.f64("theta"),
+            init: match p.choice("init") {
+                "random" => Init::Random,
+                _ => Init::Pca,
+            },
+            seed,
+        }
+    }
+
+    /// The repulsion method for `n` points.
+    pub fn repulsion(&self, n: usize) -> Repulsion {
+        let choice = match self.gradient {
+            GradientChoice::Auto if n < EXACT_BELOW => GradientChoice::Exact,
+            GradientChoice::Auto if n < FFT_FROM => GradientChoice::BarnesHut,
+            GradientChoice::Auto => GradientChoice::Fft,
+            c => c,
+        };
+        match choice {
+            GradientChoice::Exact => Repulsion::Exact,
+            GradientChoice::BarnesHut => Repulsion::BarnesHut { theta: self.theta },
+            _ => Repulsion::Fft(FftParams::default()),
+        }
+    }
+
+    /// The perplexity actually used for `n` points.
+    pub fn effective_perplexity(&self, n: usize) -> f64 {
+        self.perplexity.min((n.saturating_sub(1)) as f64 / 3.0)
+    }
+
+    /// A one-line description for plot titles and logs.
+    pub fn describe(&self, n: usize) -> String {
+        let gradient = match self.repulsion(n) {
+            Repulsion::Exact => "exact".to_string(),
+            Repulsion::BarnesHut { theta } => format!("Barnes-Hut θ={theta}"),
+            Repulsion::Fft(_) => "FFT".to_string(),
+        };
+        format!(
+            "t-SNE: perplexity {}, {} iterations ({} exaggerated x{}), {gradient} gradient, {} init, seed {}",
+            self.effective_perplexity(n),
+            self.schedule.total(),
+            self.schedule.early_iterations,
+            self.schedule.early_exaggeration,
+            match self.init {
+                Init::Pca => "PCA",
+                Init::Random => "random",
+            },
+            self.seed
+        )
+    }
+}
+
+/// A t-SNE run: affinities, the layout being optimised and the schedule.
+#[derive(Debug)]
+pub struct Tsne {
+    words: WordIndex,
+    p: SparseP,
+    opt: Optimizer,
+    schedule: Schedule,
+    per_step: usize,
+}
+
+impl Tsne {
+    /// Computes neighbours, affinities and the initial layout for the rows of
+    /// `x` (one per word of `words`). `log` receives progress lines.
+    pub fn prepare(
+        words: WordIndex,
+        x: ArrayView2<'_, f32>,
+        config: &TsneConfig,
+        log: &mut dyn FnMut(String),
+    ) -> Result<Tsne> {
+        let n = x.nrows();
+        if n < 4 {
+            return Err(Error::param(
+                "words",
+                format!("{n} point(s); t-SNE needs at least 4"),
+            ));
+        }
+        if words.len() != n {
+            return Err(Error::param(
+                "words",
+                format!("{} words for {n} vectors", words.len()),
+            ));
+        }
+        let perplexity = config.effective_perplexity(n);
+        if perplexity < config.perplexity {
+            log(format!(
+                "perplexity lowered to {perplexity:.2} for {n} points (at most (n - 1) / 3)"
+            ));
+        }
+        let t = std::time::Instant::now();
+        let k = ((3.0 * perplexity) as usize).max(1);
+        let graph = knn::knn(x, k);
+        log(format!("{k} nearest neighbours of {n} points: {:.2}s", t.elapsed().as_secs_f64()));
+        let t = std::time::Instant::now();
+        let p = affinity::affinities(&graph, perplexity)?;
+        log(format!(
+            "affinities: {} nonzeros, {:.2}s",
+            p.nnz(),
+            t.elapsed().as_secs_f64()
+        ));
+        let y0 = initial_layout(x, config.init, config.seed)?;
+        let repulsion = config.repulsion(n);
+        log(config.describe(n));
+        Ok(Tsne {
+            words,
+            opt: Optimizer::new(&p, y0, repulsion),
+            p,
+            schedule: config.schedule,
+            per_step: (POINT_ITERATIONS_PER_STEP / n).clamp(1, 25),
+        })
+    }
+
+    /// The current layout.
+    pub fn layout(&self) -> &[[f64; 2]] {
+        self.opt.layout()
+    }
+
+    /// The input affinities.
+    pub fn affinities(&self) -> &SparseP {
+        &self.p
+    }
+
+    /// Runs every remaining step without the engine (tests, library use);
+    /// returns the last reported KL.
+    pub fn run(&mut self) -> Result<f64> {
+        let mut kl = f64::NAN;
+        for s in 0..self.total_steps() {
+            kl = self.step(s)?.loss;
+        }
+        Ok(kl)
+    }
+
+    /// The layout as an `n × 2` matrix.
+    pub fn coords(&self) -> Array2<f64> {
+        let y = self.layout();
+        Array2::from_shape_fn((y.len(), 2), |(i, d)| y[i][d])
+    }
+}
+
+impl Trainer for Tsne {
+    fn total_steps(&self) -> u64 {
+        self.schedule.total().div_ceil(self.per_step) as u64
+    }
+
+    fn step(&mut self, step: u64) -> Result<StepReport> {
+        let n = self.p.n();
+        let start = step as usize * self.per_step;
+        let end = (start + self.per_step).min(self.schedule.total());
+        let mut report = StepReport::default();
+        for it in start..end {
+            let phase = self.schedule.phase(it, n);
+            if let Some(kl) = self.opt.iterate(&self.p, phase, it + 1 == end) {
+                report.loss = kl;
+            }
+            report.lr = phase.learning_rate;
+        }
+        report.items = ((end - start) * n) as u64;
+        report.epoch = end as u32;
+        Ok(report)
+    }
+
+    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
+        match (name, value) {
+            ("learning_rate", Value::Float(v)) => {
+                self.schedule.learning_rate = (*v > 0.0).then_some(*v);
+                Ok(())
+            }
+            ("exaggeration", Value::Float(v)) => {
+                self.schedule.exaggeration = *v;
+                Ok(())
+            }
+            _ => Err(Error::param(name, "cannot be changed during a run")),
+        }
+    }
+
+    fn scores(&self) -> Option<crate::train::ScoreView<'_>> {
+        None
+    }
+
+    fn into_embedding(self: Box<Self>) -> Result<Embedding> {
+        let coords = self.coords().mapv(|v| v as f32);
+        Embedding::new(self.words, coords)
+    }
+}
+
+/// Starts t-SNE on `vectors` (one row per word of `words`) as an engine job
+/// with `threads` threads; the job's `Finished` embedding holds the 2-D layout.
+pub fn spawn(words: WordIndex, vectors: Array2<f32>, config: TsneConfig, threads: usize) -> Job {
+    let job_config = JobConfig {
+        perplexity: false,
+        ..JobConfig::default()
+    };
+    Job::spawn_with(
+        &TSNE,
+        threads,
+        job_config,
+        Box::new(move |log| {
+            let tsne = Tsne::prepare(words, vectors.view(), &config, log)?;
+            Ok(Box::new(tsne) as Box<dyn Trainer>)
+        }),
+    )
+}
+
+/// The starting layout: scaled PCA with jitter (openTSNE's), or noise.
+fn initial_layout(x: ArrayView2<'_, f32>, init: Init, seed: u64) -> Result<Vec<[f64; 2]>> {
+    let n = x.nrows();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x7453_4e45);
+    let pcs = match init {
+        Init::Pca if x.ncols() >= 2 => Some(pca(x, 2, PcaSolver::Auto, seed)?.coords),
+        _ => None,
+    };
+    let Some(c) = pcs else {
+        return Ok((0..n)
+            .map(|_| [INIT_STD * gaussian(&mut rng), INIT_STD * gaussian(&mut rng)])
+            .collect());
+    };
+    let std0 = {
+        let col = c.column(0);
+        let mean = col.sum() / n as f64;
+        (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64).sqrt()
+    };
+    let scale = if std0 > 0.0 { INIT_STD / std0 } else { 1.0 };
+    let jitter = 0.01 * INIT_STD;
+    Ok((0..n)
+        .map(|i| {
+            [
+                c[[i, 0]] * scale + jitter * gaussian(&mut rng),
+                c[[i, 1]] * scale + jitter * gaussian(&mut rng),
+            ]
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::testdata::gaussian_blobs;
+    use crate::train::Event;
+
+    fn words(n: usize) -> WordIndex {
+        WordIndex::from_words((0..n).map(|i| format!("w{i}")).collect())
+    }
+
+    fn short(gradient: &str) -> TsneConfig {
+        let p = Params::parse(
+            SCHEMA,
+            "tsne",
+            [
+                ("early_iterations", "60"),
+                ("iterations", "90"),
+                ("gradient", gradient),
+                ("perplexity", "10"),
+            ],
+        )
+        .unwrap();
+        TsneConfig::from_params(&p, 3)
+    }
+
+    #[test]
+    fn separates_clusters_and_is_reproducible() {
+        let x = gaussian_blobs(300, 10, 3, 5);
+        let mut a = Tsne::prepare(words(300), x.view(), &short("exact"), &mut |_| {}).unwrap();
+        let kl = a.run().unwrap();
+        assert!(kl.is_finite() && kl > 0.0);
+        // Every point's nearest 2-D neighbour is in its own blob (label = i mod 3).
+        let y = a.layout();
+        let mut same = 0;
+        for i in 0..300 {
+            let nearest = (0..300)
+                .filter(|&j| j != i)
+                .min_by(|&p, &q| {
+                    let d = |j: usize| (y[i][0] - y[j][0]).powi(2) + (y[i][1] - y[j][1]).powi(2);
+                    d(p).total_cmp(&d(q))
+                })
+                .unwrap();
+            same += usize::from(nearest % 3 == i % 3);
+        }
+        assert!(same >= 297, "{same}/300 nearest neighbours in the same blob");
+        let mut b = Tsne::prepare(words(300), x.view(), &short("exact"), &mut |_| {}).unwrap();
+        b.run().unwrap();
+        assert_eq!(a.layout(), b.layout(), "same seed, same layout");
+    }
+
+    #[test]
+    fn auto_picks_by_size_and_tiny_inputs_lower_the_perplexity() {
+        let c = TsneConfig::default();
+        assert_eq!(c.repulsion(999), Repulsion::Exact);
+        assert_eq!(c.repulsion(1000), Repulsion::BarnesHut { theta: 0.5 });
+        assert!(matches!(c.repulsion(5000), Repulsion::Fft(_)));
+        assert_eq!(c.effective_perplexity(31), 10.0);
+        let x = gaussian_blobs(31, 4, 2, 1);
+        let mut lines = Vec::new();
+        let mut t = Tsne::prepare(words(31), x.view(), &short("exact"), &mut |l| lines.push(l)).unwrap();
+        assert!(lines[0].starts_with("perplexity lowered to 10.00"), "{lines:?}");
+        t.run().unwrap();
+        assert!(Tsne::prepare(words(3), x.slice(ndarray::s![..3, ..]), &c, &mut |_| {}).is_err());
+    }
+
+    #[test]
+    fn runs_on_the_engine_with_live_settings() {
+        let x = gaussian_blobs(200, 6, 2, 2);
+        let job = spawn(words(200), x, short("bh"), 1);
+        job.send(crate::train::Command::Set("learning_rate".into(), "50".into()));
+        job.send(crate::train::Command::Set("perplexity".into(), "5".into()));
+        let (mut progress, mut applied, mut rejected) = (Vec::new(), 0, 0);
+        let emb = job
+            .wait(|e| match e {
+                Event::Progress(p) => progress.push((p.step, p.total_steps, p.loss, p.lr)),
+                Event::ParamApplied { .. } => applied += 1,
+                Event::ParamRejected { .. } => rejected += 1,
+                _ => {}
+            })
+            .unwrap();
+        assert_eq!((applied, rejected), (1, 1));
+        assert_eq!(emb.len(), 200);
+        assert_eq!(emb.dim(), 2);
+        let last = progress.last().unwrap();
+        assert_eq!(last.0, last.1);
+        assert!(progress.iter().all(|p| p.2.is_finite() && p.2 > 0.0 && p.3 == 50.0));
+    }
+}

@@ -1,0 +1,290 @@
+//! What the user can do, as values: keys become [`Action`]s through the
+//! keymap, and scripts (end-to-end tests, recordings) feed the same actions to
+//! [`update`](super::app::update) without a terminal.
+//!
+//! Two kinds live in one enum: navigation and editing (`Up`, `Activate`,
+//! `Edit`...), whose meaning depends on the screen and focus, and user-level
+//! actions that carry their data (`SetParam`, `StartTraining`, `Query`...).
+//! Navigation resolves to user-level actions, and only those are journaled, so
+//! a recording reads as what the user did, not which keys they pressed.
+
+use std::fmt;
+
+/// The screens, in tab order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Screen {
+    /// Corpus file, preprocessing and statistics.
+    Corpus,
+    /// Method, hyperparameters, live charts.
+    Train,
+    /// Every run of the session.
+    Runs,
+    /// Nearest neighbours and analogies.
+    Neighbors,
+    /// Similarity and analogy benchmarks.
+    Evaluate,
+    /// PCA / t-SNE scatter.
+    Projection,
+}
+
+impl Screen {
+    /// Every screen in tab order.
+    pub const ALL: [Screen; 6] = [
+        Screen::Corpus,
+        Screen::Train,
+        Screen::Runs,
+        Screen::Neighbors,
+        Screen::Evaluate,
+        Screen::Projection,
+    ];
+
+    /// Tab title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Screen::Corpus => "Corpus",
+            Screen::Train => "Train",
+            Screen::Runs => "Runs",
+            Screen::Neighbors => "Neighbours",
+            Screen::Evaluate => "Evaluate",
+            Screen::Projection => "Projection",
+        }
+    }
+
+    /// Position in the tab bar.
+    pub fn index(self) -> usize {
+        Screen::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+
+    /// The screen `delta` tabs away (wrapping).
+    pub fn offset(self, delta: isize) -> Screen {
+        let n = Screen::ALL.len() as isize;
+        Screen::ALL[(self.index() as isize + delta).rem_euclid(n) as usize]
+    }
+}
+
+/// Which of the two compared runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Slot {
+    /// The first (or only) run.
+    A,
+    /// The run compared with it.
+    B,
+}
+
+impl Slot {
+    /// 0 for A, 1 for B.
+    pub fn index(self) -> usize {
+        match self {
+            Slot::A => 0,
+            Slot::B => 1,
+        }
+    }
+}
+
+impl fmt::Display for Slot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Slot::A => "A",
+            Slot::B => "B",
+        })
+    }
+}
+
+/// A change to a line of text being edited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditOp {
+    /// Insert a character at the cursor.
+    Insert(char),
+    /// Delete before the cursor.
+    Backspace,
+    /// Delete at the cursor.
+    Delete,
+    /// Cursor one left.
+    Left,
+    /// Cursor one right.
+    Right,
+    /// Cursor to the start.
+    Home,
+    /// Cursor to the end.
+    End,
+    /// Delete the word before the cursor.
+    DeleteWord,
+    /// Clear the line.
+    Clear,
+}
+
+/// Everything the user can do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    // -- navigation and editing (resolved by the current screen and focus) --
+    /// Move the selection up.
+    Up,
+    /// Move the selection down.
+    Down,
+    /// Previous value / move left.
+    Left,
+    /// Next value / move right.
+    Right,
+    /// Next pane of the screen.
+    FocusNext,
+    /// Previous pane of the screen.
+    FocusPrev,
+    /// Enter: edit, toggle, confirm.
+    Activate,
+    /// Esc: cancel editing, close overlays.
+    Cancel,
+    /// Edit the line being typed.
+    Edit(EditOp),
+    /// Tab while typing: complete the word or path.
+    Complete,
+    /// Answer yes to the open question.
+    Yes,
+    /// Answer no to the open question.
+    No,
+    /// Show or hide the key help.
+    ToggleHelp,
+    /// Show a screen.
+    GoTo(Screen),
+    /// Next screen.
+    NextScreen,
+    /// Previous screen.
+    PrevScreen,
+    /// `q`: quit (asks first when a run would be lost).
+    Quit,
+    /// Ctrl-C: stop the run (asking first), or quit when nothing runs.
+    Interrupt,
+    /// Ctrl-S: save the session (asks for a file the first time).
+    SaveSessionPrompt,
+    /// Ctrl-O: open a session file.
+    OpenSessionPrompt,
+    /// Pick the selected run for slot A or B.
+    PickSelected(Slot),
+    /// Ask for a path and export the selected run's vectors.
+    ExportSelectedPrompt,
+    /// Evaluate the selected run.
+    EvaluateSelected,
+    /// Replay the selected run (same settings and mid-run changes).
+    ReplaySelected,
+    /// Ask for a dataset file to add to the evaluation.
+    AddDatasetPrompt,
+    /// Ask for a path and export the projection.
+    ExportPlotPrompt,
+    /// Reset the selected field to its default.
+    ResetField,
+    /// Pause or resume the running job.
+    TogglePause,
+    /// Log scale on the charts.
+    ToggleLogScale,
+    /// More neighbours.
+    MoreNeighbors,
+    /// Fewer neighbours.
+    FewerNeighbors,
+    /// Zoom the scatter in.
+    ZoomIn,
+    /// Zoom the scatter out.
+    ZoomOut,
+    /// Reset zoom and pan.
+    ResetView,
+    /// Pan the scatter by a fraction of the view.
+    Pan(i8, i8),
+
+    // -- user-level actions (journaled) --
+    /// Set a corpus option (`path`, `format`, `min-count`...) from text.
+    SetCorpusOption(String, String),
+    /// Read the corpus with the current options.
+    LoadCorpus,
+    /// Choose the training method.
+    SelectMethod(String),
+    /// Set a hyperparameter (or `seed` / `threads`) of the chosen method from text;
+    /// while that method trains, a live hyperparameter is also sent to the run.
+    SetParam(String, String),
+    /// Start a run of the chosen method.
+    StartTraining,
+    /// Pause the running job.
+    Pause,
+    /// Resume it.
+    Resume,
+    /// Stop it early (the vectors trained so far are kept).
+    StopTraining,
+    /// Pick run `1` (0-based) for a slot.
+    PickRun(Slot, usize),
+    /// Export a run's vectors to a path (format from the extension).
+    ExportRun(usize, String),
+    /// Evaluate a run on the bundled (and added) datasets.
+    EvaluateRun(usize),
+    /// Re-run a run with its recorded settings and changes.
+    ReplayRun(usize),
+    /// Add a similarity or analogy dataset file.
+    AddDataset(String),
+    /// Neighbours of a word in the picked runs.
+    Query(String),
+    /// `a : b :: c : ?` in the picked runs.
+    Analogy(String, String, String),
+    /// Neighbours shown per run.
+    SetK(usize),
+    /// Set a projection option (`method`, `words`, `count`...) from text.
+    SetProjectionOption(String, String),
+    /// Project run A's vectors with the current options.
+    Project,
+    /// Export the projection (PNG, SVG or CSV by extension).
+    ExportPlot(String),
+    /// Save the session to a file.
+    SaveSession(String),
+    /// Open a session file.
+    OpenSession(String),
+    /// Quit now, discarding what is not saved.
+    QuitNow,
+}
+
+impl Action {
+    /// Whether this action is user-level (journaled, replayable on its own).
+    pub fn is_user_level(&self) -> bool {
+        matches!(
+            self,
+            Action::SetCorpusOption(..)
+                | Action::LoadCorpus
+                | Action::SelectMethod(_)
+                | Action::SetParam(..)
+                | Action::StartTraining
+                | Action::Pause
+                | Action::Resume
+                | Action::StopTraining
+                | Action::PickRun(..)
+                | Action::ExportRun(..)
+                | Action::EvaluateRun(_)
+                | Action::ReplayRun(_)
+                | Action::AddDataset(_)
+                | Action::Query(_)
+                | Action::Analogy(..)
+                | Action::SetK(_)
+                | Action::SetProjectionOption(..)
+                | Action::Project
+                | Action::ExportPlot(_)
+                | Action::SaveSession(_)
+                | Action::OpenSession(_)
+                | Action::GoTo(_)
+                | Action::QuitNow
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screens_wrap_in_tab_order() {
+        assert_eq!(Screen::Corpus.offset(1), Screen::Train);
+        assert_eq!(Screen::Corpus.offset(-1), Screen::Projection);
+        assert_eq!(Screen::Projection.offset(1), Screen::Corpus);
+        assert_eq!(Screen::Evaluate.index(), 4);
+    }
+
+    #[test]
+    fn only_data_carrying_actions_are_journaled() {
+        assert!(Action::SetParam("dim".into(), "50".into()).is_user_level());
+        assert!(Action::GoTo(Screen::Runs).is_user_level());
+        assert!(!Action::Down.is_user_level());
+        assert!(!Action::Edit(EditOp::Insert('a')).is_user_level());
+    }
+}

@@ -1,0 +1,579 @@
+//! The workbench's state and its single entry point, [`update`]: every key,
+//! worker answer and tick goes through it, and it answers with the
+//! [`Effect`]s to run. Nothing here blocks, draws or spawns, so the whole
+//! behaviour is tested without a terminal.
+//!
+//! Each screen keeps its state and handlers in its own module; this one holds
+//! what they share (status line, modal prompts, runs, picks, session) and
+//! routes actions.
+
+use std::path::PathBuf;
+
+use ratatui::crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+
+use super::action::{Action, EditOp, Screen, Slot};
+use super::corpus::{self, CorpusView};
+use super::evaluate::{self, EvalView};
+use super::input::LineInput;
+use super::keymap::{self, Mode};
+use super::msg::{Effect, Msg};
+use super::neighbors::{self, NeighborsView};
+use super::projection::{self, ProjectionView};
+use super::run::RunEntry;
+use super::runs::{self, RunsView};
+use super::session::{self, SessionState};
+use super::train::{self, TrainView};
+use crate::eval::EvalPlan;
+
+/// Ticks per second (the event loop ticks every 50 ms).
+pub const TICKS_PER_SECOND: u64 = 20;
+
+/// How the workbench starts.
+#[derive(Debug, Clone)]
+pub struct AppOptions {
+    /// Corpus opened at start (unless a session names another).
+    pub corpus: PathBuf,
+    /// Session file to open at start.
+    pub session: Option<PathBuf>,
+    /// The bundled evaluation datasets.
+    pub eval_plan: EvalPlan,
+    /// Cores of the machine (training defaults to one less, for the UI).
+    pub cores: usize,
+}
+
+/// Severity of a status message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Progress and results.
+    Info,
+    /// Something to notice.
+    Warn,
+    /// Something failed.
+    Error,
+}
+
+/// The status line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Status {
+    /// Severity.
+    pub level: Level,
+    /// One line.
+    pub text: String,
+}
+
+/// What a prompt's answer is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// Export run `n`'s vectors.
+    ExportRun(usize),
+    /// Save the session.
+    SaveSession,
+    /// Open a session.
+    OpenSession,
+    /// Add an evaluation dataset.
+    AddDataset,
+    /// Export the projection.
+    ExportPlot,
+}
+
+/// A dialog over the screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Modal {
+    /// A yes/no question; yes runs the action.
+    Confirm {
+        /// The question.
+        question: String,
+        /// What yes does.
+        yes: Action,
+    },
+    /// A line of text to type.
+    Prompt {
+        /// Title.
+        title: String,
+        /// What the text is for.
+        kind: PromptKind,
+        /// The text.
+        input: LineInput,
+        /// A hint under the input.
+        hint: String,
+        /// Path completion candidates.
+        completions: Vec<String>,
+    },
+}
+
+/// The whole state.
+#[derive(Debug)]
+pub struct App {
+    /// The screen shown.
+    pub screen: Screen,
+    /// The help overlay is open.
+    pub help: bool,
+    /// An open dialog.
+    pub modal: Option<Modal>,
+    /// The status line.
+    pub status: Status,
+    /// Corpus screen.
+    pub corpus: CorpusView,
+    /// Train screen.
+    pub train: TrainView,
+    /// Every run of the session, in start order.
+    pub runs: Vec<RunEntry>,
+    /// Runs screen.
+    pub runs_view: RunsView,
+    /// The runs picked for the A and B slots.
+    pub picks: [Option<usize>; 2],
+    /// Neighbours screen.
+    pub neighbors: NeighborsView,
+    /// Evaluate screen.
+    pub eval: EvalView,
+    /// Projection screen.
+    pub projection: ProjectionView,
+    /// Session file and save bookkeeping.
+    pub session: SessionState,
+    /// The user-level actions so far (replayable).
+    pub journal: Vec<Action>,
+    /// Ticks since start.
+    pub tick: u64,
+    /// Set when the program should end.
+    pub quit: bool,
+    next_id: u64,
+}
+
+impl App {
+    /// The initial state.
+    pub fn new(options: &AppOptions) -> App {
+        App {
+            screen: Screen::Corpus,
+            help: false,
+            modal: None,
+            status: Status {
+                level: Level::Info,
+                text: "welcome: press ? for keys, 2 to train".into(),
+            },
+            corpus: CorpusView::new(&options.corpus),
+            train: TrainView::new(options.cores),
+            runs: Vec::new(),
+            runs_view: RunsView::default(),
+            picks: [None, None],
+            neighbors: NeighborsView::default(),
+            eval: EvalView::new(options.eval_plan.clone()),
+            projection: ProjectionView::default(),
+            session: SessionState::new(options.session.clone()),
+            journal: Vec::new(),
+            tick: 0,
+            quit: false,
+            next_id: 0,
+        }
+    }
+
+    /// The effects to run at start: open the session, or load the corpus.
+    pub fn startup(&mut self) -> Vec<Effect> {
+        match self.session.path.clone() {
+            Some(path) => vec![Effect::LoadSession { path }],
+            None => corpus::load(self),
+        }
+    }
+
+    /// A fresh request id.
+    pub fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// Shows a message on the status line.
+    pub fn set_status(&mut self, level: Level, text: impl Into<String>) {
+        self.status = Status {
+            level,
+            text: text.into(),
+        };
+    }
+
+    /// The run being trained, if any.
+    pub fn active_run(&self) -> Option<usize> {
+        self.runs.iter().position(|r| r.status.is_active())
+    }
+
+    /// The run picked for a slot.
+    pub fn picked(&self, slot: Slot) -> Option<(usize, &RunEntry)> {
+        let i = self.picks[slot.index()]?;
+        self.runs.get(i).map(|r| (i, r))
+    }
+
+    /// Whether a line of text is being typed.
+    pub fn typing(&self) -> bool {
+        match &self.modal {
+            Some(Modal::Prompt { .. }) => return true,
+            Some(Modal::Confirm { .. }) => return false,
+            None => {}
+        }
+        match self.screen {
+            Screen::Corpus => self.corpus.typing(),
+            Screen::Train => self.train.typing(),
+            Screen::Neighbors => self.neighbors.editing,
+            Screen::Projection => self.projection.typing(),
+            Screen::Runs | Screen::Evaluate => false,
+        }
+    }
+
+    /// The keymap mode.
+    pub fn mode(&self) -> Mode {
+        Mode {
+            screen: self.screen,
+            typing: self.typing(),
+            confirm: matches!(self.modal, Some(Modal::Confirm { .. })),
+            help: self.help,
+        }
+    }
+
+    /// Opens a prompt.
+    pub fn prompt(&mut self, kind: PromptKind, title: &str, text: String, hint: &str) {
+        self.modal = Some(Modal::Prompt {
+            title: title.into(),
+            kind,
+            input: LineInput::new(text),
+            hint: hint.into(),
+            completions: Vec::new(),
+        });
+    }
+
+    /// Asks a yes/no question.
+    pub fn confirm(&mut self, question: impl Into<String>, yes: Action) {
+        self.modal = Some(Modal::Confirm {
+            question: question.into(),
+            yes,
+        });
+    }
+}
+
+/// Reacts to one message.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    match msg {
+        Msg::Key(key) => match keymap::lookup(app.mode(), key) {
+            Some(action) => act(app, action),
+            None => Vec::new(),
+        },
+        Msg::Mouse(m) => mouse(app, m),
+        Msg::Resize => Vec::new(),
+        Msg::Tick => {
+            app.tick += 1;
+            session::tick(app)
+        }
+        Msg::Action(action) => act(app, action),
+        Msg::CorpusLoaded { request, result } => {
+            corpus::loaded(app, request, result);
+            Vec::new()
+        }
+        Msg::Job { run, event } => train::job_event(app, run, event),
+        Msg::JobEnded { run } => train::job_ended(app, run),
+        Msg::Neighbors {
+            request,
+            slot,
+            result,
+        } => {
+            neighbors::answered(app, request, slot, result);
+            Vec::new()
+        }
+        Msg::Evaluated { run, result } => {
+            evaluate::evaluated(app, run, result);
+            Vec::new()
+        }
+        Msg::Exported { run, path, result } => {
+            runs::exported(app, run, path, result);
+            Vec::new()
+        }
+        Msg::SessionSaved {
+            path,
+            autosave,
+            result,
+        } => {
+            session::saved(app, path, autosave, result);
+            Vec::new()
+        }
+        Msg::SessionLoaded { path, result } => session::loaded(app, path, result),
+        Msg::VectorsLoaded { run, result } => {
+            runs::vectors_loaded(app, run, result);
+            Vec::new()
+        }
+        Msg::Projection(result) => projection::answered(app, result),
+        Msg::WorkerPanicked(message) => {
+            app.set_status(Level::Error, format!("internal error: {message}"));
+            Vec::new()
+        }
+    }
+}
+
+/// Carries out one action.
+pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
+    if action.is_user_level() {
+        app.journal.push(action.clone());
+    }
+    if app.modal.is_some() {
+        return modal(app, action);
+    }
+    match action {
+        Action::ToggleHelp => {
+            app.help = !app.help;
+            Vec::new()
+        }
+        Action::Cancel if app.help => {
+            app.help = false;
+            Vec::new()
+        }
+        Action::GoTo(screen) => {
+            app.screen = screen;
+            app.help = false;
+            Vec::new()
+        }
+        Action::NextScreen => act(app, Action::GoTo(app.screen.offset(1))),
+        Action::PrevScreen => act(app, Action::GoTo(app.screen.offset(-1))),
+        Action::Quit | Action::Interrupt => quit(app),
+        Action::QuitNow => {
+            app.quit = true;
+            vec![Effect::Quit]
+        }
+        Action::SaveSessionPrompt => session::save_prompt(app),
+        Action::OpenSessionPrompt => {
+            let text = app
+                .session
+                .path
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string());
+            app.prompt(
+                PromptKind::OpenSession,
+                "Open session",
+                text,
+                "a .ron session file (Tab completes)",
+            );
+            Vec::new()
+        }
+        Action::SaveSession(path) => session::save(app, PathBuf::from(path), false),
+        Action::OpenSession(path) => vec![Effect::LoadSession {
+            path: PathBuf::from(path),
+        }],
+        Action::SetCorpusOption(name, text) => corpus::set_option(app, &name, &text),
+        Action::LoadCorpus => corpus::load(app),
+        Action::SelectMethod(name) => train::select_method(app, &name),
+        Action::SetParam(name, text) => train::set_param(app, &name, &text),
+        Action::StartTraining => train::start(app),
+        Action::Pause | Action::Resume | Action::StopTraining => train::command(app, &action),
+        Action::TogglePause => train::toggle_pause(app),
+        Action::ToggleLogScale => {
+            app.train.log_scale = !app.train.log_scale;
+            Vec::new()
+        }
+        Action::PickRun(slot, run) => runs::pick(app, slot, run),
+        Action::ExportRun(run, path) => runs::export(app, run, &path),
+        Action::EvaluateRun(run) => evaluate::evaluate(app, run),
+        Action::ReplayRun(run) => train::replay(app, run),
+        Action::AddDataset(path) => evaluate::add_dataset(app, &path),
+        Action::Query(word) => neighbors::query_word(app, &word),
+        Action::Analogy(a, b, c) => neighbors::query_analogy(app, &a, &b, &c),
+        Action::SetK(k) => neighbors::set_k(app, k),
+        Action::SetProjectionOption(name, text) => projection::set_option(app, &name, &text),
+        Action::Project => projection::project(app),
+        Action::ExportPlot(path) => projection::export(app, &path),
+        nav => match app.screen {
+            Screen::Corpus => corpus::navigate(app, nav),
+            Screen::Train => train::navigate(app, nav),
+            Screen::Runs => runs::navigate(app, nav),
+            Screen::Neighbors => neighbors::navigate(app, nav),
+            Screen::Evaluate => evaluate::navigate(app, nav),
+            Screen::Projection => projection::navigate(app, nav),
+        },
+    }
+}
+
+/// `q` and Ctrl-C: quit, asking first when something would be lost.
+fn quit(app: &mut App) -> Vec<Effect> {
+    if let Some(i) = app.active_run() {
+        let r = &app.runs[i];
+        let question = format!(
+            "Run #{} ({}) is {}. Quit and discard it?",
+            i + 1,
+            r.method.name,
+            r.status_text()
+        );
+        app.confirm(question, Action::QuitNow);
+        return Vec::new();
+    }
+    if app.session.unsaved(&app.runs) {
+        app.confirm(
+            "Runs are not saved (Ctrl-S saves the session). Quit anyway?",
+            Action::QuitNow,
+        );
+        return Vec::new();
+    }
+    act(app, Action::QuitNow)
+}
+
+/// Keys while a dialog is open.
+fn modal(app: &mut App, action: Action) -> Vec<Effect> {
+    let Some(m) = app.modal.as_mut() else {
+        return Vec::new();
+    };
+    match (m, action) {
+        (Modal::Confirm { yes, .. }, Action::Yes) => {
+            let yes = yes.clone();
+            app.modal = None;
+            act(app, yes)
+        }
+        (Modal::Confirm { .. }, Action::No | Action::Cancel) => {
+            app.modal = None;
+            Vec::new()
+        }
+        (Modal::Prompt { .. }, Action::Cancel) => {
+            app.modal = None;
+            Vec::new()
+        }
+        (Modal::Prompt { input, .. }, Action::Edit(op)) => {
+            input.apply(&op);
+            Vec::new()
+        }
+        (
+            Modal::Prompt {
+                input, completions, ..
+            },
+            Action::Complete,
+        ) => {
+            let (text, candidates) = corpus::complete_path(input.text());
+            input.set(text);
+            *completions = candidates;
+            Vec::new()
+        }
+        (Modal::Prompt { kind, input, .. }, Action::Activate) => {
+            let (kind, text) = (*kind, input.text().trim().to_string());
+            app.modal = None;
+            if text.is_empty() {
+                return Vec::new();
+            }
+            act(app, submit(kind, text))
+        }
+        (_, a) if a.is_user_level() || matches!(a, Action::Interrupt) => {
+            // A scripted action or Ctrl-C closes the dialog and goes through.
+            app.modal = None;
+            act(app, a)
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn submit(kind: PromptKind, text: String) -> Action {
+    match kind {
+        PromptKind::ExportRun(run) => Action::ExportRun(run, text),
+        PromptKind::SaveSession => Action::SaveSession(text),
+        PromptKind::OpenSession => Action::OpenSession(text),
+        PromptKind::AddDataset => Action::AddDataset(text),
+        PromptKind::ExportPlot => Action::ExportPlot(text),
+    }
+}
+
+/// Mouse: click a tab, scroll lists.
+fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
+    match m.kind {
+        MouseEventKind::Down(MouseButton::Left) if m.row == 0 && app.modal.is_none() => {
+            match super::ui::tab_at(m.column) {
+                Some(screen) => act(app, Action::GoTo(screen)),
+                None => Vec::new(),
+            }
+        }
+        MouseEventKind::ScrollUp if !app.typing() => act(app, Action::Up),
+        MouseEventKind::ScrollDown if !app.typing() => act(app, Action::Down),
+        _ => Vec::new(),
+    }
+}
+
+/// Types `text` into whatever line is being edited (scripts and tests).
+pub fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    for ch in text.chars() {
+        effects.extend(act(app, Action::Edit(EditOp::Insert(ch))));
+    }
+    effects
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    pub(crate) fn options() -> AppOptions {
+        AppOptions {
+            corpus: PathBuf::from("tests/fixtures/corpus/lee_background.txt"),
+            session: None,
+            eval_plan: EvalPlan::default(),
+            cores: 2,
+        }
+    }
+
+    fn key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+        update(app, Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+    }
+
+    #[test]
+    fn startup_loads_the_corpus_and_stale_answers_are_dropped() {
+        let mut app = App::new(&options());
+        let effects = app.startup();
+        assert_eq!(effects.len(), 1);
+        let Effect::LoadCorpus { request, path, .. } = &effects[0] else {
+            panic!("{effects:?}");
+        };
+        assert_eq!(path, Path::new("tests/fixtures/corpus/lee_background.txt"));
+        let old = *request;
+        corpus::load(&mut app);
+        update(
+            &mut app,
+            Msg::CorpusLoaded {
+                request: old,
+                result: Err("late".into()),
+            },
+        );
+        assert!(app.corpus.loading.is_some(), "a stale answer must not end the newer load");
+        assert_eq!(app.corpus.error, None);
+    }
+
+    #[test]
+    fn digits_switch_screens_but_type_into_fields() {
+        let mut app = App::new(&options());
+        key(&mut app, KeyCode::Char('4'));
+        assert_eq!(app.screen, Screen::Neighbors);
+        key(&mut app, KeyCode::Enter);
+        assert!(app.typing());
+        key(&mut app, KeyCode::Char('2'));
+        assert_eq!(app.screen, Screen::Neighbors);
+        assert_eq!(app.neighbors.word.text(), "2");
+        key(&mut app, KeyCode::Esc);
+        key(&mut app, KeyCode::Char('2'));
+        assert_eq!(app.screen, Screen::Train);
+    }
+
+    #[test]
+    fn quit_without_runs_is_immediate_and_help_toggles() {
+        let mut app = App::new(&options());
+        key(&mut app, KeyCode::Char('?'));
+        assert!(app.help);
+        key(&mut app, KeyCode::Char('q'));
+        assert!(!app.help, "any key closes help");
+        let effects = key(&mut app, KeyCode::Char('q'));
+        assert!(app.quit);
+        assert!(matches!(effects[..], [Effect::Quit]));
+    }
+
+    #[test]
+    fn prompts_submit_a_user_level_action() {
+        let mut app = App::new(&options());
+        app.prompt(PromptKind::SaveSession, "Save", String::new(), "");
+        assert!(app.typing());
+        type_text(&mut app, "s.ron");
+        let effects = key(&mut app, KeyCode::Enter);
+        assert!(app.modal.is_none());
+        assert_eq!(
+            app.journal.last(),
+            Some(&Action::SaveSession("s.ron".into()))
+        );
+        // No corpus loaded yet: nothing to save, and the status says why.
+        assert!(effects.is_empty());
+        assert_eq!(app.status.level, Level::Error);
+    }
+}

@@ -1,0 +1,178 @@
+//! The terminal loop: one UI thread owns the [`App`]; it waits on an input
+//! thread (blocking on `crossterm::event::read`), the runtime's answers and
+//! a 50 ms tick, drains everything pending, and redraws only when something
+//! changed, at most every [`FRAME`], so a flood of messages cannot starve
+//! the keys.
+//!
+//! The terminal is restored on quit, on error and on panic (ratatui's hook,
+//! extended to release the mouse). Panics on worker threads are not printed
+//! over the screen: they are shown on the status line and printed after exit.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{bounded, select, tick};
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind,
+    MouseEventKind,
+};
+use ratatui::crossterm::execute;
+use ratatui::DefaultTerminal;
+
+use super::app::{update, App, AppOptions};
+use super::msg::Msg;
+use super::runtime::Runtime;
+use super::ui;
+
+/// Shortest time between two frames (~30 fps).
+pub const FRAME: Duration = Duration::from_millis(33);
+/// The clock.
+pub const TICK: Duration = Duration::from_millis(50);
+
+static WORKER_PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Runs the workbench in the terminal until the user quits. With `trace`,
+/// each key's latency (from the key event to the end of the frame that
+/// shows its effect) is appended to that file in microseconds.
+pub fn run(options: AppOptions, trace: Option<PathBuf>) -> io::Result<()> {
+    let mut terminal = ratatui::try_init()?;
+    let _ = execute!(io::stdout(), EnableMouseCapture);
+    install_panic_hook();
+    let result = run_loop(&mut terminal, options, trace);
+    let _ = execute!(io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    let _ = std::panic::take_hook();
+    if let Ok(panics) = WORKER_PANICS.lock() {
+        for p in panics.iter() {
+            eprintln!("wordbench: a background thread panicked: {p}");
+        }
+    }
+    result
+}
+
+fn install_panic_hook() {
+    let ui_thread = std::thread::current().id();
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == ui_thread {
+            let _ = execute!(io::stdout(), DisableMouseCapture);
+            previous(info);
+        } else if let Ok(mut p) = WORKER_PANICS.lock() {
+            let name = std::thread::current()
+                .name()
+                .unwrap_or("worker")
+                .to_string();
+            p.push(format!("{name}: {info}"));
+        }
+    }));
+}
+
+fn run_loop(
+    terminal: &mut DefaultTerminal,
+    options: AppOptions,
+    trace: Option<PathBuf>,
+) -> io::Result<()> {
+    let mut app = App::new(&options);
+    let mut runtime = Runtime::new();
+    let (input_tx, input_rx) = bounded::<(Instant, TermEvent)>(256);
+    std::thread::Builder::new()
+        .name("input".into())
+        .spawn(move || {
+            while let Ok(e) = event::read() {
+                if input_tx.send((Instant::now(), e)).is_err() {
+                    break;
+                }
+            }
+        })?;
+    let mut trace = match trace {
+        Some(p) => Some(io::BufWriter::new(
+            std::fs::OpenOptions::new().create(true).append(true).open(p)?,
+        )),
+        None => None,
+    };
+    let ticker = tick(TICK);
+    runtime.execute_all(app.startup());
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    let mut keys: Vec<Instant> = Vec::new();
+    let mut panics_seen = 0;
+    loop {
+        if dirty && last_draw.elapsed() >= FRAME {
+            terminal.draw(|f| ui::draw(f, &app))?;
+            last_draw = Instant::now();
+            dirty = false;
+            if let Some(t) = trace.as_mut() {
+                for k in keys.drain(..) {
+                    writeln!(t, "{}", last_draw.duration_since(k).as_micros())?;
+                }
+                t.flush()?;
+            }
+            keys.clear();
+        }
+        let wait = if dirty {
+            FRAME.saturating_sub(last_draw.elapsed())
+        } else {
+            Duration::from_secs(3600)
+        };
+        let mut msgs: Vec<(Option<Instant>, Msg)> = Vec::new();
+        select! {
+            recv(input_rx) -> m => match m {
+                Ok((at, e)) => msgs.extend(input(at, e)),
+                Err(_) => break,
+            },
+            recv(runtime.receiver()) -> m => {
+                if let Ok(m) = m {
+                    msgs.push((None, m));
+                }
+            },
+            recv(ticker) -> _ => {
+                msgs.push((None, Msg::Tick));
+                // Spinners move while something loads.
+                dirty |= app.corpus.loading.is_some();
+                let panics = WORKER_PANICS.lock().map_or(0, |p| p.len());
+                if panics > panics_seen {
+                    let last = WORKER_PANICS.lock().ok().and_then(|p| p.last().cloned());
+                    panics_seen = panics;
+                    msgs.push((None, Msg::WorkerPanicked(last.unwrap_or_default())));
+                }
+            },
+            default(wait) => {},
+        }
+        while let Ok((at, e)) = input_rx.try_recv() {
+            msgs.extend(input(at, e));
+        }
+        while let Ok(m) = runtime.receiver().try_recv() {
+            msgs.push((None, m));
+        }
+        for (at, msg) in msgs {
+            let visible = !matches!(msg, Msg::Tick);
+            if let Some(at) = at {
+                keys.push(at);
+            }
+            let effects = update(&mut app, msg);
+            dirty |= visible || !effects.is_empty();
+            if runtime.execute_all(effects) {
+                app.quit = true;
+            }
+        }
+        if app.quit {
+            break;
+        }
+    }
+    runtime.shutdown();
+    Ok(())
+}
+
+/// A terminal event as a message (mouse moves are dropped: they change nothing).
+fn input(at: Instant, e: TermEvent) -> Option<(Option<Instant>, Msg)> {
+    match e {
+        TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some((Some(at), Msg::Key(k))),
+        TermEvent::Mouse(m) if !matches!(m.kind, MouseEventKind::Moved | MouseEventKind::Drag(_)) => {
+            Some((None, Msg::Mouse(m)))
+        }
+        TermEvent::Resize(..) => Some((None, Msg::Resize)),
+        _ => None,
+    }
+}

@@ -1,0 +1,279 @@
+//! Forms generated from a hyperparameter schema: raw text per field, checked
+//! against the field's [`ParamSpec`] on every change, so each field shows its
+//! own error before anything runs (raw strings → validated, typed values).
+//!
+//! The Train screen builds one form per method from `method.schema` (plus the
+//! run's seed and threads), the Corpus and Projection screens from their own
+//! small schemas: no per-method UI code, and a new method's form appears as
+//! soon as it is in the registry.
+
+use super::action::EditOp;
+use super::input::LineInput;
+use crate::train::{DefaultValue, Kind, ParamSpec, Value};
+
+/// A form over a list of fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Form {
+    specs: Vec<ParamSpec>,
+    raw: Vec<String>,
+    errors: Vec<Option<String>>,
+    /// The selected field.
+    pub selected: usize,
+    editing: Option<LineInput>,
+}
+
+/// The text of a default value, as the user would type it.
+pub fn default_text(spec: &ParamSpec) -> String {
+    match spec.default {
+        DefaultValue::Bool(b) => b.to_string(),
+        DefaultValue::Int(i) => i.to_string(),
+        DefaultValue::Float(x) => Value::Float(x).to_string(),
+        DefaultValue::Choice(s) => s.to_string(),
+    }
+}
+
+impl Form {
+    /// A form with every field at its default.
+    pub fn new(specs: Vec<ParamSpec>) -> Self {
+        let raw: Vec<String> = specs.iter().map(default_text).collect();
+        let errors = vec![None; specs.len()];
+        Form {
+            specs,
+            raw,
+            errors,
+            selected: 0,
+            editing: None,
+        }
+    }
+
+    /// The fields' declarations.
+    pub fn specs(&self) -> &[ParamSpec] {
+        &self.specs
+    }
+
+    /// Number of fields.
+    pub fn len(&self) -> usize {
+        self.specs.len()
+    }
+
+    /// True when the form has no field.
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+
+    /// Position of the field `name`.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.specs.iter().position(|s| s.name == name)
+    }
+
+    /// The raw text of field `i`.
+    pub fn raw(&self, i: usize) -> &str {
+        &self.raw[i]
+    }
+
+    /// The raw text of the field `name` (empty when there is none).
+    pub fn text(&self, name: &str) -> &str {
+        self.index(name).map_or("", |i| &self.raw[i])
+    }
+
+    /// The error of field `i`, if its text is invalid.
+    pub fn error(&self, i: usize) -> Option<&str> {
+        self.errors[i].as_deref()
+    }
+
+    /// Whether field `i` holds its default.
+    pub fn is_default(&self, i: usize) -> bool {
+        self.raw[i] == default_text(&self.specs[i])
+    }
+
+    /// Sets field `name` from text; keeps the text even when invalid (so the
+    /// user sees and fixes it) and returns the parsed value or the reason.
+    pub fn set(&mut self, name: &str, text: &str) -> Result<Value, String> {
+        let i = self
+            .index(name)
+            .ok_or_else(|| format!("no field named {name}"))?;
+        self.raw[i] = text.trim().to_string();
+        let parsed = self.specs[i].parse(text).map_err(|e| e.to_string());
+        self.errors[i] = parsed.as_ref().err().cloned();
+        parsed
+    }
+
+    /// Puts field `i` back to its default.
+    pub fn reset(&mut self, i: usize) {
+        self.raw[i] = default_text(&self.specs[i]);
+        self.errors[i] = None;
+    }
+
+    /// For a boolean or choice field, the text of the value `delta` steps
+    /// away from the current one (wrapping); `None` for typed fields.
+    pub fn cycled(&self, i: usize, delta: isize) -> Option<String> {
+        let options: Vec<&str> = match self.specs[i].kind {
+            Kind::Bool => vec!["false", "true"],
+            Kind::Choice(names) => names.to_vec(),
+            _ => return None,
+        };
+        let at = options.iter().position(|o| *o == self.raw[i]).unwrap_or(0) as isize;
+        let n = options.len() as isize;
+        Some(options[(at + delta).rem_euclid(n) as usize].to_string())
+    }
+
+    /// Moves the selection by `delta`, clamped.
+    pub fn select(&mut self, delta: isize) {
+        if self.specs.is_empty() {
+            return;
+        }
+        let last = self.specs.len() as isize - 1;
+        self.selected = (self.selected as isize + delta).clamp(0, last) as usize;
+    }
+
+    /// Starts editing the selected field's text.
+    pub fn begin_edit(&mut self) {
+        if let Some(raw) = self.raw.get(self.selected) {
+            self.editing = Some(LineInput::new(raw.clone()));
+        }
+    }
+
+    /// The line being edited, if any.
+    pub fn editing(&self) -> Option<&LineInput> {
+        self.editing.as_ref()
+    }
+
+    /// Applies an edit to the line being edited.
+    pub fn edit(&mut self, op: &EditOp) {
+        if let Some(line) = &mut self.editing {
+            line.apply(op);
+        }
+    }
+
+    /// The error the line being edited would have, checked as it is typed.
+    pub fn editing_error(&self) -> Option<String> {
+        let line = self.editing.as_ref()?;
+        self.specs[self.selected]
+            .parse(line.text())
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    /// Ends editing; returns `(name, text)` to apply.
+    pub fn commit(&mut self) -> Option<(String, String)> {
+        let line = self.editing.take()?;
+        let name = self.specs[self.selected].name.to_string();
+        Some((name, line.text().trim().to_string()))
+    }
+
+    /// Ends editing without applying.
+    pub fn cancel(&mut self) {
+        self.editing = None;
+    }
+
+    /// `(name, text)` of every field, or the first invalid field's error.
+    pub fn assignments(&self) -> Result<Vec<(&'static str, &str)>, String> {
+        for (spec, err) in self.specs.iter().zip(&self.errors) {
+            if let Some(e) = err {
+                return Err(format!("fix {} first: {e}", spec.name));
+            }
+        }
+        Ok(self
+            .specs
+            .iter()
+            .map(|s| s.name)
+            .zip(self.raw.iter().map(String::as_str))
+            .collect())
+    }
+
+    /// Fields whose value differs from the default, as `name=value`.
+    pub fn changed(&self) -> Vec<String> {
+        (0..self.len())
+            .filter(|&i| !self.is_default(i))
+            .map(|i| format!("{}={}", self.specs[i].name, self.raw[i]))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[ParamSpec] = &[
+        ParamSpec {
+            name: "dim",
+            kind: Kind::Int { min: 1, max: 1000 },
+            default: DefaultValue::Int(100),
+            help: "dimension",
+            live: false,
+        },
+        ParamSpec {
+            name: "lr",
+            kind: Kind::Float { min: 0.0, max: 1.0 },
+            default: DefaultValue::Float(0.025),
+            help: "learning rate",
+            live: true,
+        },
+        ParamSpec {
+            name: "mode",
+            kind: Kind::Choice(&["a", "b", "c"]),
+            default: DefaultValue::Choice("b"),
+            help: "mode",
+            live: false,
+        },
+        ParamSpec {
+            name: "flag",
+            kind: Kind::Bool,
+            default: DefaultValue::Bool(false),
+            help: "flag",
+            live: false,
+        },
+    ];
+
+    #[test]
+    fn defaults_are_shown_as_typed() {
+        let f = Form::new(SPECS.to_vec());
+        assert_eq!(f.raw(0), "100");
+        assert_eq!(f.raw(1), "0.025");
+        assert_eq!(f.text("mode"), "b");
+        assert_eq!(f.text("flag"), "false");
+        assert!(f.changed().is_empty());
+    }
+
+    #[test]
+    fn invalid_text_is_kept_with_its_error_per_field() {
+        let mut f = Form::new(SPECS.to_vec());
+        let e = f.set("lr", "2").unwrap_err();
+        assert_eq!(e, "invalid value for lr: '2' (expected a number in [0, 1])");
+        assert_eq!(f.raw(1), "2");
+        assert_eq!(f.error(1), Some(e.as_str()));
+        assert_eq!(f.error(0), None);
+        assert!(f.assignments().unwrap_err().starts_with("fix lr first"));
+        assert_eq!(f.set("lr", "0.5"), Ok(Value::Float(0.5)));
+        assert_eq!(f.error(1), None);
+        assert_eq!(f.changed(), vec!["lr=0.5".to_string()]);
+        let a = f.assignments().unwrap();
+        assert_eq!(a[1], ("lr", "0.5"));
+    }
+
+    #[test]
+    fn choices_and_booleans_cycle() {
+        let f = Form::new(SPECS.to_vec());
+        assert_eq!(f.cycled(2, 1).as_deref(), Some("c"));
+        assert_eq!(f.cycled(2, 2).as_deref(), Some("a"));
+        assert_eq!(f.cycled(3, 1).as_deref(), Some("true"));
+        assert_eq!(f.cycled(0, 1), None);
+    }
+
+    #[test]
+    fn editing_validates_as_typed_and_commits_name_and_text() {
+        let mut f = Form::new(SPECS.to_vec());
+        f.select(10);
+        assert_eq!(f.selected, 3);
+        f.select(-3);
+        f.begin_edit();
+        f.edit(&EditOp::Clear);
+        f.edit(&EditOp::Insert('x'));
+        assert!(f.editing_error().unwrap().contains("expected an integer"));
+        f.edit(&EditOp::Backspace);
+        f.edit(&EditOp::Insert('5'));
+        assert_eq!(f.editing_error(), None);
+        assert_eq!(f.commit(), Some(("dim".to_string(), "5".to_string())));
+        assert!(f.editing().is_none());
+    }
+}

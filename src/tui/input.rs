@@ -1,0 +1,148 @@
+//! A one-line text input: the text, a cursor counted in characters, and the
+//! edits of [`EditOp`]. Small enough to own rather than depend on a crate,
+//! and it keeps every edit a plain value that tests can replay.
+
+use super::action::EditOp;
+
+/// One line of editable text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LineInput {
+    text: String,
+    /// Cursor position in characters (0..=len).
+    cursor: usize,
+}
+
+impl LineInput {
+    /// An input holding `text`, cursor at the end.
+    pub fn new(text: impl Into<String>) -> Self {
+        let text = text.into();
+        let cursor = text.chars().count();
+        LineInput { text, cursor }
+    }
+
+    /// The text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Cursor position in characters.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// Replaces the text, cursor at the end.
+    pub fn set(&mut self, text: impl Into<String>) {
+        *self = LineInput::new(text);
+    }
+
+    /// Applies an edit; returns true when the text changed.
+    pub fn apply(&mut self, op: &EditOp) -> bool {
+        let len = self.text.chars().count();
+        match op {
+            EditOp::Insert(c) => {
+                let at = self.byte(self.cursor);
+                self.text.insert(at, *c);
+                self.cursor += 1;
+                true
+            }
+            EditOp::Backspace if self.cursor > 0 => {
+                let at = self.byte(self.cursor - 1);
+                self.text.remove(at);
+                self.cursor -= 1;
+                true
+            }
+            EditOp::Delete if self.cursor < len => {
+                let at = self.byte(self.cursor);
+                self.text.remove(at);
+                true
+            }
+            EditOp::Left => {
+                self.cursor = self.cursor.saturating_sub(1);
+                false
+            }
+            EditOp::Right => {
+                self.cursor = (self.cursor + 1).min(len);
+                false
+            }
+            EditOp::Home => {
+                self.cursor = 0;
+                false
+            }
+            EditOp::End => {
+                self.cursor = len;
+                false
+            }
+            EditOp::DeleteWord => self.delete_word(),
+            EditOp::Clear => {
+                let changed = !self.text.is_empty();
+                self.set("");
+                changed
+            }
+            EditOp::Backspace | EditOp::Delete => false,
+        }
+    }
+
+    /// The text with `s` inserted at the cursor.
+    pub fn insert_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.apply(&EditOp::Insert(c));
+        }
+    }
+
+    fn delete_word(&mut self) -> bool {
+        let chars: Vec<char> = self.text.chars().collect();
+        let mut start = self.cursor;
+        while start > 0 && chars[start - 1].is_whitespace() {
+            start -= 1;
+        }
+        while start > 0 && !chars[start - 1].is_whitespace() && chars[start - 1] != '/' {
+            start -= 1;
+        }
+        if start == self.cursor {
+            return false;
+        }
+        let (a, b) = (self.byte(start), self.byte(self.cursor));
+        self.text.replace_range(a..b, "");
+        self.cursor = start;
+        true
+    }
+
+    fn byte(&self, chars: usize) -> usize {
+        self.text
+            .char_indices()
+            .nth(chars)
+            .map_or(self.text.len(), |(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edits_move_the_cursor_by_characters() {
+        let mut i = LineInput::new("né");
+        assert_eq!(i.cursor(), 2);
+        assert!(i.apply(&EditOp::Insert('e')));
+        assert_eq!(i.text(), "née");
+        i.apply(&EditOp::Home);
+        assert!(i.apply(&EditOp::Delete));
+        assert_eq!(i.text(), "ée");
+        i.apply(&EditOp::Right);
+        assert!(i.apply(&EditOp::Backspace));
+        assert_eq!(i.text(), "e");
+        assert!(!i.apply(&EditOp::Backspace));
+        assert_eq!(i.cursor(), 0);
+    }
+
+    #[test]
+    fn delete_word_stops_at_slashes_and_spaces() {
+        let mut i = LineInput::new("data/text8 king");
+        assert!(i.apply(&EditOp::DeleteWord));
+        assert_eq!(i.text(), "data/text8 ");
+        assert!(i.apply(&EditOp::DeleteWord));
+        assert_eq!(i.text(), "data/");
+        assert!(i.apply(&EditOp::Clear));
+        assert!(!i.apply(&EditOp::DeleteWord));
+    }
+}

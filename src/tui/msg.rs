@@ -1,0 +1,248 @@
+//! The messages into [`update`](super::app::update) and the effects out of it.
+//!
+//! `update` never blocks and never touches the terminal or a thread: it turns
+//! a [`Msg`] into state changes and a list of [`Effect`]s, which the
+//! [`Runtime`](super::runtime::Runtime) carries out on background threads,
+//! whose answers come back as messages. Requests that can be overtaken
+//! (corpus loads, neighbour searches, projections) carry an id so stale
+//! answers are dropped.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{KeyEvent, MouseEvent};
+
+use super::action::{Action, Slot};
+use super::projection::{ProjectionJob, ProjectionResult};
+use crate::corpus::{Corpus, CorpusConfig};
+use crate::embedding::{Embedding, Neighbor, VectorFormat};
+use crate::eval::{EvalPlan, Report};
+use crate::session::{self, Session};
+use crate::train::{Command, Event, JobConfig, Method, TrainInput};
+
+/// A neighbour query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// Nearest words to a word.
+    Word(String),
+    /// `a : b :: c : ?`
+    Analogy(String, String, String),
+}
+
+/// A session read from disk, with its corpus located (or why not).
+#[derive(Debug, Clone)]
+pub struct LoadedSession {
+    /// The session.
+    pub session: Session,
+    /// The corpus path, resolved next to the session or in the working directory.
+    pub corpus: Result<PathBuf, String>,
+    /// Non-fatal findings (changed corpus hash).
+    pub warnings: Vec<String>,
+}
+
+/// Everything `update` reacts to.
+#[derive(Debug)]
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// The terminal was resized.
+    Resize,
+    /// The ~50 ms clock (autosave, spinners).
+    Tick,
+    /// An action from a script or a recording.
+    Action(Action),
+    /// A corpus finished loading.
+    CorpusLoaded {
+        /// Request id.
+        request: u64,
+        /// The corpus and the seconds it took, or the error.
+        result: Result<(Arc<Corpus>, f64), String>,
+    },
+    /// An event of run `run`'s training job.
+    Job {
+        /// Run index.
+        run: usize,
+        /// The event.
+        event: Event,
+    },
+    /// Run `run`'s job thread ended (after its last event).
+    JobEnded {
+        /// Run index.
+        run: usize,
+    },
+    /// A neighbour search answered.
+    Neighbors {
+        /// Request id.
+        request: u64,
+        /// Which side.
+        slot: Slot,
+        /// Neighbours or the error.
+        result: Result<Vec<Neighbor>, String>,
+    },
+    /// An evaluation finished.
+    Evaluated {
+        /// Run index.
+        run: usize,
+        /// Report or the error.
+        result: Result<Report, String>,
+    },
+    /// Vectors were written.
+    Exported {
+        /// Run index.
+        run: usize,
+        /// Where.
+        path: PathBuf,
+        /// Success or the error.
+        result: Result<(), String>,
+    },
+    /// A session was written.
+    SessionSaved {
+        /// Where.
+        path: PathBuf,
+        /// Whether it was an autosave.
+        autosave: bool,
+        /// Success or the error.
+        result: Result<(), String>,
+    },
+    /// A session file was read.
+    SessionLoaded {
+        /// The file.
+        path: PathBuf,
+        /// The session or the error.
+        result: Result<LoadedSession, String>,
+    },
+    /// A run's saved vectors were read back.
+    VectorsLoaded {
+        /// Run index.
+        run: usize,
+        /// Vectors or the error.
+        result: Result<Arc<Embedding>, String>,
+    },
+    /// A projection progressed or finished.
+    Projection(ProjectionResult),
+    /// A background thread panicked (message kept for the status line).
+    WorkerPanicked(String),
+}
+
+/// Work for the runtime.
+pub enum Effect {
+    /// Read a corpus.
+    LoadCorpus {
+        /// Request id (later requests win).
+        request: u64,
+        /// The file.
+        path: PathBuf,
+        /// Preprocessing.
+        config: CorpusConfig,
+    },
+    /// Start a training job.
+    StartJob {
+        /// Run index.
+        run: usize,
+        /// Method.
+        method: &'static Method,
+        /// Corpus, validated params, seed, threads.
+        input: TrainInput,
+        /// Perplexity settings, scheduled changes (replay).
+        config: JobConfig,
+    },
+    /// Pause, resume, stop or set a live parameter of a running job.
+    JobCommand {
+        /// Run index.
+        run: usize,
+        /// The command.
+        command: Command,
+    },
+    /// Search neighbours.
+    Neighbors {
+        /// Request id (later requests win).
+        request: u64,
+        /// Which side.
+        slot: Slot,
+        /// The vectors.
+        embedding: Arc<Embedding>,
+        /// What to search.
+        query: Query,
+        /// How many.
+        k: usize,
+    },
+    /// Run the benchmarks on a run's vectors.
+    Evaluate {
+        /// Run index.
+        run: usize,
+        /// The vectors.
+        embedding: Arc<Embedding>,
+        /// Datasets.
+        plan: EvalPlan,
+    },
+    /// Write vectors.
+    ExportVectors {
+        /// Run index.
+        run: usize,
+        /// The vectors.
+        embedding: Arc<Embedding>,
+        /// Where.
+        path: PathBuf,
+        /// File format.
+        format: VectorFormat,
+    },
+    /// Write the session (atomically).
+    SaveSession {
+        /// Where.
+        path: PathBuf,
+        /// The corpus file.
+        corpus: PathBuf,
+        /// Its preprocessing.
+        config: CorpusConfig,
+        /// Every run's record.
+        runs: Vec<session::Run>,
+        /// Whether it is an autosave (quieter status).
+        autosave: bool,
+    },
+    /// Read a session file.
+    LoadSession {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Read a run's saved vectors.
+    LoadVectors {
+        /// Run index.
+        run: usize,
+        /// The file.
+        path: PathBuf,
+    },
+    /// Project vectors to 2-D, or export a projection.
+    Projection(ProjectionJob),
+    /// Leave the program.
+    Quit,
+}
+
+impl Effect {
+    /// The variant's name, for logs and test messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Effect::LoadCorpus { .. } => "LoadCorpus",
+            Effect::StartJob { .. } => "StartJob",
+            Effect::JobCommand { .. } => "JobCommand",
+            Effect::Neighbors { .. } => "Neighbors",
+            Effect::Evaluate { .. } => "Evaluate",
+            Effect::ExportVectors { .. } => "ExportVectors",
+            Effect::SaveSession { .. } => "SaveSession",
+            Effect::LoadSession { .. } => "LoadSession",
+            Effect::LoadVectors { .. } => "LoadVectors",
+            Effect::Projection(_) => "Projection",
+            Effect::Quit => "Quit",
+        }
+    }
+}
+
+impl std::fmt::Debug for Effect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Effect::JobCommand { run, command } => write!(f, "JobCommand({run}, {command:?})"),
+            other => f.write_str(other.name()),
+        }
+    }
+}

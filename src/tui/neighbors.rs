@@ -1,0 +1,420 @@
+//! The Neighbours screen: a word (completed from the vocabulary) or an
+//! analogy `a : b :: c : ?`, answered by the picked runs side by side.
+//!
+//! Searches run while the user types: each keystroke that forms a known word
+//! sends a request tagged with a fresh id, and only the answer to the latest
+//! request of each side is kept.
+
+use super::action::{Action, Slot};
+use super::app::{act, App, Level};
+use super::input::LineInput;
+use super::msg::{Effect, Query};
+use crate::embedding::{Embedding, Neighbor};
+
+/// Which input has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NeighborsFocus {
+    /// The word input.
+    #[default]
+    Word,
+    /// The analogy input (`a b c`).
+    Analogy,
+}
+
+/// One side's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// What was asked.
+    pub query: Query,
+    /// The run that answered.
+    pub run: usize,
+    /// Neighbours or why not.
+    pub result: Result<Vec<Neighbor>, String>,
+}
+
+/// The Neighbours screen.
+#[derive(Debug, Clone)]
+pub struct NeighborsView {
+    /// Focused input.
+    pub focus: NeighborsFocus,
+    /// The word.
+    pub word: LineInput,
+    /// The analogy words.
+    pub analogy: LineInput,
+    /// An input is being typed.
+    pub editing: bool,
+    /// Neighbours per run.
+    pub k: usize,
+    /// The last question asked.
+    pub query: Option<Query>,
+    /// Answers for A and B.
+    pub answers: [Option<Answer>; 2],
+    /// Latest request per side (older answers are dropped).
+    pub pending: [Option<u64>; 2],
+    /// Vocabulary words starting with what is typed, most frequent first.
+    pub suggestions: Vec<String>,
+}
+
+impl Default for NeighborsView {
+    fn default() -> Self {
+        NeighborsView {
+            focus: NeighborsFocus::Word,
+            word: LineInput::default(),
+            analogy: LineInput::default(),
+            editing: false,
+            k: 10,
+            query: None,
+            answers: [None, None],
+            pending: [None, None],
+            suggestions: Vec::new(),
+        }
+    }
+}
+
+/// Up to `n` words of `embedding` (rows are frequency-sorted) starting with `prefix`.
+pub fn suggest(embedding: &Embedding, prefix: &str, n: usize) -> Vec<String> {
+    if prefix.is_empty() {
+        return Vec::new();
+    }
+    embedding
+        .words()
+        .words()
+        .iter()
+        .filter(|w| w.starts_with(prefix))
+        .take(n)
+        .cloned()
+        .collect()
+}
+
+/// The word as the vectors know it: as typed, else lower-cased.
+fn known(embedding: &Embedding, word: &str) -> Option<String> {
+    let lower = word.to_lowercase();
+    [word.to_string(), lower]
+        .into_iter()
+        .find(|w| embedding.id(w).is_some())
+}
+
+/// Asks the picked runs for a word's neighbours.
+pub fn query_word(app: &mut App, word: &str) -> Vec<Effect> {
+    let word = word.trim();
+    if word.is_empty() {
+        return Vec::new();
+    }
+    if app.neighbors.word.text() != word {
+        app.neighbors.word.set(word);
+    }
+    ask(app, Query::Word(word.to_string()))
+}
+
+/// Asks the picked runs an analogy.
+pub fn query_analogy(app: &mut App, a: &str, b: &str, c: &str) -> Vec<Effect> {
+    let text = format!("{a} {b} {c}");
+    if app.neighbors.analogy.text() != text {
+        app.neighbors.analogy.set(text);
+    }
+    ask(app, Query::Analogy(a.into(), b.into(), c.into()))
+}
+
+/// Neighbours per run.
+pub fn set_k(app: &mut App, k: usize) -> Vec<Effect> {
+    app.neighbors.k = k.clamp(1, 100);
+    refresh(app)
+}
+
+/// Re-asks the last question (after a pick or a finished run).
+pub fn refresh(app: &mut App) -> Vec<Effect> {
+    match app.neighbors.query.clone() {
+        Some(q) => ask(app, q),
+        None => Vec::new(),
+    }
+}
+
+fn ask(app: &mut App, query: Query) -> Vec<Effect> {
+    app.neighbors.query = Some(query.clone());
+    let mut effects = Vec::new();
+    for slot in [Slot::A, Slot::B] {
+        let s = slot.index();
+        let Some((run, entry)) = app.picked(slot) else {
+            app.neighbors.answers[s] = None;
+            app.neighbors.pending[s] = None;
+            continue;
+        };
+        let Some(embedding) = entry.embedding.clone() else {
+            app.neighbors.pending[s] = None;
+            app.neighbors.answers[s] = Some(Answer {
+                query: query.clone(),
+                run,
+                result: Err(format!("run #{} has no vectors yet", run + 1)),
+            });
+            continue;
+        };
+        let resolved = match &query {
+            Query::Word(w) => known(&embedding, w).map(Query::Word).ok_or_else(|| w.clone()),
+            Query::Analogy(a, b, c) => match (
+                known(&embedding, a),
+                known(&embedding, b),
+                known(&embedding, c),
+            ) {
+                (Some(a), Some(b), Some(c)) => Ok(Query::Analogy(a, b, c)),
+                _ => Err([a, b, c]
+                    .into_iter()
+                    .find(|w| known(&embedding, w).is_none())
+                    .cloned()
+                    .unwrap_or_default()),
+            },
+        };
+        match resolved {
+            Ok(q) => {
+                let request = app.next_id();
+                app.neighbors.pending[s] = Some(request);
+                effects.push(Effect::Neighbors {
+                    request,
+                    slot,
+                    embedding,
+                    query: q,
+                    k: app.neighbors.k,
+                });
+            }
+            Err(word) => {
+                app.neighbors.pending[s] = None;
+                app.neighbors.answers[s] = Some(Answer {
+                    query: query.clone(),
+                    run,
+                    result: Err(format!("'{word}' is not in run #{}'s vocabulary", run + 1)),
+                });
+            }
+        }
+    }
+    if app.picks == [None, None] {
+        app.set_status(
+            Level::Warn,
+            "no run picked: train one (2 Train) or pick one (3 Runs, a/b)",
+        );
+    }
+    effects
+}
+
+/// A search answered; answers to superseded requests are dropped.
+pub fn answered(
+    app: &mut App,
+    request: u64,
+    slot: Slot,
+    result: Result<Vec<Neighbor>, String>,
+) {
+    let s = slot.index();
+    if app.neighbors.pending[s] != Some(request) {
+        return;
+    }
+    app.neighbors.pending[s] = None;
+    let (Some(query), Some(run)) = (app.neighbors.query.clone(), app.picks[s]) else {
+        return;
+    };
+    app.neighbors.answers[s] = Some(Answer { query, run, result });
+}
+
+fn vocabulary_source(app: &App) -> Option<std::sync::Arc<Embedding>> {
+    [Slot::A, Slot::B]
+        .into_iter()
+        .find_map(|s| app.picked(s).and_then(|(_, r)| r.embedding.clone()))
+}
+
+/// After an edit of the word input: suggestions, and a search when the
+/// text is a known word.
+fn typed(app: &mut App) -> Vec<Effect> {
+    let v = &app.neighbors;
+    match v.focus {
+        NeighborsFocus::Word => {
+            let text = v.word.text().trim().to_string();
+            let Some(emb) = vocabulary_source(app) else {
+                return Vec::new();
+            };
+            app.neighbors.suggestions = suggest(&emb, &text.to_lowercase(), 8);
+            if known(&emb, &text).is_some() {
+                return act(app, Action::Query(text));
+            }
+            Vec::new()
+        }
+        NeighborsFocus::Analogy => {
+            let last = v.analogy.text().split_whitespace().last().unwrap_or("");
+            let last = last.to_lowercase();
+            if let Some(emb) = vocabulary_source(app) {
+                app.neighbors.suggestions = suggest(&emb, &last, 8);
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Navigation on the Neighbours screen.
+pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
+    let v = &mut app.neighbors;
+    if v.editing {
+        let input = match v.focus {
+            NeighborsFocus::Word => &mut v.word,
+            NeighborsFocus::Analogy => &mut v.analogy,
+        };
+        match action {
+            Action::Edit(op) => {
+                if input.apply(&op) {
+                    return typed(app);
+                }
+            }
+            Action::Complete => {
+                if let Some(first) = v.suggestions.first().cloned() {
+                    match v.focus {
+                        NeighborsFocus::Word => v.word.set(first),
+                        NeighborsFocus::Analogy => {
+                            let mut words: Vec<&str> = v.analogy.text().split_whitespace().collect();
+                            words.pop();
+                            words.push(&first);
+                            let text = format!("{} ", words.join(" "));
+                            v.analogy.set(text);
+                        }
+                    }
+                    return typed(app);
+                }
+            }
+            Action::Cancel => {
+                v.editing = false;
+                v.suggestions.clear();
+            }
+            Action::Activate => {
+                v.editing = false;
+                v.suggestions.clear();
+                return submit(app);
+            }
+            _ => {}
+        }
+        return Vec::new();
+    }
+    match action {
+        Action::Activate => v.editing = true,
+        Action::FocusNext | Action::FocusPrev => {
+            v.focus = match v.focus {
+                NeighborsFocus::Word => NeighborsFocus::Analogy,
+                NeighborsFocus::Analogy => NeighborsFocus::Word,
+            };
+        }
+        Action::MoreNeighbors => {
+            let k = v.k + 5;
+            return act(app, Action::SetK(k));
+        }
+        Action::FewerNeighbors => {
+            let k = v.k.saturating_sub(5).max(5);
+            return act(app, Action::SetK(k));
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+fn submit(app: &mut App) -> Vec<Effect> {
+    let v = &app.neighbors;
+    match v.focus {
+        NeighborsFocus::Word => {
+            let w = v.word.text().trim().to_string();
+            act(app, Action::Query(w))
+        }
+        NeighborsFocus::Analogy => {
+            let words: Vec<String> = v
+                .analogy
+                .text()
+                .split_whitespace()
+                .map(String::from)
+                .collect();
+            match <[String; 3]>::try_from(words) {
+                Ok([a, b, c]) => act(app, Action::Analogy(a, b, c)),
+                Err(_) => {
+                    app.set_status(
+                        Level::Warn,
+                        "an analogy is three words: a b c asks a : b :: c : ? (man king woman)",
+                    );
+                    Vec::new()
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use ndarray::array;
+
+    use super::*;
+    use crate::tui::app::AppOptions;
+    use crate::tui::run::RunEntry;
+    use crate::words::WordIndex;
+
+    fn app_with_run() -> App {
+        let mut app = App::new(&AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: Default::default(),
+            cores: 2,
+        });
+        let m = crate::algo::find("sgns").unwrap();
+        let mut r = RunEntry::new(m, crate::train::Params::defaults(m.schema), 1, 1);
+        let words = WordIndex::from_words(
+            ["king", "queen", "kingdom", "man", "woman"]
+                .map(String::from)
+                .to_vec(),
+        );
+        let v = array![[1.0f32, 0.0], [0.9, 0.1], [0.8, 0.3], [0.0, 1.0], [0.1, 0.9]];
+        r.embedding = Some(Arc::new(Embedding::new(words, v).unwrap()));
+        app.runs.push(r);
+        app.picks[0] = Some(0);
+        app
+    }
+
+    #[test]
+    fn typing_suggests_and_searches_only_known_words() {
+        let mut app = app_with_run();
+        navigate(&mut app, Action::Activate);
+        let mut effects = Vec::new();
+        for ch in "kin".chars() {
+            effects = navigate(&mut app, Action::Edit(super::super::action::EditOp::Insert(ch)));
+        }
+        assert!(effects.is_empty(), "'kin' is not a word");
+        assert_eq!(app.neighbors.suggestions, vec!["king", "kingdom"]);
+        let effects = navigate(&mut app, Action::Edit(super::super::action::EditOp::Insert('g')));
+        assert_eq!(effects.len(), 1);
+        assert_eq!(app.journal.last(), Some(&Action::Query("king".into())));
+    }
+
+    #[test]
+    fn only_the_latest_answer_is_kept() {
+        let mut app = app_with_run();
+        let first = query_word(&mut app, "king");
+        let second = query_word(&mut app, "queen");
+        let id = |e: &Effect| match e {
+            Effect::Neighbors { request, .. } => *request,
+            _ => panic!(),
+        };
+        let (old, new) = (id(&first[0]), id(&second[0]));
+        answered(&mut app, old, Slot::A, Ok(Vec::new()));
+        assert!(app.neighbors.answers[0].is_none(), "stale answer dropped");
+        answered(&mut app, new, Slot::A, Err("x".into()));
+        let a = app.neighbors.answers[0].as_ref().unwrap();
+        assert_eq!(a.query, Query::Word("queen".into()));
+    }
+
+    #[test]
+    fn unknown_words_and_bad_analogies_explain_themselves() {
+        let mut app = app_with_run();
+        assert!(query_word(&mut app, "KING").len() == 1, "case folded");
+        assert!(query_word(&mut app, "zebra").is_empty());
+        let a = app.neighbors.answers[0].as_ref().unwrap();
+        assert_eq!(
+            a.result,
+            Err("'zebra' is not in run #1's vocabulary".to_string())
+        );
+        app.neighbors.focus = NeighborsFocus::Analogy;
+        app.neighbors.analogy.set("man king");
+        assert!(submit(&mut app).is_empty());
+        assert!(app.status.text.starts_with("an analogy is three words"));
+        app.neighbors.analogy.set("man king woman");
+        assert_eq!(submit(&mut app).len(), 1);
+    }
+}

@@ -1,0 +1,455 @@
+//! The Projection screen's state: which words (the most frequent, a list, or
+//! a word's neighbourhood), PCA or t-SNE, the layout once computed, and the
+//! view (zoom and pan) of the braille scatter. The computation and exports
+//! run on workers ([`super::project_worker`]); t-SNE reports its KL as it goes.
+
+use std::sync::Arc;
+
+use super::action::{Action, Slot};
+use super::app::{act, App, Level, PromptKind};
+use super::form::Form;
+use super::input::LineInput;
+use super::msg::Effect;
+use crate::embedding::Embedding;
+use crate::train::{DefaultValue, Kind, ParamSpec};
+
+/// The projection options, declared like hyperparameters.
+pub static OPTIONS: &[ParamSpec] = &[
+    ParamSpec {
+        name: "method",
+        kind: Kind::Choice(&["tsne", "pca"]),
+        default: DefaultValue::Choice("tsne"),
+        help: "t-SNE keeps neighbourhoods; PCA keeps the largest variance directions",
+        live: false,
+    },
+    ParamSpec {
+        name: "count",
+        kind: Kind::Int { min: 4, max: 20_000 },
+        default: DefaultValue::Int(500),
+        help: "words projected: the most frequent, or the neighbours of the focus word",
+        live: false,
+    },
+    ParamSpec {
+        name: "labels",
+        kind: Kind::Int { min: 0, max: 500 },
+        default: DefaultValue::Int(40),
+        help: "words labelled in the preview and the plot (most frequent first)",
+        live: false,
+    },
+    ParamSpec {
+        name: "perplexity",
+        kind: Kind::Float {
+            min: 1.0,
+            max: 1000.0,
+        },
+        default: DefaultValue::Float(30.0),
+        help: "t-SNE: effective number of neighbours",
+        live: false,
+    },
+    ParamSpec {
+        name: "seed",
+        kind: Kind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        default: DefaultValue::Int(1),
+        help: "seed of the t-SNE initialisation",
+        live: false,
+    },
+];
+
+/// Which words to project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// The `n` most frequent words.
+    Top(usize),
+    /// These words.
+    List(Vec<String>),
+    /// A word and its `n` nearest neighbours.
+    Neighborhood(String, usize),
+}
+
+impl Selection {
+    /// From the focus text: empty → top `n`, one word → its neighbourhood,
+    /// several → that list.
+    pub fn parse(text: &str, n: usize) -> Selection {
+        let words: Vec<String> = text
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .map(String::from)
+            .collect();
+        match words.len() {
+            0 => Selection::Top(n),
+            1 => Selection::Neighborhood(words[0].clone(), n),
+            _ => Selection::List(words),
+        }
+    }
+}
+
+/// A computed 2-D layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    /// The run projected.
+    pub run: usize,
+    /// `pca` or `tsne`.
+    pub method: String,
+    /// The words, in the order of `coords`.
+    pub words: Vec<String>,
+    /// Coordinates.
+    pub coords: Vec<[f64; 2]>,
+    /// Words labelled (the first `labels` words).
+    pub labels: usize,
+    /// One line describing how it was made.
+    pub description: String,
+}
+
+/// Work for the projection worker.
+#[derive(Debug, Clone)]
+pub enum ProjectionJob {
+    /// Compute a layout.
+    Compute {
+        /// Request id (later requests win).
+        request: u64,
+        /// Run index.
+        run: usize,
+        /// The vectors.
+        embedding: Arc<Embedding>,
+        /// Which words.
+        selection: Selection,
+        /// `tsne` or `pca`.
+        method: String,
+        /// t-SNE perplexity.
+        perplexity: f64,
+        /// Words labelled.
+        labels: usize,
+        /// Seed.
+        seed: u64,
+    },
+    /// Write a layout to a file (PNG, SVG or CSV by extension).
+    Export {
+        /// The layout.
+        layout: Layout,
+        /// Where.
+        path: String,
+    },
+}
+
+/// What the projection worker reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProjectionResult {
+    /// t-SNE progress.
+    Progress {
+        /// Request id.
+        request: u64,
+        /// Iterations done.
+        step: u64,
+        /// Iterations in all.
+        total: u64,
+        /// Current KL divergence.
+        kl: f64,
+    },
+    /// A layout, or why not.
+    Done {
+        /// Request id.
+        request: u64,
+        /// The layout.
+        result: Result<Layout, String>,
+    },
+    /// An export finished.
+    Exported {
+        /// Where.
+        path: String,
+        /// Success or the error.
+        result: Result<(), String>,
+    },
+}
+
+/// The Projection screen.
+#[derive(Debug, Clone)]
+pub struct ProjectionView {
+    /// The focus words (empty: the most frequent).
+    pub focus: LineInput,
+    /// Options.
+    pub options: Form,
+    /// Selected row: 0 is the focus words, then the options.
+    pub selected: usize,
+    /// The focus words are being typed.
+    pub editing_focus: bool,
+    /// The request in flight.
+    pub pending: Option<u64>,
+    /// KL divergence against step of the running t-SNE.
+    pub kl: Vec<(f64, f64)>,
+    /// Steps of the running t-SNE.
+    pub progress: Option<(u64, u64)>,
+    /// The layout shown.
+    pub layout: Option<Layout>,
+    /// Zoom factor (1 = everything visible).
+    pub zoom: f64,
+    /// View centre offset, as a fraction of the full extent.
+    pub pan: (f64, f64),
+}
+
+impl Default for ProjectionView {
+    fn default() -> Self {
+        ProjectionView {
+            focus: LineInput::default(),
+            options: Form::new(OPTIONS.to_vec()),
+            selected: 0,
+            editing_focus: false,
+            pending: None,
+            kl: Vec::new(),
+            progress: None,
+            layout: None,
+            zoom: 1.0,
+            pan: (0.0, 0.0),
+        }
+    }
+}
+
+impl ProjectionView {
+    /// Whether a line is being typed.
+    pub fn typing(&self) -> bool {
+        self.editing_focus || self.options.editing().is_some()
+    }
+
+    /// The visible `[x, y]` bounds of the layout under zoom and pan.
+    pub fn bounds(&self) -> Option<([f64; 2], [f64; 2])> {
+        let l = self.layout.as_ref()?;
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for [x, y] in &l.coords {
+            x0 = x0.min(*x);
+            x1 = x1.max(*x);
+            y0 = y0.min(*y);
+            y1 = y1.max(*y);
+        }
+        if x0 > x1 {
+            return None;
+        }
+        let (w, h) = ((x1 - x0).max(1e-9) * 1.05, (y1 - y0).max(1e-9) * 1.05);
+        let (cx, cy) = (
+            (x0 + x1) / 2.0 + self.pan.0 * w,
+            (y0 + y1) / 2.0 + self.pan.1 * h,
+        );
+        let (hw, hh) = (w / 2.0 / self.zoom, h / 2.0 / self.zoom);
+        Some(([cx - hw, cx + hw], [cy - hh, cy + hh]))
+    }
+}
+
+/// Sets an option (or `focus`) from text.
+pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
+    if name == "focus" || name == "words" {
+        app.projection.focus.set(text.trim());
+    } else if let Err(e) = app.projection.options.set(name, text) {
+        app.set_status(Level::Error, e);
+    }
+    Vec::new()
+}
+
+/// Projects run A's vectors with the current options.
+pub fn project(app: &mut App) -> Vec<Effect> {
+    if let Err(e) = app.projection.options.assignments() {
+        app.set_status(Level::Error, e);
+        return Vec::new();
+    }
+    let Some((run, entry)) = app.picked(Slot::A) else {
+        app.set_status(Level::Warn, "no run picked: train one, or pick one on 3 Runs (a)");
+        return Vec::new();
+    };
+    let Some(embedding) = entry.embedding.clone() else {
+        app.set_status(Level::Warn, format!("run #{} has no vectors yet", run + 1));
+        return Vec::new();
+    };
+    let o = &app.projection.options;
+    let count: usize = o.text("count").parse().unwrap_or(500);
+    let method = o.text("method").to_string();
+    let selection = Selection::parse(app.projection.focus.text(), count);
+    let perplexity = o.text("perplexity").parse().unwrap_or(30.0);
+    let labels = o.text("labels").parse().unwrap_or(40);
+    let seed = o.text("seed").parse().unwrap_or(1);
+    let request = app.next_id();
+    let job = ProjectionJob::Compute {
+        request,
+        run,
+        embedding,
+        selection,
+        method: method.clone(),
+        perplexity,
+        labels,
+        seed,
+    };
+    let p = &mut app.projection;
+    p.pending = Some(request);
+    p.kl.clear();
+    p.progress = None;
+    app.set_status(Level::Info, format!("{method} of run #{}…", run + 1));
+    vec![Effect::Projection(job)]
+}
+
+/// Exports the layout shown.
+pub fn export(app: &mut App, path: &str) -> Vec<Effect> {
+    let Some(layout) = app.projection.layout.clone() else {
+        app.set_status(Level::Warn, "nothing to export yet: project first (p)");
+        return Vec::new();
+    };
+    app.set_status(Level::Info, format!("writing {path}…"));
+    vec![Effect::Projection(ProjectionJob::Export {
+        layout,
+        path: path.to_string(),
+    })]
+}
+
+/// A projection worker answered.
+pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
+    let p = &mut app.projection;
+    match result {
+        ProjectionResult::Progress {
+            request,
+            step,
+            total,
+            kl,
+        } if p.pending == Some(request) => {
+            p.progress = Some((step, total));
+            if kl.is_finite() {
+                p.kl.push((step as f64, kl));
+            }
+        }
+        ProjectionResult::Done { request, result } if p.pending == Some(request) => {
+            p.pending = None;
+            p.progress = None;
+            match result {
+                Ok(layout) => {
+                    let text = format!("{}: {} words", layout.description, layout.words.len());
+                    p.layout = Some(layout);
+                    p.zoom = 1.0;
+                    p.pan = (0.0, 0.0);
+                    app.set_status(Level::Info, text);
+                }
+                Err(e) => app.set_status(Level::Error, e),
+            }
+        }
+        ProjectionResult::Exported { path, result } => match result {
+            Ok(()) => app.set_status(Level::Info, format!("projection written to {path}")),
+            Err(e) => app.set_status(Level::Error, e),
+        },
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Navigation on the Projection screen.
+pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
+    let v = &mut app.projection;
+    if v.editing_focus {
+        match action {
+            Action::Edit(op) => {
+                v.focus.apply(&op);
+            }
+            Action::Cancel => v.editing_focus = false,
+            Action::Activate => {
+                v.editing_focus = false;
+                let text = v.focus.text().to_string();
+                return act(app, Action::SetProjectionOption("focus".into(), text));
+            }
+            _ => {}
+        }
+        return Vec::new();
+    }
+    if v.options.editing().is_some() {
+        match action {
+            Action::Edit(op) => v.options.edit(&op),
+            Action::Cancel => v.options.cancel(),
+            Action::Activate => {
+                if let Some((name, text)) = v.options.commit() {
+                    return act(app, Action::SetProjectionOption(name, text));
+                }
+            }
+            _ => {}
+        }
+        return Vec::new();
+    }
+    let rows = 1 + v.options.len();
+    match action {
+        Action::Up => v.selected = v.selected.saturating_sub(1),
+        Action::Down => v.selected = (v.selected + 1).min(rows - 1),
+        Action::Activate if v.selected == 0 => v.editing_focus = true,
+        Action::Activate | Action::Left | Action::Right => {
+            let i = v.selected - 1;
+            v.options.selected = i;
+            let delta = if action == Action::Left { -1 } else { 1 };
+            match v.options.cycled(i, delta) {
+                Some(text) => {
+                    let name = v.options.specs()[i].name.to_string();
+                    return act(app, Action::SetProjectionOption(name, text));
+                }
+                None if action == Action::Activate => v.options.begin_edit(),
+                None => {}
+            }
+        }
+        Action::ZoomIn => v.zoom = (v.zoom * 1.5).min(1000.0),
+        Action::ZoomOut => v.zoom = (v.zoom / 1.5).max(1.0),
+        Action::ResetView => {
+            v.zoom = 1.0;
+            v.pan = (0.0, 0.0);
+        }
+        Action::Pan(dx, dy) => {
+            let step = 0.1 / v.zoom;
+            v.pan.0 += dx as f64 * step;
+            v.pan.1 += dy as f64 * step;
+        }
+        Action::ExportPlotPrompt => {
+            let default = match &v.layout {
+                Some(l) => format!("run{}-{}.png", l.run + 1, l.method),
+                None => "projection.png".into(),
+            };
+            app.prompt(
+                PromptKind::ExportPlot,
+                "Export projection",
+                default,
+                "format by extension: .png, .svg or .csv",
+            );
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn focus_text_selects_the_words() {
+        assert_eq!(Selection::parse("", 300), Selection::Top(300));
+        assert_eq!(
+            Selection::parse(" france ", 50),
+            Selection::Neighborhood("france".into(), 50)
+        );
+        assert_eq!(
+            Selection::parse("king, queen man", 50),
+            Selection::List(vec!["king".into(), "queen".into(), "man".into()])
+        );
+    }
+
+    #[test]
+    fn zoom_and_pan_shrink_and_move_the_bounds() {
+        let mut v = ProjectionView {
+            layout: Some(Layout {
+                run: 0,
+                method: "pca".into(),
+                words: vec!["a".into(), "b".into()],
+                coords: vec![[0.0, 0.0], [10.0, 20.0]],
+                labels: 2,
+                description: String::new(),
+            }),
+            ..ProjectionView::default()
+        };
+        let ([x0, x1], [y0, y1]) = v.bounds().unwrap();
+        assert!((x0 + 0.25).abs() < 1e-9 && (x1 - 10.25).abs() < 1e-9);
+        assert!((y0 + 0.5).abs() < 1e-9 && (y1 - 20.5).abs() < 1e-9);
+        v.zoom = 2.0;
+        v.pan = (0.1, 0.0);
+        let ([x0, x1], _) = v.bounds().unwrap();
+        assert!((x1 - x0 - 5.25).abs() < 1e-9);
+        assert!(((x0 + x1) / 2.0 - 6.05).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,259 @@
+//! One trained (or training, or recorded) model of the session, as the
+//! screens see it: the engine's [`Recorder`] keeps the record that session
+//! files hold; this adds what only the workbench needs (status, vectors in
+//! memory, evaluation in progress, exported file, log).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::embedding::Embedding;
+use crate::eval::Report;
+use crate::session::{self, Outcome, Recorder, TimelineEvent};
+use crate::train::{Event, Method, Params, Progress};
+
+use super::form::default_text;
+
+/// Where a run is in its life.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStatus {
+    /// Job started, building its trainer (counting, encoding).
+    Starting,
+    /// Stepping.
+    Training,
+    /// Paused by the user.
+    Paused,
+    /// Finished all its steps.
+    Finished,
+    /// Stopped early at this step (vectors kept).
+    Stopped(u64),
+    /// Failed with this message.
+    Failed(String),
+    /// Read from a session file (curves only, unless its vectors were found).
+    Recorded,
+}
+
+impl RunStatus {
+    /// Whether the job is alive.
+    pub fn is_active(&self) -> bool {
+        matches!(
+            self,
+            RunStatus::Starting | RunStatus::Training | RunStatus::Paused
+        )
+    }
+}
+
+/// A run of the session.
+#[derive(Debug, Clone)]
+pub struct RunEntry {
+    /// The method.
+    pub method: &'static Method,
+    /// Its hyperparameters.
+    pub params: Params,
+    /// The record saved in session files.
+    pub recorder: Recorder,
+    /// Life cycle.
+    pub status: RunStatus,
+    /// The vectors, once trained (or loaded).
+    pub embedding: Option<Arc<Embedding>>,
+    /// The latest held-out perplexity measured.
+    pub perplexity: Option<f64>,
+    /// An evaluation is running.
+    pub evaluating: bool,
+    /// Where its vectors were exported.
+    pub exported: Option<PathBuf>,
+    /// Log lines of its job.
+    pub log: Vec<String>,
+}
+
+impl RunEntry {
+    /// A new run about to start.
+    pub fn new(method: &'static Method, params: Params, seed: u64, threads: usize) -> Self {
+        RunEntry {
+            recorder: Recorder::new(method.name, &params, seed, threads),
+            method,
+            params,
+            status: RunStatus::Starting,
+            embedding: None,
+            perplexity: None,
+            evaluating: false,
+            exported: None,
+            log: Vec::new(),
+        }
+    }
+
+    /// A run read from a session file.
+    pub fn recorded(method: &'static Method, params: Params, run: session::Run) -> Self {
+        let perplexity = run.metrics.iter().rev().find_map(|p| p.perplexity);
+        let status = match &run.outcome {
+            Outcome::Failed(m) => RunStatus::Failed(m.clone()),
+            _ => RunStatus::Recorded,
+        };
+        let mut recorder = Recorder::new(method.name, &params, run.seed, run.threads);
+        *recorder.run_mut() = run;
+        RunEntry {
+            method,
+            params,
+            exported: recorder.run().vectors.clone(),
+            recorder,
+            status,
+            embedding: None,
+            perplexity,
+            evaluating: false,
+            log: Vec::new(),
+        }
+    }
+
+    /// The session record.
+    pub fn record(&self) -> &session::Run {
+        self.recorder.run()
+    }
+
+    /// Progress reports so far.
+    pub fn metrics(&self) -> &[Progress] {
+        &self.recorder.run().metrics
+    }
+
+    /// The latest progress report.
+    pub fn last(&self) -> Option<&Progress> {
+        self.metrics().last()
+    }
+
+    /// The evaluation of its vectors.
+    pub fn evaluation(&self) -> Option<&Report> {
+        self.recorder.run().evaluation.as_ref()
+    }
+
+    /// Hyperparameters that differ from the method's defaults, `name=value`.
+    pub fn settings(&self) -> String {
+        let changed: Vec<String> = self
+            .method
+            .schema
+            .iter()
+            .filter_map(|spec| {
+                let v = self.params.get(spec.name).to_string();
+                (v != default_text(spec)).then(|| format!("{}={v}", spec.name))
+            })
+            .collect();
+        if changed.is_empty() {
+            "defaults".into()
+        } else {
+            changed.join(" ")
+        }
+    }
+
+    /// A short label: `#2 glove dim=50`.
+    pub fn label(&self, index: usize) -> String {
+        format!("#{} {} {}", index + 1, self.method.name, self.settings())
+    }
+
+    /// Mid-run hyperparameter changes: `(step, "name=value")`.
+    pub fn changes(&self) -> Vec<(u64, String)> {
+        self.record()
+            .timeline
+            .iter()
+            .filter_map(|e| match &e.event {
+                TimelineEvent::Set { name, value } => Some((e.step, format!("{name}={value}"))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Records an engine event and updates the status; returns the
+    /// embedding when the run finished.
+    pub fn observe(&mut self, event: Event) -> Option<Arc<Embedding>> {
+        self.recorder.observe(&event);
+        match event {
+            Event::Progress(p) => {
+                self.perplexity = p.perplexity.or(self.perplexity);
+                if self.status == RunStatus::Starting {
+                    self.status = RunStatus::Training;
+                }
+            }
+            Event::Log(line) => self.log.push(line),
+            Event::Paused { .. } => self.status = RunStatus::Paused,
+            Event::Resumed { .. } => self.status = RunStatus::Training,
+            Event::Stopped { step } => self.status = RunStatus::Stopped(step),
+            Event::Finished(e) => {
+                if !matches!(self.status, RunStatus::Stopped(_)) {
+                    self.status = RunStatus::Finished;
+                }
+                let e: Arc<Embedding> = Arc::from(e);
+                self.embedding = Some(e.clone());
+                return Some(e);
+            }
+            Event::Failed { message, .. } => self.status = RunStatus::Failed(message),
+            Event::ParamApplied { .. } | Event::ParamRejected { .. } => {}
+        }
+        None
+    }
+
+    /// Status as a short word for tables.
+    pub fn status_text(&self) -> String {
+        match &self.status {
+            RunStatus::Starting => "starting".into(),
+            RunStatus::Training => {
+                let pct = self.last().map_or(0.0, |p| {
+                    100.0 * p.step as f64 / p.total_steps.max(1) as f64
+                });
+                format!("training {pct:.0}%")
+            }
+            RunStatus::Paused => "paused".into(),
+            RunStatus::Finished => "finished".into(),
+            RunStatus::Stopped(s) => format!("stopped@{s}"),
+            RunStatus::Failed(_) => "failed".into(),
+            RunStatus::Recorded if self.embedding.is_some() => "loaded".into(),
+            RunStatus::Recorded => "recorded".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo;
+    use crate::train::Value;
+
+    fn sgns() -> RunEntry {
+        let m = algo::find("sgns").unwrap();
+        let params = m.params([("dim", "50"), ("epochs", "1")]).unwrap();
+        RunEntry::new(m, params, 1, 1)
+    }
+
+    fn progress(step: u64, ppl: Option<f64>) -> Progress {
+        Progress {
+            step,
+            total_steps: 10,
+            loss: 1.0 / step as f64,
+            perplexity: ppl,
+            ..Progress::default()
+        }
+    }
+
+    #[test]
+    fn settings_list_only_changed_parameters() {
+        let r = sgns();
+        assert_eq!(r.settings(), "dim=50 epochs=1");
+        assert_eq!(r.label(1), "#2 sgns dim=50 epochs=1");
+    }
+
+    #[test]
+    fn events_drive_the_status_and_keep_the_last_perplexity() {
+        let mut r = sgns();
+        assert!(r.status.is_active());
+        r.observe(Event::Progress(progress(1, Some(300.0))));
+        r.observe(Event::Progress(progress(2, None)));
+        assert_eq!(r.status, RunStatus::Training);
+        assert_eq!(r.perplexity, Some(300.0));
+        assert_eq!(r.status_text(), "training 20%");
+        r.observe(Event::ParamApplied {
+            name: "lr".into(),
+            value: Value::Float(0.01),
+            step: 2,
+        });
+        assert_eq!(r.changes(), vec![(2, "lr=0.01".to_string())]);
+        r.observe(Event::Stopped { step: 2 });
+        assert_eq!(r.status, RunStatus::Stopped(2));
+        assert!(!r.status.is_active());
+        assert_eq!(r.metrics().len(), 2);
+    }
+}

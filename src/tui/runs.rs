@@ -1,0 +1,156 @@
+//! The Runs screen: every run of the session, picking one or two for the
+//! other screens (A, and B to compare), exporting vectors, evaluating and
+//! replaying.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::action::{Action, Slot};
+use super::app::{act, App, Level, PromptKind};
+use super::msg::Effect;
+use crate::embedding::{Embedding, VectorFormat};
+
+/// The Runs screen.
+#[derive(Debug, Clone, Default)]
+pub struct RunsView {
+    /// Selected row.
+    pub selected: usize,
+}
+
+/// The vector format for a file name: `.bin` word2vec binary, `.glove`
+/// (or a name containing `glove`) GloVe text, anything else word2vec text.
+pub fn format_for(path: &Path) -> VectorFormat {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".bin") {
+        VectorFormat::Word2VecBinary
+    } else if name.contains("glove") {
+        VectorFormat::GloveText
+    } else {
+        VectorFormat::Word2VecText
+    }
+}
+
+/// Picks run `run` for a slot; picking A's run as B (or B's as A) swaps.
+pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
+    if run >= app.runs.len() {
+        app.set_status(Level::Warn, "no such run");
+        return Vec::new();
+    }
+    let other = match slot {
+        Slot::A => Slot::B,
+        Slot::B => Slot::A,
+    };
+    if app.picks[other.index()] == Some(run) {
+        app.picks[other.index()] = app.picks[slot.index()];
+    }
+    app.picks[slot.index()] = Some(run);
+    let r = &app.runs[run];
+    let note = if r.embedding.is_some() {
+        ""
+    } else {
+        " (no vectors yet)"
+    };
+    app.set_status(
+        Level::Info,
+        format!("{} picked as {slot}{note}", r.label(run)),
+    );
+    super::neighbors::refresh(app)
+}
+
+/// Exports run `run`'s vectors.
+pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
+    let Some(embedding) = app.runs.get(run).and_then(|r| r.embedding.clone()) else {
+        app.set_status(
+            Level::Warn,
+            format!("run #{} has no vectors yet (wait for it to finish)", run + 1),
+        );
+        return Vec::new();
+    };
+    let path = PathBuf::from(path);
+    let format = format_for(&path);
+    app.set_status(
+        Level::Info,
+        format!("writing {} ({})…", path.display(), format.name()),
+    );
+    vec![Effect::ExportVectors {
+        run,
+        embedding,
+        path,
+        format,
+    }]
+}
+
+/// Vectors were written (or not).
+pub fn exported(app: &mut App, run: usize, path: PathBuf, result: Result<(), String>) {
+    match result {
+        Ok(()) => {
+            app.set_status(
+                Level::Info,
+                format!("run #{} vectors written to {}", run + 1, path.display()),
+            );
+            if let Some(r) = app.runs.get_mut(run) {
+                r.recorder.run_mut().vectors = Some(path.clone());
+                r.exported = Some(path);
+                app.session.changed();
+            }
+        }
+        Err(e) => app.set_status(Level::Error, e),
+    }
+}
+
+/// A recorded run's vectors were read back.
+pub fn vectors_loaded(app: &mut App, run: usize, result: Result<Arc<Embedding>, String>) {
+    match (app.runs.get_mut(run), result) {
+        (Some(r), Ok(e)) => r.embedding = Some(e),
+        (_, Err(e)) => app.set_status(Level::Warn, format!("run #{}: {e}", run + 1)),
+        (None, _) => {}
+    }
+}
+
+/// Navigation on the Runs screen.
+pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
+    let n = app.runs.len();
+    let sel = app.runs_view.selected.min(n.saturating_sub(1));
+    match action {
+        Action::Up => app.runs_view.selected = sel.saturating_sub(1),
+        Action::Down => app.runs_view.selected = (sel + 1).min(n.saturating_sub(1)),
+        _ if n == 0 => {
+            if !matches!(action, Action::Cancel) {
+                app.set_status(Level::Info, "no runs yet: train one on 2 Train");
+            }
+        }
+        Action::PickSelected(slot) => return act(app, Action::PickRun(slot, sel)),
+        Action::EvaluateSelected => return act(app, Action::EvaluateRun(sel)),
+        Action::ReplaySelected => return act(app, Action::ReplayRun(sel)),
+        Action::Activate => return super::train::show(app, sel),
+        Action::ExportSelectedPrompt => {
+            let r = &app.runs[sel];
+            let default = format!("run{}-{}.txt", sel + 1, r.method.name);
+            app.prompt(
+                PromptKind::ExportRun(sel),
+                &format!("Export run #{} vectors", sel + 1),
+                default,
+                "format by extension: .txt word2vec text, .bin word2vec binary, .glove GloVe",
+            );
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_follow_the_extension() {
+        assert_eq!(format_for(Path::new("v.bin")), VectorFormat::Word2VecBinary);
+        assert_eq!(format_for(Path::new("d/v.GLOVE")), VectorFormat::GloveText);
+        assert_eq!(format_for(Path::new("glove-50.txt")), VectorFormat::GloveText);
+        assert_eq!(format_for(Path::new("v.txt")), VectorFormat::Word2VecText);
+        assert_eq!(format_for(Path::new("v")), VectorFormat::Word2VecText);
+    }
+}

@@ -1,0 +1,256 @@
+//! Carries out [`Effect`]s on background threads and sends the answers back
+//! as [`Msg`]s on one channel, which the event loop (or a test) waits on.
+//!
+//! Training jobs keep their own event channel (bounded, `try_send` for
+//! progress, so the trainer never waits for the interface); a forwarding
+//! thread moves their events onto the message channel. A worker that panics
+//! becomes a message instead of a dead interface.
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+
+use super::msg::{Effect, LoadedSession, Msg, Query};
+use super::project_worker;
+use crate::corpus::{Corpus, CorpusConfig};
+use crate::embedding::{Embedding, NeighborParams};
+use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef, Session};
+use crate::train::Job;
+
+/// Messages waiting for the interface before workers block.
+const CAPACITY: usize = 1024;
+
+/// The effect runner.
+pub struct Runtime {
+    tx: Sender<Msg>,
+    rx: Receiver<Msg>,
+    jobs: HashMap<usize, Job>,
+}
+
+impl Default for Runtime {
+    fn default() -> Self {
+        Runtime::new()
+    }
+}
+
+impl Runtime {
+    /// A runtime with no job.
+    pub fn new() -> Self {
+        let (tx, rx) = bounded(CAPACITY);
+        Runtime {
+            tx,
+            rx,
+            jobs: HashMap::new(),
+        }
+    }
+
+    /// Where the answers arrive.
+    pub fn receiver(&self) -> &Receiver<Msg> {
+        &self.rx
+    }
+
+    /// Runs effects; returns true when one of them asks to quit.
+    pub fn execute_all(&mut self, effects: Vec<Effect>) -> bool {
+        let mut quit = false;
+        for e in effects {
+            quit |= self.execute(e);
+        }
+        quit
+    }
+
+    /// Runs one effect; returns true when it asks to quit.
+    pub fn execute(&mut self, effect: Effect) -> bool {
+        match effect {
+            Effect::LoadCorpus {
+                request,
+                path,
+                config,
+            } => self.spawn("corpus", move || Msg::CorpusLoaded {
+                request,
+                result: open_corpus(&path, config),
+            }),
+            Effect::StartJob {
+                run,
+                method,
+                input,
+                config,
+            } => {
+                let job = Job::spawn(method, input, config);
+                let events = job.events().clone();
+                let tx = self.tx.clone();
+                let forward = move || {
+                    for event in events.iter() {
+                        if tx.send(Msg::Job { run, event }).is_err() {
+                            return;
+                        }
+                    }
+                    let _ = tx.send(Msg::JobEnded { run });
+                };
+                if let Err(e) = std::thread::Builder::new()
+                    .name(format!("events-{run}"))
+                    .spawn(forward)
+                {
+                    let _ = self.tx.send(Msg::WorkerPanicked(e.to_string()));
+                }
+                self.jobs.insert(run, job);
+            }
+            Effect::JobCommand { run, command } => {
+                if let Some(job) = self.jobs.get(&run) {
+                    job.send(command);
+                }
+            }
+            Effect::Neighbors {
+                request,
+                slot,
+                embedding,
+                query,
+                k,
+            } => self.spawn("neighbors", move || Msg::Neighbors {
+                request,
+                slot,
+                result: search(&embedding, &query, k),
+            }),
+            Effect::Evaluate {
+                run,
+                embedding,
+                plan,
+            } => self.spawn("evaluate", move || Msg::Evaluated {
+                run,
+                result: plan.run(&embedding).map_err(|e| e.to_string()),
+            }),
+            Effect::ExportVectors {
+                run,
+                embedding,
+                path,
+                format,
+            } => self.spawn("export", move || Msg::Exported {
+                run,
+                result: embedding.save(&path, format).map_err(|e| e.to_string()),
+                path,
+            }),
+            Effect::SaveSession {
+                path,
+                corpus,
+                config,
+                runs,
+                autosave,
+            } => self.spawn("session-save", move || Msg::SessionSaved {
+                result: save_session(&path, &corpus, config, runs),
+                path,
+                autosave,
+            }),
+            Effect::LoadSession { path } => self.spawn("session-load", move || Msg::SessionLoaded {
+                result: load_session(&path),
+                path,
+            }),
+            Effect::LoadVectors { run, path } => self.spawn("vectors", move || Msg::VectorsLoaded {
+                run,
+                result: Embedding::load(&path)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string()),
+            }),
+            Effect::Projection(job) => {
+                let tx = self.tx.clone();
+                self.spawn("projection", move || {
+                    Msg::Projection(project_worker::run(job, &|r| {
+                        let _ = tx.try_send(Msg::Projection(r));
+                    }))
+                })
+            }
+            Effect::Quit => {
+                self.shutdown();
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Stops every job (each keeps running until its next step boundary).
+    pub fn shutdown(&mut self) {
+        self.jobs.clear();
+    }
+
+    fn spawn(&self, name: &str, work: impl FnOnce() -> Msg + Send + 'static) {
+        let tx = self.tx.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("tui-{name}"))
+            .spawn(move || {
+                let msg = catch_unwind(AssertUnwindSafe(work))
+                    .unwrap_or_else(|p| Msg::WorkerPanicked(panic_message(&p)));
+                let _ = tx.send(msg);
+            });
+        if let Err(e) = spawned {
+            let _ = self.tx.send(Msg::WorkerPanicked(e.to_string()));
+        }
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a worker panicked".into())
+}
+
+fn open_corpus(path: &Path, config: CorpusConfig) -> Result<(Arc<Corpus>, f64), String> {
+    let t = Instant::now();
+    Corpus::open(path, config)
+        .map(|c| (Arc::new(c), t.elapsed().as_secs_f64()))
+        .map_err(|e| e.to_string())
+}
+
+fn search(
+    embedding: &Embedding,
+    query: &Query,
+    k: usize,
+) -> Result<Vec<crate::embedding::Neighbor>, String> {
+    let params = NeighborParams::k(k);
+    match query {
+        Query::Word(w) => embedding.neighbors(w, params),
+        Query::Analogy(a, b, c) => embedding.analogy(a, b, c, params),
+    }
+    .map_err(|e| e.to_string())
+}
+
+fn save_session(
+    path: &Path,
+    corpus: &Path,
+    config: CorpusConfig,
+    runs: Vec<session::Run>,
+) -> Result<(), String> {
+    let corpus = CorpusRef::describe(corpus, config, path).map_err(|e| e.to_string())?;
+    let mut s = Session::new(corpus);
+    s.runs = runs;
+    session::save(&s, path).map_err(|e| e.to_string())
+}
+
+fn load_session(path: &Path) -> Result<LoadedSession, String> {
+    let session = session::load(path).map_err(|e| e.to_string())?;
+    let mut warnings = Vec::new();
+    let corpus = session.corpus.resolve(path).map_err(|e| e.to_string());
+    if let Ok(p) = &corpus {
+        if let Ok(CorpusCheck::Changed { recorded, actual }) = session.corpus.check(p) {
+            warnings.push(format!(
+                "corpus {} changed since the session was saved (hash {actual}, recorded {recorded})",
+                p.display()
+            ));
+        }
+    }
+    Ok(LoadedSession {
+        session,
+        corpus,
+        warnings,
+    })
+}

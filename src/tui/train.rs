@@ -1,0 +1,458 @@
+//! The Train screen's state and handlers: the method list from the registry,
+//! one schema-generated form per method (plus the run's seed and threads),
+//! starting, pausing, stopping and replaying runs, live hyperparameter
+//! changes, and the engine's events as they arrive.
+
+use super::action::{Action, Screen, Slot};
+use super::app::{act, App, Level};
+use super::form::Form;
+use super::msg::Effect;
+use super::run::{RunEntry, RunStatus};
+use crate::algo;
+use crate::session::TimelineEvent;
+use crate::train::{
+    Command, DefaultValue, Event, JobConfig, Kind, Method, ParamSpec, Params, TrainInput,
+};
+
+/// Which pane has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrainFocus {
+    /// The method list.
+    Methods,
+    /// The hyperparameter form.
+    Form,
+}
+
+/// The Train screen.
+#[derive(Debug, Clone)]
+pub struct TrainView {
+    /// Index of the chosen method in the registry.
+    pub method: usize,
+    /// One form per method: its schema, then `seed` and `threads`.
+    pub forms: Vec<Form>,
+    /// Focused pane.
+    pub focus: TrainFocus,
+    /// Log-scale charts.
+    pub log_scale: bool,
+    /// The run whose charts are shown.
+    pub shown: Option<usize>,
+}
+
+/// The run options every method's form ends with.
+fn run_options(cores: usize) -> [ParamSpec; 2] {
+    [
+        ParamSpec {
+            name: "seed",
+            kind: Kind::Int {
+                min: 0,
+                max: i64::MAX,
+            },
+            default: DefaultValue::Int(1),
+            help: "seed of every random choice",
+            live: false,
+        },
+        ParamSpec {
+            name: "threads",
+            kind: Kind::Int { min: 1, max: 1024 },
+            default: DefaultValue::Int(cores.saturating_sub(1).max(1) as i64),
+            help: "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",
+            live: false,
+        },
+    ]
+}
+
+impl TrainView {
+    /// Forms at their defaults for every registered method.
+    pub fn new(cores: usize) -> Self {
+        let forms = algo::methods()
+            .iter()
+            .map(|m| {
+                let mut specs = m.schema.to_vec();
+                specs.extend(run_options(cores));
+                Form::new(specs)
+            })
+            .collect();
+        TrainView {
+            method: 0,
+            forms,
+            focus: TrainFocus::Form,
+            log_scale: false,
+            shown: None,
+        }
+    }
+
+    /// The chosen method.
+    pub fn method(&self) -> &'static Method {
+        algo::methods()[self.method]
+    }
+
+    /// The chosen method's form.
+    pub fn form(&self) -> &Form {
+        &self.forms[self.method]
+    }
+
+    /// Whether a field is being typed.
+    pub fn typing(&self) -> bool {
+        self.form().editing().is_some()
+    }
+}
+
+/// Chooses the method by name.
+pub fn select_method(app: &mut App, name: &str) -> Vec<Effect> {
+    match algo::methods().iter().position(|m| m.name == name) {
+        Some(i) => app.train.method = i,
+        None => {
+            let e = algo::find(name).map(|_| ()).unwrap_err();
+            app.set_status(Level::Error, e.to_string());
+        }
+    }
+    Vec::new()
+}
+
+/// Sets a field of the chosen method's form; a live hyperparameter of a run
+/// of this method that is training goes to the run too.
+pub fn set_param(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
+    let method = app.train.method();
+    let i = app.train.method;
+    let result = app.train.forms[i].set(name, text);
+    let value = match result {
+        Ok(v) => v,
+        Err(e) => {
+            app.set_status(Level::Error, e);
+            return Vec::new();
+        }
+    };
+    let Some(run) = app.active_run() else {
+        return Vec::new();
+    };
+    if app.runs[run].method.name != method.name {
+        return Vec::new();
+    }
+    let live = method.schema.iter().any(|s| s.name == name && s.live);
+    if !live {
+        app.set_status(
+            Level::Info,
+            format!("{name} = {value} applies to the next run (not changeable mid-run)"),
+        );
+        return Vec::new();
+    }
+    app.set_status(Level::Info, format!("{name} = {value} sent to run #{}", run + 1));
+    vec![Effect::JobCommand {
+        run,
+        command: Command::Set(name.to_string(), text.trim().to_string()),
+    }]
+}
+
+/// Starts a run of the chosen method with the form's values.
+pub fn start(app: &mut App) -> Vec<Effect> {
+    let method = app.train.method();
+    let form = app.train.form();
+    let assignments = match form.assignments() {
+        Ok(a) => a,
+        Err(e) => {
+            app.set_status(Level::Error, e);
+            return Vec::new();
+        }
+    };
+    let n = method.schema.len();
+    let params = method.params(assignments[..n].iter().copied());
+    let seed: u64 = form.text("seed").parse().unwrap_or(1);
+    let threads: usize = form.text("threads").parse().unwrap_or(1);
+    match params {
+        Ok(params) => launch(app, method, params, seed, threads, JobConfig::default()),
+        Err(e) => {
+            app.set_status(Level::Error, e.to_string());
+            Vec::new()
+        }
+    }
+}
+
+/// Re-runs run `index` with its recorded settings, changes and stop.
+pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
+    let Some(run) = app.runs.get(index) else {
+        return Vec::new();
+    };
+    let record = run.record();
+    let mut config = JobConfig::default();
+    for entry in &record.timeline {
+        match &entry.event {
+            TimelineEvent::Set { name, value } => {
+                config
+                    .schedule
+                    .push((entry.step, name.clone(), value.to_string()))
+            }
+            TimelineEvent::Stop => config.stop_at = Some(entry.step),
+            TimelineEvent::Pause | TimelineEvent::Resume => {}
+        }
+    }
+    let (method, params, seed, threads) = (run.method, run.params.clone(), record.seed, record.threads);
+    launch(app, method, params, seed, threads, config)
+}
+
+fn launch(
+    app: &mut App,
+    method: &'static Method,
+    params: Params,
+    seed: u64,
+    threads: usize,
+    config: JobConfig,
+) -> Vec<Effect> {
+    if let Some(i) = app.active_run() {
+        app.set_status(
+            Level::Warn,
+            format!("run #{} is training: stop it first (x)", i + 1),
+        );
+        return Vec::new();
+    }
+    let Some(loaded) = &app.corpus.loaded else {
+        let why = if app.corpus.loading.is_some() {
+            "the corpus is still loading: a moment"
+        } else {
+            "load a corpus first (1 Corpus)"
+        };
+        app.set_status(Level::Warn, why);
+        return Vec::new();
+    };
+    let corpus = loaded.corpus.clone();
+    let run = app.runs.len();
+    app.runs
+        .push(RunEntry::new(method, params.clone(), seed, threads));
+    app.train.shown = Some(run);
+    app.runs_view.selected = run;
+    if app.picks[Slot::A.index()].is_none() {
+        app.picks[Slot::A.index()] = Some(run);
+    }
+    app.session.changed();
+    app.set_status(
+        Level::Info,
+        format!(
+            "run #{} {} started ({} thread{})",
+            run + 1,
+            method.name,
+            threads,
+            if threads == 1 { "" } else { "s" }
+        ),
+    );
+    vec![Effect::StartJob {
+        run,
+        method,
+        input: TrainInput {
+            corpus,
+            params,
+            seed,
+            threads,
+        },
+        config,
+    }]
+}
+
+/// Pause, resume or stop the running job.
+pub fn command(app: &mut App, action: &Action) -> Vec<Effect> {
+    let Some(run) = app.active_run() else {
+        app.set_status(Level::Warn, "no run is training");
+        return Vec::new();
+    };
+    let command = match action {
+        Action::Pause => Command::Pause,
+        Action::Resume => Command::Resume,
+        _ => Command::Stop,
+    };
+    vec![Effect::JobCommand { run, command }]
+}
+
+/// `p`: pause or resume.
+pub fn toggle_pause(app: &mut App) -> Vec<Effect> {
+    match app.active_run().map(|i| &app.runs[i].status) {
+        Some(RunStatus::Paused) => act(app, Action::Resume),
+        Some(_) => act(app, Action::Pause),
+        None => command(app, &Action::Pause),
+    }
+}
+
+/// An engine event of run `run`.
+pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
+    let Some(entry) = app.runs.get_mut(run) else {
+        return Vec::new();
+    };
+    let label = format!("run #{} {}", run + 1, entry.method.name);
+    let status = match &event {
+        Event::ParamApplied { name, value, step } => {
+            Some((Level::Info, format!("{label}: {name} = {value} from step {step}")))
+        }
+        Event::ParamRejected { name, reason } => {
+            Some((Level::Error, format!("{label}: {name} refused: {reason}")))
+        }
+        Event::Paused { step } => Some((Level::Info, format!("{label} paused at step {step}"))),
+        Event::Resumed { step } => Some((Level::Info, format!("{label} resumed at step {step}"))),
+        Event::Failed { message, .. } => Some((Level::Error, format!("{label} failed: {message}"))),
+        _ => None,
+    };
+    let recorded = !matches!(event, Event::Log(_) | Event::ParamRejected { .. });
+    let finished = entry.observe(event);
+    if recorded {
+        app.session.changed();
+    }
+    if let Some((level, text)) = status {
+        app.set_status(level, text);
+    }
+    let mut effects = Vec::new();
+    if finished.is_some() {
+        let r = &app.runs[run];
+        let ppl = r
+            .perplexity
+            .map_or(String::new(), |p| format!(", perplexity {p:.1}"));
+        let loss = r.last().map_or(f64::NAN, |p| p.loss);
+        app.set_status(
+            Level::Info,
+            format!(
+                "{label} {}: loss {loss:.4}{ppl}. 4 Neighbours to explore, 3 Runs to compare",
+                r.status_text()
+            ),
+        );
+        effects.extend(super::neighbors::refresh(app));
+        effects.extend(super::session::autosave_now(app));
+    }
+    effects
+}
+
+/// The job thread of `run` is gone; a run that never said how it ended failed.
+pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
+    if let Some(entry) = app.runs.get_mut(run) {
+        if entry.status.is_active() {
+            let message = "the training thread ended without a result".to_string();
+            entry.observe(Event::Failed {
+                message: message.clone(),
+                last: None,
+            });
+            app.set_status(Level::Error, format!("run #{}: {message}", run + 1));
+            return super::session::autosave_now(app);
+        }
+    }
+    Vec::new()
+}
+
+/// Navigation on the Train screen.
+pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
+    let v = &mut app.train;
+    if v.typing() {
+        let form = &mut v.forms[v.method];
+        match action {
+            Action::Edit(op) => form.edit(&op),
+            Action::Cancel => form.cancel(),
+            Action::Activate => {
+                if let Some((name, text)) = form.commit() {
+                    return act(app, Action::SetParam(name, text));
+                }
+            }
+            _ => {}
+        }
+        return Vec::new();
+    }
+    match (v.focus, &action) {
+        (_, Action::FocusNext | Action::FocusPrev) => {
+            v.focus = match v.focus {
+                TrainFocus::Methods => TrainFocus::Form,
+                TrainFocus::Form => TrainFocus::Methods,
+            };
+        }
+        (TrainFocus::Methods, Action::Up | Action::Down) => {
+            let delta: isize = if action == Action::Up { -1 } else { 1 };
+            let n = algo::methods().len() as isize;
+            let i = (v.method as isize + delta).clamp(0, n - 1) as usize;
+            return act(app, Action::SelectMethod(algo::methods()[i].name.into()));
+        }
+        (TrainFocus::Methods, Action::Activate | Action::Right) => v.focus = TrainFocus::Form,
+        (TrainFocus::Form, Action::Up) => v.forms[v.method].select(-1),
+        (TrainFocus::Form, Action::Down) => v.forms[v.method].select(1),
+        (TrainFocus::Form, Action::Activate | Action::Left | Action::Right) => {
+            let form = &mut v.forms[v.method];
+            let i = form.selected;
+            let delta = if action == Action::Left { -1 } else { 1 };
+            match form.cycled(i, delta) {
+                Some(text) => {
+                    let name = form.specs()[i].name.to_string();
+                    return act(app, Action::SetParam(name, text));
+                }
+                None if action == Action::Activate => form.begin_edit(),
+                None => {}
+            }
+        }
+        (TrainFocus::Form, Action::ResetField) => {
+            let form = &mut v.forms[v.method];
+            let i = form.selected;
+            form.reset(i);
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Shows run `run`'s charts on the Train screen.
+pub fn show(app: &mut App, run: usize) -> Vec<Effect> {
+    if run < app.runs.len() {
+        app.train.shown = Some(run);
+        if let Some(i) = algo::methods()
+            .iter()
+            .position(|m| m.name == app.runs[run].method.name)
+        {
+            app.train.method = i;
+        }
+        return act(app, Action::GoTo(Screen::Train));
+    }
+    Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::app::AppOptions;
+    use crate::tui::msg::Msg;
+    use crate::tui::update;
+    use std::path::PathBuf;
+
+    fn app() -> App {
+        App::new(&AppOptions {
+            corpus: PathBuf::from("none.txt"),
+            session: None,
+            eval_plan: Default::default(),
+            cores: 4,
+        })
+    }
+
+    #[test]
+    fn forms_come_from_the_schemas_with_seed_and_threads() {
+        let a = app();
+        for (m, form) in algo::methods().iter().zip(&a.train.forms) {
+            assert_eq!(form.len(), m.schema.len() + 2, "{}", m.name);
+            assert_eq!(form.specs()[m.schema.len()].name, "seed");
+        }
+        assert_eq!(a.train.form().text("threads"), "3", "cores - 1");
+    }
+
+    #[test]
+    fn training_needs_a_corpus_and_valid_fields() {
+        let mut a = app();
+        assert!(start(&mut a).is_empty());
+        assert!(a.status.text.contains("load a corpus"));
+        set_param(&mut a, "dim", "0");
+        assert_eq!(a.status.level, Level::Error);
+        assert!(start(&mut a).is_empty());
+        assert!(a.status.text.starts_with("fix dim first"), "{}", a.status.text);
+    }
+
+    #[test]
+    fn method_list_keys_select_methods_by_name() {
+        let mut a = app();
+        a.screen = Screen::Train;
+        navigate(&mut a, Action::FocusNext);
+        assert_eq!(a.train.focus, TrainFocus::Methods);
+        update(&mut a, Msg::Action(Action::Down));
+        assert_eq!(a.train.method().name, algo::methods()[1].name);
+        assert_eq!(
+            a.journal.last(),
+            Some(&Action::SelectMethod(algo::methods()[1].name.into()))
+        );
+        select_method(&mut a, "nope");
+        assert!(a.status.text.contains("expected one of"));
+    }
+}

@@ -1,0 +1,109 @@
+//! Drawing forms and text inputs: one line per field with its value and,
+//! when the text is invalid, the reason right beside it.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::theme;
+use crate::tui::form::Form;
+use crate::tui::input::LineInput;
+
+/// Spans of an input's text with the cursor shown (reverse video), when editing.
+pub fn input_spans(input: &LineInput, editing: bool, placeholder: &str) -> Vec<Span<'static>> {
+    if !editing {
+        if input.text().is_empty() {
+            return vec![Span::styled(placeholder.to_string(), theme::dim())];
+        }
+        return vec![Span::raw(input.text().to_string())];
+    }
+    let chars: Vec<char> = input.text().chars().collect();
+    let at = input.cursor().min(chars.len());
+    let before: String = chars[..at].iter().collect();
+    let under: String = chars.get(at).map_or(" ".into(), |c| c.to_string());
+    let after: String = chars.get(at + 1..).map_or(String::new(), |r| r.iter().collect());
+    vec![
+        Span::raw(before),
+        Span::styled(under, theme::selected()),
+        Span::raw(after),
+    ]
+}
+
+/// A labelled single-line field.
+pub fn field_line(
+    label: &str,
+    width: usize,
+    value: Vec<Span<'static>>,
+    selected: bool,
+    error: Option<&str>,
+) -> Line<'static> {
+    let marker = if selected { "▸ " } else { "  " };
+    let label_style = if selected {
+        theme::accent()
+    } else {
+        Style::new()
+    };
+    let mut spans = vec![
+        Span::styled(marker, theme::accent()),
+        Span::styled(format!("{label:<width$} "), label_style),
+    ];
+    spans.extend(value);
+    if let Some(e) = error {
+        spans.push(Span::styled(format!("  ✗ {}", short_error(e)), theme::error()));
+    }
+    Line::from(spans)
+}
+
+/// The part of an error message after `invalid value for NAME: `.
+fn short_error(e: &str) -> &str {
+    e.split_once(": ").map_or(e, |(_, rest)| rest)
+}
+
+/// Every field of a form; `selected` marks the selected one when the form has focus.
+pub fn form_lines(form: &Form, focused: bool) -> Vec<Line<'static>> {
+    let width = form
+        .specs()
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(0);
+    (0..form.len())
+        .map(|i| {
+            let selected = focused && i == form.selected;
+            let editing = selected && form.editing().is_some();
+            let spec = &form.specs()[i];
+            let (value, error) = if editing {
+                let line = form.editing().expect("editing");
+                (input_spans(line, true, ""), form.editing_error())
+            } else {
+                let style = if form.is_default(i) {
+                    Style::new()
+                } else {
+                    theme::warn()
+                };
+                let mut v = vec![Span::styled(form.raw(i).to_string(), style)];
+                if spec.live {
+                    v.push(Span::styled(" ~", theme::dim()));
+                }
+                (v, form.error(i).map(String::from))
+            };
+            field_line(spec.name, width, value, selected, error.as_deref())
+        })
+        .collect()
+}
+
+/// The help line of the selected field: its help and valid range.
+pub fn field_help(form: &Form) -> Line<'static> {
+    let Some(spec) = form.specs().get(form.selected) else {
+        return Line::default();
+    };
+    let live = if spec.live {
+        " · live: can change mid-run"
+    } else {
+        ""
+    };
+    Line::from(vec![
+        Span::styled(format!(" {}: ", spec.name), theme::accent()),
+        Span::raw(spec.help.to_string()),
+        Span::styled(format!(" [{}]{live}", spec.range_text()), theme::dim()),
+    ])
+}

@@ -1,0 +1,168 @@
+//! Rendering: a pure function of [`App`] onto a ratatui frame, one module per
+//! screen, so every screen renders on a `TestBackend` in tests. The frame is
+//! a tab bar, the screen, a status line and a line of key hints generated
+//! from the keymap; help and dialogs draw over it.
+
+mod chart;
+mod corpus;
+mod fields;
+mod evaluate;
+pub mod format;
+mod help;
+mod neighbors;
+mod projection;
+mod runs;
+pub mod theme;
+mod train;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+use super::action::Screen;
+use super::app::{App, Level};
+use super::keymap;
+
+/// Smallest area the screens are laid out for.
+const MIN_WIDTH: u16 = 40;
+const MIN_HEIGHT: u16 = 12;
+
+/// Draws the whole interface.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let text = format!("wordbench needs at least {MIN_WIDTH}x{MIN_HEIGHT} (80x24 recommended)");
+        frame.render_widget(Paragraph::new(text).wrap(Default::default()), area);
+        return;
+    }
+    let [tabs, body, status, hints] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    draw_tabs(frame, tabs, app);
+    match app.screen {
+        Screen::Corpus => corpus::draw(frame, body, app),
+        Screen::Train => train::draw(frame, body, app),
+        Screen::Runs => runs::draw(frame, body, app),
+        Screen::Neighbors => neighbors::draw(frame, body, app),
+        Screen::Evaluate => evaluate::draw(frame, body, app),
+        Screen::Projection => projection::draw(frame, body, app),
+    }
+    draw_status(frame, status, app);
+    draw_hints(frame, hints, app);
+    if app.help {
+        help::draw_help(frame, body, app);
+    }
+    if let Some(modal) = &app.modal {
+        help::draw_modal(frame, body, modal);
+    }
+}
+
+const BRAND: &str = " wordbench ";
+
+/// Tab titles as drawn: ` 1 Corpus `.
+fn tab_label(screen: Screen) -> String {
+    format!(" {} {} ", screen.index() + 1, screen.title())
+}
+
+/// The screen whose tab is at `column` of the first row.
+pub fn tab_at(column: u16) -> Option<Screen> {
+    let mut x = BRAND.chars().count() as u16;
+    for s in Screen::ALL {
+        let w = tab_label(s).chars().count() as u16;
+        if (x..x + w).contains(&column) {
+            return Some(s);
+        }
+        x += w + 1;
+    }
+    None
+}
+
+fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
+    let mut spans = vec![Span::styled(BRAND, theme::title())];
+    for s in Screen::ALL {
+        let style = if s == app.screen {
+            theme::accent().add_modifier(ratatui::style::Modifier::REVERSED)
+        } else {
+            ratatui::style::Style::new()
+        };
+        spans.push(Span::styled(tab_label(s), style));
+        spans.push(Span::styled("│", theme::dim()));
+    }
+    let used = spans.iter().map(|s| s.width()).sum::<usize>() as u16;
+    frame.render_widget(Line::from(spans), area);
+    if let Some(i) = app.active_run() {
+        let r = &app.runs[i];
+        let long = format!(" ● #{} {} {} ", i + 1, r.method.name, r.status_text());
+        let short = format!(" ● #{} ", i + 1);
+        let free = area.width.saturating_sub(used);
+        let text = [long, short]
+            .into_iter()
+            .find(|t| t.chars().count() as u16 <= free);
+        if let Some(text) = text {
+            let w = text.chars().count() as u16;
+            let right = Rect::new(area.right() - w, area.y, w, 1);
+            frame.render_widget(Span::styled(text, theme::good()), right);
+        }
+    }
+}
+
+fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
+    let style = match app.status.level {
+        Level::Info => ratatui::style::Style::new(),
+        Level::Warn => theme::warn(),
+        Level::Error => theme::error(),
+    };
+    let mut spans = vec![Span::styled(format!(" {}", app.status.text), style)];
+    if let Some(path) = &app.session.path {
+        let name = path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let mark = if app.session.unsaved(&app.runs) { "*" } else { "" };
+        spans.push(Span::styled(format!("  [{name}{mark}]"), theme::dim()));
+    }
+    frame.render_widget(Line::from(spans), area);
+}
+
+fn draw_hints(frame: &mut Frame, area: Rect, app: &App) {
+    let mut spans = vec![Span::raw(" ")];
+    for (i, (keys, help)) in keymap::hints(app.mode()).into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", theme::dim()));
+        }
+        spans.push(Span::styled(keys, theme::key()));
+        spans.push(Span::raw(format!(" {help}")));
+    }
+    frame.render_widget(Line::from(spans), area);
+}
+
+/// A bordered block with a title, accented when focused.
+pub(crate) fn block(title: &str, focused: bool) -> ratatui::widgets::Block<'static> {
+    let style = if focused {
+        theme::accent()
+    } else {
+        ratatui::style::Style::new()
+    };
+    ratatui::widgets::Block::bordered()
+        .title(Span::styled(format!(" {title} "), theme::title()))
+        .border_style(style)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tab_hit_testing_matches_the_drawn_labels() {
+        let brand = BRAND.len() as u16;
+        assert_eq!(tab_at(0), None);
+        assert_eq!(tab_at(brand), Some(Screen::Corpus));
+        let second = brand + tab_label(Screen::Corpus).len() as u16 + 1;
+        assert_eq!(tab_at(second - 1), None, "the separator");
+        assert_eq!(tab_at(second), Some(Screen::Train));
+    }
+}

@@ -1,0 +1,165 @@
+//! The Neighbours screen: the query inputs, then each picked run's answer
+//! side by side, with the words both runs found highlighted.
+
+use std::collections::HashSet;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Row, Table};
+use ratatui::Frame;
+
+use super::fields::{field_line, input_spans};
+use super::{block, theme};
+use crate::tui::action::Slot;
+use crate::tui::app::App;
+use crate::tui::msg::Query;
+use crate::tui::neighbors::{Answer, NeighborsFocus};
+
+/// Draws the Neighbours screen.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    let [inputs, results] =
+        Layout::vertical([Constraint::Length(6), Constraint::Min(0)]).areas(area);
+    draw_inputs(frame, inputs, app);
+    let answers: Vec<(Slot, &Answer)> = [Slot::A, Slot::B]
+        .into_iter()
+        .filter_map(|s| app.neighbors.answers[s.index()].as_ref().map(|a| (s, a)))
+        .collect();
+    if answers.is_empty() {
+        let text = if app.picks == [None, None] {
+            "  No run picked yet: train one (2 Train), or pick runs on 3 Runs (a, b)."
+        } else {
+            "  Type a word (Enter, then type; Tab completes), or Tab to the analogy input."
+        };
+        frame.render_widget(Paragraph::new(vec![Line::default(), Line::raw(text)]), results);
+        return;
+    }
+    let shared = shared_words(&answers);
+    let constraints = vec![Constraint::Ratio(1, answers.len() as u32); answers.len()];
+    let areas = Layout::horizontal(constraints).split(results);
+    for ((slot, answer), area) in answers.iter().zip(areas.iter()) {
+        draw_answer(frame, *area, app, *slot, answer, &shared);
+    }
+}
+
+/// Words in every answer (when there are two).
+fn shared_words(answers: &[(Slot, &Answer)]) -> HashSet<String> {
+    if answers.len() < 2 {
+        return HashSet::new();
+    }
+    let sets: Vec<HashSet<&str>> = answers
+        .iter()
+        .map(|(_, a)| {
+            a.result
+                .as_ref()
+                .map(|l| l.iter().map(|n| n.word.as_str()).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    sets[0]
+        .intersection(&sets[1])
+        .map(|w| w.to_string())
+        .collect()
+}
+
+fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
+    let v = &app.neighbors;
+    let word_sel = v.focus == NeighborsFocus::Word;
+    let mut analogy = input_spans(&v.analogy, v.editing && !word_sel, "a b c, e.g. man king woman");
+    let words: Vec<&str> = v.analogy.text().split_whitespace().collect();
+    if let [a, b, c] = words[..] {
+        analogy.push(Span::styled(
+            format!("   {a} : {b} :: {c} : ?"),
+            theme::dim(),
+        ));
+    }
+    let mut lines = vec![
+        field_line(
+            "word",
+            7,
+            input_spans(&v.word, v.editing && word_sel, "a word, e.g. king"),
+            word_sel,
+            None,
+        ),
+        field_line("analogy", 7, analogy, !word_sel, None),
+    ];
+    let suggestions = if v.editing && !v.suggestions.is_empty() {
+        Line::styled(format!("  Tab: {}", v.suggestions.join("  ")), theme::dim())
+    } else {
+        Line::styled(
+            format!("  {} neighbours per run (+/-)", v.k),
+            theme::dim(),
+        )
+    };
+    lines.push(suggestions);
+    let title = if v.editing {
+        "Query (typing: Enter to search, Esc to stop)"
+    } else {
+        "Query"
+    };
+    frame.render_widget(Paragraph::new(lines).block(block(title, v.editing)), area);
+}
+
+fn draw_answer(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    slot: Slot,
+    answer: &Answer,
+    shared: &HashSet<String>,
+) {
+    let run = app.runs.get(answer.run);
+    let title = format!(
+        "{slot} · {} · {}",
+        run.map_or("?".into(), |r| r.label(answer.run)),
+        match &answer.query {
+            Query::Word(w) => w.clone(),
+            Query::Analogy(a, b, c) => format!("{a} : {b} :: {c} : ?"),
+        }
+    );
+    let list = match &answer.result {
+        Ok(list) => list,
+        Err(e) => {
+            let p = Paragraph::new(Line::styled(format!(" {e}"), theme::warn()))
+                .block(block(&title, false));
+            frame.render_widget(p, area);
+            return;
+        }
+    };
+    let bar_width = area.width.saturating_sub(30).clamp(4, 20) as f32;
+    let rows: Vec<Row> = list
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let style = if shared.contains(&n.word) {
+                theme::good()
+            } else {
+                Style::new()
+            };
+            let bar = "█".repeat((n.cosine.max(0.0) * bar_width).round() as usize);
+            Row::new(vec![
+                Line::raw(format!("{:>2}", i + 1)),
+                Line::styled(n.word.clone(), style),
+                Line::raw(format!("{:.3}", n.cosine)),
+                Line::styled(bar, Style::new().fg(theme::LOSS)),
+            ])
+        })
+        .collect();
+    let note = if shared.is_empty() {
+        String::new()
+    } else {
+        format!(" · {} shared (green)", shared.len())
+    };
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(2),
+            Constraint::Min(10),
+            Constraint::Length(6),
+            Constraint::Length(bar_width as u16),
+        ],
+    )
+    .header(Row::new(vec!["#", "word", "cosine", ""]).style(theme::dim()))
+    .block(block(&format!("{title}{note}"), false));
+    frame.render_widget(table, area);
+}

@@ -1,0 +1,144 @@
+//! The Runs screen: a table of every run, and the selected run's details.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Row, Table, TableState, Wrap};
+use ratatui::Frame;
+
+use super::format::{duration, value};
+use super::{block, theme};
+use crate::tui::action::Slot;
+use crate::tui::app::App;
+use crate::tui::evaluate::summary;
+
+/// The A/B marks of run `i`.
+pub fn picks_mark(app: &App, i: usize) -> &'static str {
+    match (app.picks[0] == Some(i), app.picks[1] == Some(i)) {
+        (true, _) => "A",
+        (_, true) => "B",
+        _ => "",
+    }
+}
+
+/// Draws the Runs screen.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    if app.runs.is_empty() {
+        let p = Paragraph::new(vec![
+            Line::default(),
+            Line::raw("  No runs yet. Train one on the Train screen (2, then s)."),
+            Line::raw("  Every run of the session is listed here: pick runs for the Neighbours,"),
+            Line::raw("  Evaluate and Projection screens (a, b), export vectors (e), evaluate (v)."),
+        ])
+        .block(block("Runs", true));
+        frame.render_widget(p, area);
+        return;
+    }
+    let details_h = (area.height / 3).clamp(5, 10);
+    let [table_area, details] =
+        Layout::vertical([Constraint::Min(0), Constraint::Length(details_h)]).areas(area);
+    let rows: Vec<Row> = app
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let last = r.last();
+            let eval = r.evaluation().map_or_else(
+                || {
+                    if r.evaluating {
+                        "evaluating…".into()
+                    } else {
+                        "-".into()
+                    }
+                },
+                |e| {
+                    let sims: Vec<String> =
+                        e.similarity.iter().map(|s| format!("{:.2}", s.spearman)).collect();
+                    let ana = e
+                        .analogy
+                        .as_ref()
+                        .map_or(String::new(), |a| format!(" {:.1}%", 100.0 * a.total));
+                    format!("ρ {}{ana}", sims.join("/"))
+                },
+            );
+            Row::new(vec![
+                picks_mark(app, i).to_string(),
+                format!("{}", i + 1),
+                r.method.name.to_string(),
+                r.settings(),
+                r.status_text(),
+                last.map_or("-".into(), |p| duration(p.elapsed)),
+                last.map_or("-".into(), |p| value(p.loss)),
+                r.perplexity.map_or("-".into(), value),
+                eval,
+                r.exported
+                    .as_ref()
+                    .map_or("-".into(), |p| p.display().to_string()),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(1),
+        Constraint::Length(2),
+        Constraint::Length(10),
+        Constraint::Min(12),
+        Constraint::Length(12),
+        Constraint::Length(6),
+        Constraint::Length(7),
+        Constraint::Length(7),
+        Constraint::Length(18),
+        Constraint::Length(16),
+    ];
+    let header = Row::new(vec![
+        "", "#", "method", "settings", "status", "time", "loss", "ppl", "eval", "vectors",
+    ])
+    .style(theme::dim());
+    let table = Table::new(rows, widths)
+        .header(header)
+        .row_highlight_style(theme::selected())
+        .block(block("Runs (A and B are compared on the other screens)", true));
+    let mut state = TableState::default().with_selected(Some(app.runs_view.selected));
+    frame.render_stateful_widget(table, table_area, &mut state);
+    draw_details(frame, details, app);
+}
+
+fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
+    let i = app.runs_view.selected.min(app.runs.len() - 1);
+    let r = &app.runs[i];
+    let rec = r.record();
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!(" {} ", r.label(i)), theme::title()),
+        Span::styled(
+            format!("seed {} · {} thread(s)", rec.seed, rec.threads),
+            theme::dim(),
+        ),
+    ])];
+    let changes = r.changes();
+    if !changes.is_empty() {
+        let text: Vec<String> = changes.iter().map(|(s, c)| format!("{c} at step {s}")).collect();
+        lines.push(Line::raw(format!(" changes: {}", text.join(", "))));
+    }
+    if let Some(e) = r.evaluation() {
+        lines.push(Line::raw(format!(" evaluation: {}", summary(e))));
+    }
+    if let crate::tui::run::RunStatus::Failed(m) = &r.status {
+        lines.push(Line::styled(format!(" failed: {m}"), theme::error()));
+    }
+    for l in r.log.iter().rev().take(3).rev() {
+        lines.push(Line::styled(format!(" {l}"), theme::dim()));
+    }
+    let slots: Vec<String> = [Slot::A, Slot::B]
+        .iter()
+        .filter_map(|s| app.picked(*s).map(|(j, _)| format!("{s} = #{}", j + 1)))
+        .collect();
+    let title = if slots.is_empty() {
+        "Details".to_string()
+    } else {
+        format!("Details · {}", slots.join(", "))
+    };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(&title, false)),
+        area,
+    );
+}

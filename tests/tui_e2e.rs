@@ -1,0 +1,210 @@
+//! End-to-end: the workbench driven by user-level actions (and by keys)
+//! through `update`, with real background work: load the fixture corpus,
+//! train a small SGNS, watch loss points arrive, look up neighbours, export
+//! and evaluate the vectors, save the session and open it again.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use wordbench::embedding::Embedding;
+use wordbench::eval::EvalPlan;
+use wordbench::session;
+use wordbench::tui::msg::Query;
+use wordbench::tui::run::RunStatus;
+use wordbench::tui::{Action, AppOptions, Driver, Msg, Screen, Slot};
+
+const CORPUS: &str = "tests/fixtures/corpus/lee_background.txt";
+const LONG: Duration = Duration::from_secs(120);
+
+fn options() -> AppOptions {
+    AppOptions {
+        corpus: PathBuf::from(CORPUS),
+        session: None,
+        eval_plan: EvalPlan {
+            similarity: vec!["tests/fixtures/eval/similarity.tsv".into()],
+            analogy: Some("tests/fixtures/eval/analogy.txt".into()),
+            analogy_config: Default::default(),
+        },
+        cores: 2,
+    }
+}
+
+fn key(d: &mut Driver, code: KeyCode) {
+    d.send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn keys(d: &mut Driver, text: &str) {
+    for ch in text.chars() {
+        key(d, KeyCode::Char(ch));
+    }
+}
+
+#[test]
+fn load_train_query_export_evaluate_save_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    let vocab = d.app.corpus.loaded.as_ref().unwrap().corpus.vocab().len();
+    assert_eq!(vocab, 1726, "min-count 5 on the fixture");
+
+    d.act(Action::GoTo(Screen::Train));
+    d.act(Action::SelectMethod("sgns".into()));
+    for (k, v) in [("dim", "16"), ("epochs", "2"), ("threads", "1"), ("seed", "3")] {
+        d.act(Action::SetParam(k.into(), v.into()));
+    }
+    d.act(Action::StartTraining);
+    assert_eq!(d.app.runs.len(), 1);
+    assert_eq!(d.app.picks[Slot::A.index()], Some(0), "the first run is picked as A");
+    // Loss points arrive while it trains, then it finishes.
+    assert!(d.wait_until(LONG, |a| !a.runs[0].metrics().is_empty()));
+    assert!(d.wait_until(LONG, |a| !a.runs[0].status.is_active()));
+    let run = &d.app.runs[0];
+    assert_eq!(run.status, RunStatus::Finished, "{:?}", run.log);
+    let metrics = run.metrics();
+    let last = metrics.last().unwrap();
+    assert_eq!(last.step, last.total_steps);
+    assert!(metrics.iter().all(|p| p.loss.is_finite() && p.loss > 0.0));
+    assert!(last.perplexity.is_some(), "the last step measures perplexity");
+    let emb = run.embedding.clone().expect("vectors");
+    assert_eq!((emb.len(), emb.dim()), (vocab, 16));
+
+    // Neighbours: the answer lists k words with cosines in decreasing order.
+    d.act(Action::GoTo(Screen::Neighbors));
+    d.act(Action::SetK(5));
+    d.act(Action::Query("government".into()));
+    assert!(d.wait_until(LONG, |a| a.neighbors.answers[0].is_some()));
+    let answer = d.app.neighbors.answers[0].clone().unwrap();
+    assert_eq!(answer.query, Query::Word("government".into()));
+    let list = answer.result.unwrap();
+    assert_eq!(list.len(), 5);
+    assert!(list.windows(2).all(|w| w[0].cosine >= w[1].cosine));
+    assert!(list.iter().all(|n| n.word != "government"));
+    let direct = emb
+        .neighbors("government", wordbench::embedding::NeighborParams::k(5))
+        .unwrap();
+    assert_eq!(list, direct, "the workbench shows the library's answer");
+
+    // Export, and the file reads back as the same vectors.
+    let vectors = dir.path().join("run1.txt");
+    d.act(Action::ExportRun(0, vectors.display().to_string()));
+    assert!(d.wait_until(LONG, |a| a.runs[0].exported.is_some()));
+    let back = Embedding::load(&vectors).unwrap();
+    assert_eq!((back.len(), back.dim()), (vocab, 16));
+    assert_eq!(back.words().word(0), emb.words().word(0));
+
+    // Evaluate on the fixture datasets.
+    d.act(Action::EvaluateRun(0));
+    assert!(d.wait_until(LONG, |a| a.runs[0].evaluation().is_some()));
+    let report = d.app.runs[0].evaluation().unwrap().clone();
+    assert_eq!(report.similarity.len(), 1);
+    assert!(report.analogy.is_some());
+
+    // Save the session; a new workbench opens it with the same run.
+    let file = dir.path().join("s.ron");
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+    let saved = session::load(&file).unwrap();
+    assert_eq!(saved.runs.len(), 1);
+    assert_eq!(saved.runs[0].metrics, d.app.runs[0].metrics());
+    assert_eq!(saved.runs[0].vectors.as_deref(), Some(vectors.as_path()));
+    assert_eq!(saved.runs[0].evaluation.as_ref(), Some(&report));
+
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.corpus.loaded.is_some()
+        && a.runs.first().is_some_and(|r| r.embedding.is_some())));
+    let r = &reopened.app.runs[0];
+    assert_eq!(r.metrics(), d.app.runs[0].metrics());
+    assert_eq!(r.params, d.app.runs[0].params);
+    assert_eq!(r.status_text(), "loaded");
+
+    // The journal holds what the user did, and replaying it on a fresh
+    // workbench trains the same run bit for bit (one thread, same seed).
+    let journal: Vec<Action> = d
+        .app
+        .journal
+        .iter()
+        .filter(|a| matches!(a, Action::SelectMethod(_) | Action::SetParam(..) | Action::StartTraining))
+        .cloned()
+        .collect();
+    let mut again = Driver::start(&options());
+    assert!(again.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    again.replay(&journal, Duration::ZERO);
+    assert!(again.wait_until(LONG, |a| a.runs.first().is_some_and(|r| !r.status.is_active())));
+    let losses = |ms: &[wordbench::train::Progress]| ms.iter().map(|p| p.loss).collect::<Vec<_>>();
+    assert_eq!(
+        losses(again.app.runs[0].metrics()),
+        losses(d.app.runs[0].metrics())
+    );
+}
+
+#[test]
+fn keys_produce_the_same_user_level_actions() {
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    key(&mut d, KeyCode::Char('2'));
+    assert_eq!(d.app.screen, Screen::Train);
+    // Edit dim: Enter, clear, type 16, Enter.
+    key(&mut d, KeyCode::Enter);
+    d.send(Msg::Key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)));
+    keys(&mut d, "16");
+    key(&mut d, KeyCode::Enter);
+    // An invalid value shows its error and keeps training from starting.
+    key(&mut d, KeyCode::Down);
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "x");
+    key(&mut d, KeyCode::Enter);
+    assert!(d.app.train.form().error(1).is_some());
+    key(&mut d, KeyCode::Char('s'));
+    assert!(d.app.runs.is_empty());
+    assert!(d.app.status.text.starts_with("fix window first"), "{}", d.app.status.text);
+    // Choosing a method from the list.
+    key(&mut d, KeyCode::Tab);
+    key(&mut d, KeyCode::Down);
+    let user: Vec<&Action> = d.app.journal.iter().filter(|a| a.is_user_level()).collect();
+    assert_eq!(
+        user,
+        vec![
+            &Action::GoTo(Screen::Train),
+            &Action::SetParam("dim".into(), "16".into()),
+            &Action::SetParam("window".into(), "5x".into()),
+            &Action::SelectMethod("cbow".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_live_change_reaches_the_run_and_is_marked_on_its_record() {
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    d.act(Action::GoTo(Screen::Train));
+    for (k, v) in [("dim", "8"), ("epochs", "20"), ("threads", "1")] {
+        d.act(Action::SetParam(k.into(), v.into()));
+    }
+    d.act(Action::StartTraining);
+    assert!(d.wait_until(LONG, |a| !a.runs[0].metrics().is_empty()));
+    d.act(Action::Pause);
+    assert!(d.wait_until(LONG, |a| a.runs[0].status == RunStatus::Paused));
+    d.act(Action::SetParam("lr".into(), "0.01".into()));
+    d.act(Action::SetParam("dim".into(), "9".into()));
+    assert!(d.app.status.text.contains("applies to the next run"));
+    assert!(d.wait_until(LONG, |a| !a.runs[0].changes().is_empty()));
+    let (step, change) = d.app.runs[0].changes()[0].clone();
+    assert_eq!(change, "lr=0.01");
+    d.act(Action::Resume);
+    d.act(Action::StopTraining);
+    assert!(d.wait_until(LONG, |a| !a.runs[0].status.is_active()));
+    let r = &d.app.runs[0];
+    assert!(matches!(r.status, RunStatus::Stopped(s) if s >= step), "{:?}", r.status);
+    assert!(r.embedding.is_some(), "a stopped run keeps its vectors");
+    // Replaying it applies the change at the same step and stops at the same step.
+    d.act(Action::ReplayRun(0));
+    assert!(d.wait_until(LONG, |a| a.runs.len() == 2 && !a.runs[1].status.is_active()));
+    assert_eq!(d.app.runs[1].changes(), d.app.runs[0].changes());
+    assert_eq!(d.app.runs[1].status, d.app.runs[0].status);
+    let loss = |i: usize| d.app.runs[i].metrics().iter().map(|p| p.loss).collect::<Vec<_>>();
+    assert_eq!(loss(1), loss(0), "one thread: the replay is bit for bit");
+}

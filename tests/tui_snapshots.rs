@@ -1,0 +1,326 @@
+//! Every screen rendered on ratatui's TestBackend from a fixed state, and
+//! compared with the committed snapshot (tests/snapshots/). States are built
+//! from the fixture corpus and hand-made runs, so nothing varies between
+//! machines: no timings, no absolute paths.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ndarray::Array2;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use wordbench::algo;
+use wordbench::corpus::{Corpus, CorpusConfig};
+use wordbench::embedding::{Embedding, Neighbor};
+use wordbench::eval::{
+    AnalogyMethod, AnalogyResult, EvalPlan, Report, SimilarityResult,
+};
+use wordbench::train::{Event, Progress, Value};
+use wordbench::tui::app::{App, PromptKind};
+use wordbench::tui::msg::Query;
+use wordbench::tui::neighbors::Answer;
+use wordbench::tui::projection::Layout;
+use wordbench::tui::run::RunEntry;
+use wordbench::tui::{update, Action, AppOptions, Msg, Screen};
+use wordbench::words::WordIndex;
+
+const CORPUS: &str = "tests/fixtures/corpus/lee_background.txt";
+
+fn render(app: &App, w: u16, h: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal
+        .draw(|f| wordbench::tui::ui::draw(f, app))
+        .unwrap();
+    terminal.backend().to_string()
+}
+
+fn base() -> App {
+    let options = AppOptions {
+        corpus: PathBuf::from(CORPUS),
+        session: None,
+        eval_plan: EvalPlan {
+            similarity: vec!["assets/eval/wordsim353.tsv".into(), "assets/eval/simlex999.txt".into()],
+            analogy: Some("assets/eval/questions-words.txt".into()),
+            analogy_config: Default::default(),
+        },
+        cores: 2,
+    };
+    let mut app = App::new(&options);
+    let effects = app.startup();
+    let request = match &effects[0] {
+        wordbench::tui::Effect::LoadCorpus { request, .. } => *request,
+        e => panic!("{e:?}"),
+    };
+    let corpus = Corpus::open(CORPUS, CorpusConfig::default()).unwrap();
+    update(
+        &mut app,
+        Msg::CorpusLoaded {
+            request,
+            result: Ok((Arc::new(corpus), 0.25)),
+        },
+    );
+    app
+}
+
+fn embedding(words: &[&str]) -> Arc<Embedding> {
+    let n = words.len();
+    let v = Array2::from_shape_fn((n, 4), |(i, j)| ((i * 7 + j * 3) % 11) as f32 - 5.0);
+    let index = WordIndex::from_words(words.iter().map(|w| w.to_string()).collect());
+    Arc::new(Embedding::new(index, v).unwrap())
+}
+
+fn progress(step: u64, total: u64) -> Progress {
+    let t = step as f64;
+    Progress {
+        step,
+        total_steps: total,
+        epoch: ((step - 1) * 5 / total.max(1)) as u32,
+        loss: 4.0 / (1.0 + 0.3 * t) + 2.0,
+        perplexity: (step % 4 == 0).then(|| 900.0 / (1.0 + 0.2 * t) + 150.0),
+        lr: 0.025 * (1.0 - t / total as f64),
+        items_per_sec: 812_345.0,
+        elapsed: 2.0 * t,
+    }
+}
+
+/// Run #1: SGNS dim 50 finished with an lr change at step 12 and an evaluation;
+/// run #2: GloVe training at step 9 of 30.
+fn with_runs() -> App {
+    let mut app = base();
+    let sgns = algo::find("sgns").unwrap();
+    let params = sgns.params([("dim", "50"), ("epochs", "5")]).unwrap();
+    let mut a = RunEntry::new(sgns, params, 1, 1);
+    for s in 1..=40 {
+        if s == 12 {
+            a.observe(Event::ParamApplied {
+                name: "lr".into(),
+                value: Value::Float(0.01),
+                step: 12,
+            });
+        }
+        a.observe(Event::Progress(progress(s, 40)));
+    }
+    a.observe(Event::Finished(Box::new(
+        (*embedding(&["king", "queen", "prince", "man", "woman"])).clone(),
+    )));
+    a.recorder.run_mut().evaluation = Some(report());
+    a.exported = Some("run1-sgns.txt".into());
+    let glove = algo::find("glove").unwrap();
+    let params = glove.params([("dim", "50")]).unwrap();
+    let mut b = RunEntry::new(glove, params, 1, 1);
+    for s in 1..=9 {
+        b.observe(Event::Progress(progress(s, 30)));
+    }
+    app.runs.push(a);
+    app.runs.push(b);
+    app.picks = [Some(0), Some(1)];
+    app.train.shown = Some(1);
+    app.train.method = 2;
+    app.status.text = "run #2 glove started (1 thread)".into();
+    app
+}
+
+fn report() -> Report {
+    Report {
+        similarity: vec![
+            SimilarityResult {
+                dataset: "wordsim353".into(),
+                spearman: 0.6123,
+                pearson: 0.6011,
+                pairs: 353,
+                found: 340,
+            },
+            SimilarityResult {
+                dataset: "simlex999".into(),
+                spearman: 0.2987,
+                pearson: 0.3102,
+                pairs: 999,
+                found: 960,
+            },
+        ],
+        analogy: Some(AnalogyResult {
+            dataset: "questions-words".into(),
+            semantic: 0.412,
+            syntactic: 0.356,
+            total: 0.381,
+            questions: 19544,
+            answered: 12000,
+            correct: 4572,
+            method: AnalogyMethod::CosAdd,
+            restrict: 30000,
+            sections: Vec::new(),
+        }),
+    }
+}
+
+fn neighbors(words: &[(&str, f32)]) -> Vec<Neighbor> {
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, (w, c))| Neighbor {
+            word: w.to_string(),
+            id: i as u32,
+            cosine: *c,
+        })
+        .collect()
+}
+
+#[test]
+fn corpus_screen() {
+    let app = base();
+    insta::assert_snapshot!(render(&app, 100, 30));
+}
+
+#[test]
+fn corpus_screen_editing_the_path_at_80x24() {
+    let mut app = base();
+    update(&mut app, Msg::Action(Action::Activate));
+    update(&mut app, Msg::Action(Action::Edit(wordbench::tui::action::EditOp::Backspace)));
+    update(&mut app, Msg::Action(Action::Down));
+    insta::assert_snapshot!(render(&app, 80, 24));
+}
+
+#[test]
+fn train_screen_before_any_run() {
+    let mut app = base();
+    app.screen = Screen::Train;
+    app.train.forms[0].set("dim", "0").unwrap_err();
+    insta::assert_snapshot!(render(&app, 100, 30));
+}
+
+#[test]
+fn train_screen_with_live_charts() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    app.train.shown = Some(0);
+    app.train.method = 0;
+    insta::assert_snapshot!(render(&app, 110, 34));
+}
+
+#[test]
+fn train_screen_log_scale_at_80x24() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    app.train.log_scale = true;
+    insta::assert_snapshot!(render(&app, 80, 24));
+}
+
+#[test]
+fn runs_screen() {
+    let mut app = with_runs();
+    app.screen = Screen::Runs;
+    insta::assert_snapshot!(render(&app, 110, 24));
+}
+
+#[test]
+fn runs_screen_export_prompt() {
+    let mut app = with_runs();
+    app.screen = Screen::Runs;
+    app.prompt(
+        PromptKind::ExportRun(0),
+        "Export run #1 vectors",
+        "run1-sgns.txt".into(),
+        "format by extension: .txt word2vec text, .bin word2vec binary, .glove GloVe",
+    );
+    insta::assert_snapshot!(render(&app, 100, 24));
+}
+
+#[test]
+fn neighbours_screen_comparing_two_runs() {
+    let mut app = with_runs();
+    app.screen = Screen::Neighbors;
+    app.neighbors.word.set("king");
+    app.neighbors.query = Some(Query::Word("king".into()));
+    app.neighbors.answers = [
+        Some(Answer {
+            query: Query::Word("king".into()),
+            run: 0,
+            result: Ok(neighbors(&[
+                ("queen", 0.81),
+                ("prince", 0.77),
+                ("throne", 0.71),
+                ("monarch", 0.69),
+                ("emperor", 0.64),
+            ])),
+        }),
+        Some(Answer {
+            query: Query::Word("king".into()),
+            run: 1,
+            result: Ok(neighbors(&[
+                ("prince", 0.74),
+                ("kings", 0.70),
+                ("queen", 0.66),
+                ("duke", 0.61),
+                ("lord", 0.58),
+            ])),
+        }),
+    ];
+    insta::assert_snapshot!(render(&app, 100, 24));
+}
+
+#[test]
+fn evaluate_screen() {
+    let mut app = with_runs();
+    app.screen = Screen::Evaluate;
+    app.runs[1].evaluating = true;
+    insta::assert_snapshot!(render(&app, 110, 24));
+}
+
+#[test]
+fn projection_screen_with_a_layout() {
+    let mut app = with_runs();
+    app.screen = Screen::Projection;
+    let words: Vec<String> = ["king", "queen", "man", "woman", "paris", "france", "rome", "italy"]
+        .map(String::from)
+        .to_vec();
+    let coords = vec![
+        [1.0, 1.0],
+        [1.2, 0.8],
+        [0.8, 1.3],
+        [1.1, 1.2],
+        [-1.0, -1.0],
+        [-1.3, -0.8],
+        [-0.9, -1.4],
+        [-1.2, -1.2],
+    ];
+    app.projection.layout = Some(Layout {
+        run: 0,
+        method: "pca".into(),
+        words,
+        coords,
+        labels: 4,
+        description: "PCA".into(),
+    });
+    insta::assert_snapshot!(render(&app, 100, 30));
+}
+
+#[test]
+fn help_overlay_on_the_train_screen() {
+    let mut app = base();
+    app.screen = Screen::Train;
+    update(&mut app, Msg::Action(Action::ToggleHelp));
+    insta::assert_snapshot!(render(&app, 100, 50));
+}
+
+#[test]
+fn quit_question_while_training() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    update(&mut app, Msg::Action(Action::Quit));
+    assert!(!app.quit);
+    insta::assert_snapshot!(render(&app, 100, 30));
+}
+
+#[test]
+fn tiny_terminals_get_a_note_instead_of_a_broken_layout() {
+    let app = with_runs();
+    let text = render(&app, 30, 8);
+    assert!(text.contains("wordbench needs at least"), "{text}");
+    for (w, h) in [(40, 12), (80, 24), (200, 60)] {
+        for screen in Screen::ALL {
+            let mut app = with_runs();
+            app.screen = screen;
+            render(&app, w, h);
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! SGNS and CBOW through the training engine, on a generated corpus with
+//! planted topic structure (tests/fixtures/word2vec/generate.py).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ndarray::ArrayView1;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use wordbench::algo::word2vec::kernel::{ns_gradient, ns_loss, ns_update, Lanes, Portable};
+use wordbench::algo::word2vec::sigmoid::ExactSigmoid;
+use wordbench::algo::word2vec::{CBOW, SGNS};
+use wordbench::corpus::{Corpus, CorpusConfig};
+use wordbench::embedding::Embedding;
+use wordbench::train::{Command, Event, Job, JobConfig, Method, Progress, TrainInput};
+
+const TOPICS: &[&str] = &[
+    "apple banana cherry grape lemon mango orange peach pear plum",
+    "badger beaver camel donkey ferret horse llama otter rabbit zebra",
+    "amber azure beige crimson indigo ivory maroon olive scarlet violet",
+    "bicycle bus canoe ferry glider lorry scooter sledge tractor tram",
+    "banjo cello drum flute guitar harp oboe piano trumpet violin",
+    "breeze cloud drizzle fog frost hail mist rain sleet thunder",
+    "ankle elbow finger knee liver lung neck shoulder spine wrist",
+    "anvil chisel drill hammer ladder pliers saw shovel spanner wrench",
+    "austria brazil canada denmark egypt finland greece india japan kenya",
+    "archery boxing cricket fencing golf hockey judo rowing rugby tennis",
+    "bread butter cheese honey noodle pasta rice soup sugar yogurt",
+    "bronze cobalt copper gold iron lead nickel silver tin zinc",
+];
+
+fn corpus() -> Arc<Corpus> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/word2vec/topics.txt");
+    let mut config = CorpusConfig::default();
+    config.read.heldout.fraction = 0.1;
+    Arc::new(Corpus::open(path, config).expect("fixture corpus"))
+}
+
+fn input(method: &Method, sets: &[(&str, &str)], seed: u64, threads: usize) -> TrainInput {
+    TrainInput {
+        corpus: corpus(),
+        params: method.params(sets.iter().copied()).unwrap(),
+        seed,
+        threads,
+    }
+}
+
+/// Runs a job to the end, returning the embedding and the progress events.
+fn run(method: &'static Method, input: TrainInput) -> (Embedding, Vec<Progress>) {
+    let mut progress = Vec::new();
+    let embedding = Job::spawn(method, input, JobConfig::default())
+        .wait(|e| {
+            if let Event::Progress(p) = e {
+                progress.push(*p);
+            }
+        })
+        .unwrap();
+    (embedding, progress)
+}
+
+fn cosine(a: ArrayView1<f32>, b: ArrayView1<f32>) -> f64 {
+    let dot: f64 = a
+        .iter()
+        .zip(b.iter())
+        .map(|(&x, &y)| x as f64 * y as f64)
+        .sum();
+    let na: f64 = a.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+    let nb: f64 = b.iter().map(|&x| (x as f64).powi(2)).sum::<f64>().sqrt();
+    dot / (na * nb)
+}
+
+/// Mean cosine of same-topic pairs and of different-topic pairs.
+fn topic_cosines(e: &Embedding) -> (f64, f64) {
+    let topics: Vec<Vec<ArrayView1<f32>>> = TOPICS
+        .iter()
+        .map(|t| t.split(' ').map(|w| e.vector(w).expect(w)).collect())
+        .collect();
+    let (mut same, mut ns, mut diff, mut nd) = (0.0, 0, 0.0, 0);
+    for (i, ti) in topics.iter().enumerate() {
+        for (j, tj) in topics.iter().enumerate() {
+            for (a, va) in ti.iter().enumerate() {
+                for (b, vb) in tj.iter().enumerate() {
+                    if i == j && a < b {
+                        same += cosine(*va, *vb);
+                        ns += 1;
+                    } else if i < j {
+                        diff += cosine(*va, *vb);
+                        nd += 1;
+                    }
+                }
+            }
+        }
+    }
+    (same / ns as f64, diff / nd as f64)
+}
+
+fn mean(xs: impl Iterator<Item = f64>) -> f64 {
+    let v: Vec<f64> = xs.collect();
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn check_training_curves(method: &'static Method) {
+    let (_, progress) = run(
+        method,
+        input(method, &[("dim", "20"), ("epochs", "12")], 1, 2),
+    );
+    assert_eq!(progress.len() as u64, progress.last().unwrap().total_steps);
+    let k = 3;
+    let first = mean(progress[..k].iter().map(|p| p.loss));
+    let last = mean(progress[progress.len() - k..].iter().map(|p| p.loss));
+    assert!(
+        last < 0.85 * first,
+        "{}: loss {first:.4} -> {last:.4}",
+        method.name
+    );
+    // Negative-sampling loss starts at (1 + k)·ln 2 = 4.16 with zero output vectors.
+    assert!(first < 6.0 * std::f64::consts::LN_2, "{first}");
+    let ppl: Vec<f64> = progress.iter().filter_map(|p| p.perplexity).collect();
+    assert!(ppl.len() >= 2, "perplexity measured {} times", ppl.len());
+    let vocab = corpus().vocab().len() as f64;
+    assert!(ppl[0] <= vocab * 1.01, "{} vs vocabulary {vocab}", ppl[0]);
+    assert!(
+        *ppl.last().unwrap() < 0.7 * ppl[0],
+        "{}: perplexity {} -> {}",
+        method.name,
+        ppl[0],
+        ppl.last().unwrap()
+    );
+    // The rate decays linearly from its initial value.
+    let lr: Vec<f64> = progress.iter().map(|p| p.lr).collect();
+    assert!(lr.windows(2).all(|w| w[1] < w[0]), "{lr:?}");
+}
+
+#[test]
+fn sgns_loss_and_perplexity_fall() {
+    check_training_curves(&SGNS);
+}
+
+#[test]
+fn cbow_loss_and_perplexity_fall() {
+    check_training_curves(&CBOW);
+}
+
+fn check_topics(method: &'static Method, epochs: &str) {
+    let (e, _) = run(
+        method,
+        input(method, &[("dim", "24"), ("epochs", epochs)], 3, 2),
+    );
+    let (same, diff) = topic_cosines(&e);
+    assert!(
+        same > diff + 0.3,
+        "{}: same-topic {same:.3}, cross-topic {diff:.3}",
+        method.name
+    );
+    // Nearest neighbour of every topic word (among topic words) is in its topic.
+    let words: Vec<(&str, usize)> = TOPICS
+        .iter()
+        .enumerate()
+        .flat_map(|(t, ws)| ws.split(' ').map(move |w| (w, t)))
+        .collect();
+    let mut hits = 0;
+    for &(w, t) in &words {
+        let v = e.vector(w).unwrap();
+        let best = words
+            .iter()
+            .filter(|&&(x, _)| x != w)
+            .max_by(|a, b| {
+                cosine(v, e.vector(a.0).unwrap()).total_cmp(&cosine(v, e.vector(b.0).unwrap()))
+            })
+            .unwrap();
+        hits += usize::from(best.1 == t);
+    }
+    assert!(
+        hits >= words.len() * 95 / 100,
+        "{}: {hits}/{} neighbours in topic",
+        method.name,
+        words.len()
+    );
+    assert!(e.context().is_some());
+}
+
+#[test]
+fn sgns_puts_topic_words_together() {
+    check_topics(&SGNS, "10");
+}
+
+#[test]
+fn cbow_puts_topic_words_together() {
+    check_topics(&CBOW, "20");
+}
+
+#[test]
+fn single_thread_runs_are_bit_for_bit_reproducible() {
+    for method in [&SGNS, &CBOW] {
+        let sets = [("dim", "16"), ("epochs", "2")];
+        let (a, pa) = run(method, input(method, &sets, 42, 1));
+        let (b, pb) = run(method, input(method, &sets, 42, 1));
+        assert_eq!(a.vectors(), b.vectors(), "{}", method.name);
+        assert_eq!(a.context(), b.context(), "{}", method.name);
+        let losses = |p: &[Progress]| p.iter().map(|x| x.loss.to_bits()).collect::<Vec<_>>();
+        assert_eq!(losses(&pa), losses(&pb));
+        let (c, _) = run(method, input(method, &sets, 43, 1));
+        assert_ne!(a.vectors(), c.vectors(), "another seed gives other vectors");
+    }
+}
+
+#[test]
+fn sgns_gradient_matches_finite_differences() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let d = 8;
+    let mut vec = |scale: f32| -> Vec<f32> {
+        (0..d)
+            .map(|_| (rng.random::<f32>() - 0.5) * scale)
+            .collect()
+    };
+    let h = vec(2.0);
+    let outs: Vec<Vec<f32>> = (0..6).map(|_| vec(2.0)).collect();
+    let refs = |o: &[Vec<f32>]| -> Vec<Vec<f32>> { o.to_vec() };
+    let loss =
+        |h: &[f32], o: &[Vec<f32>]| ns_loss(h, &o.iter().map(|x| &x[..]).collect::<Vec<_>>());
+    let (dh, douts) = ns_gradient(&h, &outs.iter().map(|x| &x[..]).collect::<Vec<_>>());
+    let eps = 1e-2f32;
+    for i in 0..d {
+        let (mut hp, mut hm) = (h.clone(), h.clone());
+        hp[i] += eps;
+        hm[i] -= eps;
+        let fd = (loss(&hp, &outs) - loss(&hm, &outs)) / (hp[i] - hm[i]) as f64;
+        assert!((fd - dh[i]).abs() < 1e-4, "dL/dh[{i}]: {fd} vs {}", dh[i]);
+        for (k, dk) in douts.iter().enumerate() {
+            let (mut op, mut om) = (refs(&outs), refs(&outs));
+            op[k][i] += eps;
+            om[k][i] -= eps;
+            let fd = (loss(&h, &op) - loss(&h, &om)) / (op[k][i] - om[k][i]) as f64;
+            assert!(
+                (fd - dk[i]).abs() < 1e-4,
+                "dL/do{k}[{i}]: {fd} vs {}",
+                dk[i]
+            );
+        }
+    }
+}
+
+fn check_hot_loop_update(lanes: impl Lanes) {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let d = 100;
+    let mut vec = || -> Vec<f32> { (0..d).map(|_| rng.random::<f32>() - 0.5).collect() };
+    let h = vec();
+    let outs: Vec<Vec<f32>> = (0..6).map(|_| vec()).collect();
+    let views: Vec<&[f32]> = outs.iter().map(|x| &x[..]).collect();
+    let (dh, douts) = ns_gradient(&h, &views);
+    let lr = 0.025f32;
+    let mut neu1e = vec![0.0f32; d];
+    let mut updated = outs.clone();
+    let mut loss = 0.0f64;
+    for (k, row) in updated.iter_mut().enumerate() {
+        let label = if k == 0 { 1.0 } else { 0.0 };
+        loss += ns_update(lanes, &h, row, label, lr, &ExactSigmoid, &mut neu1e) as f64;
+    }
+    assert!((loss - ns_loss(&h, &views)).abs() < 1e-4 * loss);
+    for i in 0..d {
+        assert!((neu1e[i] as f64 + lr as f64 * dh[i]).abs() < 1e-6, "h[{i}]");
+        for k in 0..outs.len() {
+            let step = updated[k][i] as f64 - outs[k][i] as f64;
+            assert!((step + lr as f64 * douts[k][i]).abs() < 1e-6, "o{k}[{i}]");
+        }
+    }
+}
+
+#[test]
+fn hot_loop_update_is_minus_lr_times_the_gradient() {
+    check_hot_loop_update(Portable);
+    #[cfg(target_arch = "x86_64")]
+    if let Some(avx) = wordbench::algo::word2vec::kernel::Avx2::detect() {
+        check_hot_loop_update(avx);
+    }
+}
+
+#[test]
+fn learning_rate_set_mid_run_rescales_the_schedule() {
+    let inp = input(&SGNS, &[("dim", "8"), ("epochs", "6")], 1, 1);
+    let mut trainer = (SGNS.build)(&inp, &mut |_| {}).unwrap();
+    let total = trainer.total_steps();
+    assert_eq!(total, 6, "one step per epoch on the small fixture");
+    let r0 = trainer.step(0).unwrap();
+    assert_eq!(r0.lr, 0.025);
+    let r1 = trainer.step(1).unwrap();
+    assert!((r1.lr - 0.025 * 5.0 / 6.0).abs() < 1e-12, "{}", r1.lr);
+    trainer
+        .set("lr", &wordbench::train::Value::Float(0.1))
+        .unwrap();
+    let rates: Vec<f64> = (2..total).map(|s| trainer.step(s).unwrap().lr).collect();
+    // 0.1 now (a third done), decaying linearly to zero at the end.
+    for (k, r) in rates.iter().enumerate() {
+        let expect = 0.1 * (4 - k) as f64 / 4.0;
+        assert!(
+            (r - expect).abs() < 1e-12,
+            "step {}: {r} vs {expect}",
+            k + 2
+        );
+    }
+    assert!(trainer
+        .set("window", &wordbench::train::Value::Int(3))
+        .is_err());
+}
+
+#[test]
+fn engine_commands_reach_the_trainer() {
+    let job = Job::spawn(
+        &SGNS,
+        input(&SGNS, &[("dim", "8"), ("epochs", "50")], 1, 2),
+        JobConfig::default(),
+    );
+    job.send(Command::Pause);
+    let (mut applied, mut progress, mut finished) = (None, Vec::new(), None);
+    for event in job.events().iter() {
+        match event {
+            Event::Paused { .. } => {
+                job.send(Command::Set("lr".into(), "0.01".into()));
+                job.send(Command::Set("window".into(), "2".into()));
+                job.send(Command::Resume);
+            }
+            Event::ParamApplied { name, step, .. } => applied = Some((name, step)),
+            Event::ParamRejected { name, reason } => assert_eq!(
+                (name.as_str(), reason.as_str()),
+                ("window", "cannot be changed during a run")
+            ),
+            Event::Progress(p) => {
+                progress.push(p);
+                if p.step == 5 {
+                    job.send(Command::Stop);
+                }
+            }
+            Event::Finished(e) => finished = Some(e),
+            Event::Failed { message, .. } => panic!("{message}"),
+            _ => {}
+        }
+    }
+    let (name, step) = applied.expect("lr applied");
+    assert_eq!(name, "lr");
+    let after = progress.iter().find(|p| p.step == step + 1).unwrap();
+    assert_eq!(after.lr, 0.01);
+    assert!(
+        progress.len() < 50,
+        "stopped early after {} steps",
+        progress.len()
+    );
+    assert_eq!(
+        finished.expect("embedding after stop").len(),
+        corpus().vocab().len()
+    );
+}
