@@ -6,8 +6,11 @@
 //! ```text
 //! cargo run --release --example cooc_count -- CORPUS [--window 10] [--weighting harmonic]
 //!     [--kind symmetric] [--min-count 5] [--max-vocab N] [--heldout 0] [--max-unit-tokens N]
-//!     [--repeat 3] [--cell the:of]...
+//!     [--repeat 3] [--dense-cells N] [--buffer-events N] [--cell the:of]...
 //! ```
+//!
+//! With `COOC_PHASES=1` in the environment it also prints, per repetition,
+//! the CPU time of the counting and of the final merge into CSR.
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -56,8 +56,15 @@ fn measure(name: &str, y: &Array2<f32>, queries: usize) {
         let truth: Vec<Vec<u32>> = qs
             .iter()
             .map(|&q| {
-                let query = Query { point: y.row(q).to_slice().unwrap(), id: Some(q as u32), exclude: &[] };
-                let mut ids: Vec<u32> = brute_force(y.view(), &query, k).iter().map(|n| n.id).collect();
+                let query = Query {
+                    point: y.row(q).to_slice().unwrap(),
+                    id: Some(q as u32),
+                    exclude: &[],
+                };
+                let mut ids: Vec<u32> = brute_force(y.view(), &query, k)
+                    .iter()
+                    .map(|n| n.id)
+                    .collect();
                 ids.sort_unstable();
                 ids
             })
@@ -68,9 +75,16 @@ fn measure(name: &str, y: &Array2<f32>, queries: usize) {
             let (mut hits, mut visited) = (0usize, 0usize);
             let t = Instant::now();
             for (qi, &q) in qs.iter().enumerate() {
-                let query = Query { point: y.row(q).to_slice().unwrap(), id: Some(q as u32), exclude: &[] };
+                let query = Query {
+                    point: y.row(q).to_slice().unwrap(),
+                    id: Some(q as u32),
+                    exclude: &[],
+                };
                 visited += tree.search(&query, k, bound, &mut heap);
-                hits += heap.iter().filter(|nb| truth[qi].binary_search(&nb.id).is_ok()).count();
+                hits += heap
+                    .iter()
+                    .filter(|nb| truth[qi].binary_search(&nb.id).is_ok())
+                    .count();
             }
             let us = t.elapsed().as_secs_f64() * 1e6 / qs.len() as f64;
             println!(

@@ -26,12 +26,20 @@ fn main() -> anyhow::Result<()> {
         anyhow::bail!("usage: kubwe_scaling CORPUS THREADS SWEEPS VOCAB... [-- name=value...]");
     }
     let (path, threads, sweeps) = (&pos[0], pos[1].parse::<usize>()?, pos[2].parse::<u64>()?);
-    let sizes: Vec<usize> = pos[3..].iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+    let sizes: Vec<usize> = pos[3..]
+        .iter()
+        .map(|s| s.parse())
+        .collect::<Result<_, _>>()?;
     let sets: Vec<(&str, &str)> = sets
         .iter()
-        .map(|a| a.split_once('=').ok_or_else(|| anyhow::anyhow!("{a}: expected name=value")))
+        .map(|a| {
+            a.split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("{a}: expected name=value"))
+        })
         .collect::<anyhow::Result<_>>()?;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     pool.install(|| -> anyhow::Result<()> {
         for &v in &sizes {
             let mut config = CorpusConfig::default();

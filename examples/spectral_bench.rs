@@ -22,7 +22,9 @@ use sprs::CsMat;
 use wordbench::algo::spectral::{matrix, Settings};
 use wordbench::algo::{self};
 use wordbench::corpus::{Corpus, CorpusConfig};
-use wordbench::linalg::{eigen_residuals, svd_residuals, Csr, Lanczos, SymmetricCsr, TruncatedSvd, Which};
+use wordbench::linalg::{
+    eigen_residuals, svd_residuals, Csr, Lanczos, SymmetricCsr, TruncatedSvd, Which,
+};
 
 struct Args {
     corpus: PathBuf,
@@ -103,7 +105,9 @@ fn parse() -> Result<Args> {
 
 fn main() -> Result<()> {
     let args = parse()?;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()?;
     pool.install(|| run(&args))
 }
 
@@ -130,7 +134,9 @@ fn run(args: &Args) -> Result<()> {
             let corpus = Corpus::open(&args.corpus, config)?;
             let x = matrix::counts(&corpus, &settings)?;
             let m = matrix::transform(&x, &settings)?;
-            let words: Vec<String> = (0..m.rows()).map(|id| corpus.vocab().word(id as u32).to_string()).collect();
+            let words: Vec<String> = (0..m.rows())
+                .map(|id| corpus.vocab().word(id as u32).to_string())
+                .collect();
             (x, m, Some(words))
         }
     };
@@ -207,10 +213,27 @@ fn solve(m: &CsMat<f64>, settings: &Settings, args: &Args) -> Result<serde_json:
 /// Writes `m` as raw CSR arrays `DIR/NAME.{indptr,indices,data,shape}`.
 fn export(dir: &Path, name: &str, m: &CsMat<f64>) -> Result<()> {
     let m = if m.is_csr() { m.clone() } else { m.to_csr() };
-    let write = |ext: &str, bytes: Vec<u8>| std::fs::write(dir.join(format!("{name}.{ext}")), bytes);
-    write("indptr", m.indptr().raw_storage().iter().flat_map(|&p| (p as i64).to_le_bytes()).collect())?;
-    write("indices", m.indices().iter().flat_map(|&c| (c as i32).to_le_bytes()).collect())?;
-    write("data", m.data().iter().flat_map(|v| v.to_le_bytes()).collect())?;
+    let write =
+        |ext: &str, bytes: Vec<u8>| std::fs::write(dir.join(format!("{name}.{ext}")), bytes);
+    write(
+        "indptr",
+        m.indptr()
+            .raw_storage()
+            .iter()
+            .flat_map(|&p| (p as i64).to_le_bytes())
+            .collect(),
+    )?;
+    write(
+        "indices",
+        m.indices()
+            .iter()
+            .flat_map(|&c| (c as i32).to_le_bytes())
+            .collect(),
+    )?;
+    write(
+        "data",
+        m.data().iter().flat_map(|v| v.to_le_bytes()).collect(),
+    )?;
     write("shape", format!("{} {}\n", m.rows(), m.cols()).into_bytes())?;
     Ok(())
 }
@@ -235,22 +258,42 @@ fn kernels(m: &CsMat<f64>) -> Result<serde_json::Value> {
         let x: Vec<f64> = (0..n * b).map(|i| (i % 7) as f64 - 3.0).collect();
         let mut y = vec![0.0; n * b];
         let s = best(&mut || a.mul_block(&x, &mut y, b));
-        out.insert(format!("spmm_b{b}_ms_per_vector"), (s * 1e3 / b as f64).into());
+        out.insert(
+            format!("spmm_b{b}_ms_per_vector"),
+            (s * 1e3 / b as f64).into(),
+        );
     }
     let (p, b, ld) = (232usize, 8usize, 240usize);
     let v: Vec<f64> = (0..n * ld).map(|i| ((i * 7) % 13) as f64 / 13.0).collect();
     let mut w: Vec<f64> = (0..n * b).map(|i| ((i * 3) % 11) as f64 / 11.0).collect();
     let mut c = Vec::new();
-    out.insert("project_ms".into(), (best(&mut || c = block::project(&v, ld, p, &w, b)) * 1e3).into());
-    out.insert("subtract_and_project_ms".into(), (best(&mut || {
-        block::subtract_and_project(&v, ld, p, &mut w, b, &c);
-    }) * 1e3).into());
-    out.insert("subtract_ms".into(), (best(&mut || block::subtract(&v, ld, p, &mut w, b, &c)) * 1e3).into());
+    out.insert(
+        "project_ms".into(),
+        (best(&mut || c = block::project(&v, ld, p, &w, b)) * 1e3).into(),
+    );
+    out.insert(
+        "subtract_and_project_ms".into(),
+        (best(&mut || {
+            block::subtract_and_project(&v, ld, p, &mut w, b, &c);
+        }) * 1e3)
+            .into(),
+    );
+    out.insert(
+        "subtract_ms".into(),
+        (best(&mut || block::subtract(&v, ld, p, &mut w, b, &c)) * 1e3).into(),
+    );
     use rayon::prelude::*;
     let mut total = 0.0;
-    out.insert("stream_read_v_ms".into(), (best(&mut || {
-        total = v.par_chunks(ld * 1024).map(|c| c.iter().sum::<f64>()).sum::<f64>();
-    }) * 1e3).into());
+    out.insert(
+        "stream_read_v_ms".into(),
+        (best(&mut || {
+            total = v
+                .par_chunks(ld * 1024)
+                .map(|c| c.iter().sum::<f64>())
+                .sum::<f64>();
+        }) * 1e3)
+            .into(),
+    );
     let gemm = |v: &[f64], w: &[f64]| {
         use ndarray::{linalg::general_mat_mul, ArrayView2, ShapeBuilder};
         let vv = ArrayView2::from_shape((n, p).strides((ld, 1)), &v[..(n - 1) * ld + p]).unwrap();
@@ -260,28 +303,54 @@ fn kernels(m: &CsMat<f64>) -> Result<serde_json::Value> {
         c
     };
     let w0: Vec<f64> = (0..n * b).map(|i| ((i * 3) % 11) as f64 / 11.0).collect();
-    out.insert("project_gemm_1thread_ms".into(), (best(&mut || {
-        std::hint::black_box(gemm(&v, &w0));
-    }) * 1e3).into());
-    out.insert("project_1thread_ms".into(), (best(&mut || {
-        let mut c = vec![0.0; p * b];
-        wordbench::linalg::kernels::project_rows(&v, ld, p, &w0, b, &mut c);
-        std::hint::black_box(c);
-    }) * 1e3).into());
+    out.insert(
+        "project_gemm_1thread_ms".into(),
+        (best(&mut || {
+            std::hint::black_box(gemm(&v, &w0));
+        }) * 1e3)
+            .into(),
+    );
+    out.insert(
+        "project_1thread_ms".into(),
+        (best(&mut || {
+            let mut c = vec![0.0; p * b];
+            wordbench::linalg::kernels::project_rows(&v, ld, p, &w0, b, &mut c);
+            std::hint::black_box(c);
+        }) * 1e3)
+            .into(),
+    );
     std::hint::black_box(total);
     let y: Vec<f64> = (0..p * 144).map(|i| ((i * 5) % 17) as f64 / 17.0).collect();
     let mut vv = v.clone();
-    out.insert("rotate_232_to_144_ms".into(), (best(&mut || block::rotate(&mut vv, ld, p, &y, 144)) * 1e3).into());
+    out.insert(
+        "rotate_232_to_144_ms".into(),
+        (best(&mut || block::rotate(&mut vv, ld, p, &y, 144)) * 1e3).into(),
+    );
     Ok(out.into())
 }
 
 /// Reads a matrix written by [`export`] (or by the comparison script).
 fn import(dir: &Path, name: &str) -> Result<CsMat<f64>> {
-    let read = |ext: &str| std::fs::read(dir.join(format!("{name}.{ext}"))).with_context(|| format!("{name}.{ext}"));
+    let read = |ext: &str| {
+        std::fs::read(dir.join(format!("{name}.{ext}"))).with_context(|| format!("{name}.{ext}"))
+    };
     let shape = String::from_utf8(read("shape")?)?;
-    let dims: Vec<usize> = shape.split_whitespace().map(|t| t.parse()).collect::<Result<_, _>>()?;
-    let indptr: Vec<usize> = read("indptr")?.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap()) as usize).collect();
-    let indices: Vec<usize> = read("indices")?.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap()) as usize).collect();
-    let data: Vec<f64> = read("data")?.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect();
-    CsMat::try_new((dims[0], dims[1]), indptr, indices, data).map_err(|e| anyhow::anyhow!("{name}: {e:?}"))
+    let dims: Vec<usize> = shape
+        .split_whitespace()
+        .map(|t| t.parse())
+        .collect::<Result<_, _>>()?;
+    let indptr: Vec<usize> = read("indptr")?
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap()) as usize)
+        .collect();
+    let indices: Vec<usize> = read("indices")?
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()) as usize)
+        .collect();
+    let data: Vec<f64> = read("data")?
+        .chunks_exact(8)
+        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    CsMat::try_new((dims[0], dims[1]), indptr, indices, data)
+        .map_err(|e| anyhow::anyhow!("{name}: {e:?}"))
 }

@@ -8,6 +8,15 @@
 //! - [`embedding`]: word vectors, nearest neighbours, word2vec/GloVe file formats;
 //! - [`eval`]: word similarity and analogy benchmarks.
 
+// Numeric kernels index several arrays in lockstep (`acc[q] += a[g] * b[q]`),
+// where iterator chains read worse; NaN-rejecting comparisons (`!(x > 0.0)`)
+// are deliberate.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::neg_cmp_op_on_partial_ord,
+    clippy::collapsible_match
+)]
+
 pub mod algo;
 pub mod atomic;
 pub mod cooc;

@@ -16,21 +16,32 @@ use wordbench::algo::kubwe::objective::{
     energy, energy_naive, gradient_naive, row_energies, row_energy_naive,
 };
 use wordbench::algo::kubwe::vptree::{brute_force, Bound, NeighborHeap, Query, VpTree};
-use wordbench::algo::kubwe::{
-    Affinity, Kernel, KubweTrainer, Scale, Settings, KUBWE, KUBWE_FAST,
-};
+use wordbench::algo::kubwe::{Affinity, Kernel, KubweTrainer, Scale, Settings, KUBWE, KUBWE_FAST};
 use wordbench::corpus::{Corpus, CorpusConfig, HeldoutConfig, ReadConfig, VocabConfig};
 use wordbench::embedding::Embedding;
 use wordbench::train::{Command, Event, Job, JobConfig, Method, Progress, TrainInput, Trainer};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kubwe/topics.txt");
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/kubwe/topics.txt"
+);
 
 const TOPICS: [[&str; 8]; 5] = [
-    ["cat", "dog", "horse", "cow", "sheep", "goat", "pig", "rabbit"],
-    ["bread", "cheese", "apple", "rice", "soup", "butter", "honey", "pasta"],
-    ["iron", "copper", "silver", "gold", "zinc", "tin", "lead", "nickel"],
-    ["rain", "snow", "wind", "storm", "fog", "frost", "hail", "cloud"],
-    ["piano", "violin", "guitar", "drum", "flute", "harp", "cello", "organ"],
+    [
+        "cat", "dog", "horse", "cow", "sheep", "goat", "pig", "rabbit",
+    ],
+    [
+        "bread", "cheese", "apple", "rice", "soup", "butter", "honey", "pasta",
+    ],
+    [
+        "iron", "copper", "silver", "gold", "zinc", "tin", "lead", "nickel",
+    ],
+    [
+        "rain", "snow", "wind", "storm", "fog", "frost", "hail", "cloud",
+    ],
+    [
+        "piano", "violin", "guitar", "drum", "flute", "harp", "cello", "organ",
+    ],
 ];
 
 fn open(path: &Path, heldout: f64) -> Arc<Corpus> {
@@ -115,10 +126,22 @@ fn block(a: &Affinity, y: &Array2<f32>, kernel: Kernel) -> (Vec<f64>, Vec<f64>, 
 }
 
 const KERNELS: [Kernel; 4] = [
-    Kernel { p: 1, scale: Scale::Plain },
-    Kernel { p: 3, scale: Scale::Half },
-    Kernel { p: 13, scale: Scale::Half },
-    Kernel { p: 13, scale: Scale::Plain },
+    Kernel {
+        p: 1,
+        scale: Scale::Plain,
+    },
+    Kernel {
+        p: 3,
+        scale: Scale::Half,
+    },
+    Kernel {
+        p: 13,
+        scale: Scale::Half,
+    },
+    Kernel {
+        p: 13,
+        scale: Scale::Plain,
+    },
 ];
 
 #[test]
@@ -135,10 +158,17 @@ fn gradient_matches_finite_differences_of_the_energy() {
                 let reference = gradient_naive(&a, y0.view(), i, kernel);
                 let scale = reference.iter().map(|x| x.abs()).fold(1e-3, f64::max);
                 for k in 0..d {
-                    assert!((g[k] - reference[k]).abs() < 1e-5 * scale, "{kernel:?} row {i}: {g:?} vs {reference:?}");
+                    assert!(
+                        (g[k] - reference[k]).abs() < 1e-5 * scale,
+                        "{kernel:?} row {i}: {g:?} vs {reference:?}"
+                    );
                 }
                 let e_ref = row_energy_naive(&a, y0.view(), i, kernel);
-                assert!((e[i] - e_ref).abs() < 1e-5 * e_ref.abs().max(1.0), "{} vs {e_ref}", e[i]);
+                assert!(
+                    (e[i] - e_ref).abs() < 1e-5 * e_ref.abs().max(1.0),
+                    "{} vs {e_ref}",
+                    e[i]
+                );
                 // Central differences; h is the actual f32 perturbation.
                 for k in 0..d {
                     let fd = |f: &dyn Fn(&Array2<f32>) -> f64| {
@@ -151,11 +181,19 @@ fn gradient_matches_finite_differences_of_the_energy() {
                     let tol = 1e-4 * scale;
                     // Each word descends its own row energy (any A)...
                     let row = fd(&|y| row_energy_naive(&a, y.view(), i, kernel));
-                    assert!((row - g[k]).abs() < tol, "{kernel:?} sym={symmetric} row {i} k {k}: {row} vs {}", g[k]);
+                    assert!(
+                        (row - g[k]).abs() < tol,
+                        "{kernel:?} sym={symmetric} row {i} k {k}: {row} vs {}",
+                        g[k]
+                    );
                     // ...and the total energy when A is symmetric.
                     if symmetric {
                         let total = fd(&|y| energy_naive(&a, y.view(), kernel));
-                        assert!((total - g[k]).abs() < tol, "{kernel:?} total, row {i} k {k}: {total} vs {}", g[k]);
+                        assert!(
+                            (total - g[k]).abs() < tol,
+                            "{kernel:?} total, row {i} k {k}: {total} vs {}",
+                            g[k]
+                        );
                     }
                 }
             }
@@ -171,17 +209,34 @@ fn fast_forces_with_every_negative_equal_the_exact_ones() {
     let (n, d) = (40, 8);
     let y = random_sphere(n, d, 6);
     let a = random_affinity(n, 0.15, false, 3);
-    let kernel = Kernel { p: 5, scale: Scale::Half };
+    let kernel = Kernel {
+        p: 5,
+        scale: Scale::Half,
+    };
     let (v1, v2, _) = block(&a, &y, kernel);
     let tree = VpTree::build(y.view(), 1);
     let mut heap = NeighborHeap::new(n);
     let (mut f1, mut f2) = (vec![0.0; d], vec![0.0; d]);
     for i in 0..n {
-        row_forces(&a, y.view(), i, &tree, n - 1, Bound::Exact, kernel, &mut heap, &mut f1, &mut f2);
+        row_forces(
+            &a,
+            y.view(),
+            i,
+            &tree,
+            n - 1,
+            Bound::Exact,
+            kernel,
+            &mut heap,
+            &mut f1,
+            &mut f2,
+        );
         assert_eq!(heap.len(), n - 1 - a.row(i).0.len(), "row {i}: all of N_i");
         for k in 0..d {
             assert!((f1[k] - v1[i * d + k]).abs() < 1e-9 * (1.0 + f1[k].abs()));
-            assert!((f2[k] - v2[i * d + k]).abs() < 1e-5 * (1.0 + f2[k].abs()), "row {i}");
+            assert!(
+                (f2[k] - v2[i * d + k]).abs() < 1e-5 * (1.0 + f2[k].abs()),
+                "row {i}"
+            );
         }
     }
 }
@@ -190,7 +245,10 @@ fn fast_forces_with_every_negative_equal_the_exact_ones() {
 fn vectors_stay_unit_norm() {
     for (method, sets) in [
         (&KUBWE, vec![("dim", "16")]),
-        (&KUBWE, vec![("dim", "16"), ("update", "gradient"), ("lr", "0.05")]),
+        (
+            &KUBWE,
+            vec![("dim", "16"), ("update", "gradient"), ("lr", "0.05")],
+        ),
         (&KUBWE_FAST, vec![("dim", "16"), ("k", "10")]),
     ] {
         let mut t = trainer(method, &sets, 3);
@@ -198,7 +256,11 @@ fn vectors_stay_unit_norm() {
             sweep(&mut t, s);
             for row in t.vectors().rows() {
                 let norm: f64 = row.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
-                assert!((norm - 1.0).abs() < 1e-5, "{} {sets:?}: norm {norm}", method.name);
+                assert!(
+                    (norm - 1.0).abs() < 1e-5,
+                    "{} {sets:?}: norm {norm}",
+                    method.name
+                );
             }
         }
     }
@@ -209,7 +271,15 @@ fn energy_decreases_over_the_first_sweeps() {
     for (method, sets) in [
         (&KUBWE, vec![("dim", "16")]),
         (&KUBWE, vec![("dim", "16"), ("p", "1")]),
-        (&KUBWE, vec![("dim", "16"), ("symmetric", "true"), ("update", "gradient"), ("lr", "0.002")]),
+        (
+            &KUBWE,
+            vec![
+                ("dim", "16"),
+                ("symmetric", "true"),
+                ("update", "gradient"),
+                ("lr", "0.002"),
+            ],
+        ),
         (&KUBWE_FAST, vec![("dim", "16"), ("k", "20")]),
     ] {
         let mut t = trainer(method, &sets, 5);
@@ -230,13 +300,22 @@ fn energy_decreases_over_the_first_sweeps() {
 #[test]
 fn vp_tree_exact_search_equals_brute_force() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
-    for (n, d, k) in [(1, 3, 1), (2, 3, 1), (50, 3, 5), (300, 8, 20), (500, 30, 7), (257, 100, 256)] {
+    for (n, d, k) in [
+        (1, 3, 1),
+        (2, 3, 1),
+        (50, 3, 5),
+        (300, 8, 20),
+        (500, 30, 7),
+        (257, 100, 256),
+    ] {
         let y = random_sphere(n, d, n as u64);
         let tree = VpTree::build(y.view(), 2);
         let mut heap = NeighborHeap::new(k);
         for q in (0..n).step_by((n / 25).max(1)) {
             // Exclude a random sorted subset, as the positive contexts are.
-            let mut exclude: Vec<u32> = (0..n as u32).filter(|_| rng.random::<f64>() < 0.2).collect();
+            let mut exclude: Vec<u32> = (0..n as u32)
+                .filter(|_| rng.random::<f64>() < 0.2)
+                .collect();
             exclude.sort_unstable();
             let query = Query {
                 point: y.row(q).to_slice().unwrap(),
@@ -245,7 +324,10 @@ fn vp_tree_exact_search_equals_brute_force() {
             };
             tree.search(&query, k, Bound::Exact, &mut heap);
             let got: Vec<u32> = heap.sorted().iter().map(|n| n.id).collect();
-            let want: Vec<u32> = brute_force(y.view(), &query, k).iter().map(|n| n.id).collect();
+            let want: Vec<u32> = brute_force(y.view(), &query, k)
+                .iter()
+                .map(|n| n.id)
+                .collect();
             assert_eq!(got, want, "n={n} d={d} k={k} q={q}");
         }
     }
@@ -253,7 +335,13 @@ fn vp_tree_exact_search_equals_brute_force() {
 
 /// Recall of the `k` nearest admissible points under `bound`, over every
 /// `step`-th point as a query; also the mean number of nodes visited.
-fn recall(y: &Array2<f32>, k: usize, bound: Bound, step: usize, exclude: &dyn Fn(usize) -> Vec<u32>) -> (f64, f64) {
+fn recall(
+    y: &Array2<f32>,
+    k: usize,
+    bound: Bound,
+    step: usize,
+    exclude: &dyn Fn(usize) -> Vec<u32>,
+) -> (f64, f64) {
     let tree = VpTree::build(y.view(), 3);
     let mut heap = NeighborHeap::new(k);
     let (mut hits, mut total, mut visited, mut queries) = (0usize, 0usize, 0usize, 0usize);
@@ -268,9 +356,14 @@ fn recall(y: &Array2<f32>, k: usize, bound: Bound, step: usize, exclude: &dyn Fn
         let got = heap.sorted();
         assert_eq!(got.len(), k);
         assert!(got.windows(2).all(|w| w[0].dist <= w[1].dist));
-        assert!(got.iter().all(|n| n.id != q as u32 && ex.binary_search(&n.id).is_err()));
+        assert!(got
+            .iter()
+            .all(|n| n.id != q as u32 && ex.binary_search(&n.id).is_err()));
         let want = brute_force(y.view(), &query, k);
-        hits += want.iter().filter(|n| got.iter().any(|g| g.id == n.id)).count();
+        hits += want
+            .iter()
+            .filter(|n| got.iter().any(|g| g.id == n.id))
+            .count();
         total += k;
         queries += 1;
     }
@@ -279,7 +372,11 @@ fn recall(y: &Array2<f32>, k: usize, bound: Bound, step: usize, exclude: &dyn Fn
 
 #[test]
 fn vp_tree_thesis_search_is_exact_in_low_dimension_and_approximate_in_high() {
-    let every_third = |q: usize| (0..600u32).filter(|j| (*j as usize + q) % 3 == 0).collect::<Vec<u32>>();
+    let every_third = |q: usize| {
+        (0..600u32)
+            .filter(|j| (*j as usize + q) % 3 == 0)
+            .collect::<Vec<u32>>()
+    };
     // d = 3: d_min = 1 - 3/sqrt 3 < 0 loosens the rule: the search is exact.
     let y = random_sphere(2000, 3, 99);
     let (r, _) = recall(&y, 10, Bound::thesis(3), 20, &every_third);
@@ -304,7 +401,9 @@ fn vp_tree_recall_on_20k_points_in_100_dimensions() {
     let none = |_q: usize| Vec::new();
     for (k, expect) in [(148usize, 0.38), (3000, 0.90)] {
         let (r_thesis, v) = recall(&y, k, Bound::thesis(100), 100, &none);
-        eprintln!("n=20000 d=100 k={k}: thesis recall {r_thesis:.4}, {v:.0} nodes visited per query");
+        eprintln!(
+            "n=20000 d=100 k={k}: thesis recall {r_thesis:.4}, {v:.0} nodes visited per query"
+        );
         assert!((r_thesis - expect).abs() < 0.03, "k={k}: {r_thesis}");
     }
     let (r_exact, _) = recall(&y, 148, Bound::Exact, 100, &none);
@@ -338,7 +437,12 @@ fn same_vs_cross(emb: &Embedding) -> (f64, f64) {
     (same / ns as f64, cross / nc as f64)
 }
 
-fn run(method: &'static Method, sets: &[(&str, &str)], seed: u64, threads: usize) -> (Embedding, Vec<Progress>) {
+fn run(
+    method: &'static Method,
+    sets: &[(&str, &str)],
+    seed: u64,
+    threads: usize,
+) -> (Embedding, Vec<Progress>) {
     let corpus = open(Path::new(FIXTURE), 0.1);
     let input = TrainInput {
         corpus,
@@ -360,14 +464,32 @@ fn run(method: &'static Method, sets: &[(&str, &str)], seed: u64, threads: usize
 #[test]
 fn topics_separate_and_the_engine_reports_loss_and_perplexity() {
     for method in [&KUBWE, &KUBWE_FAST] {
-        let (emb, history) = run(method, &[("dim", "16"), ("sweeps", "30"), ("k", "15")][..if method.name == "kubwe" { 2 } else { 3 }], 7, 2);
+        let (emb, history) = run(
+            method,
+            &[("dim", "16"), ("sweeps", "30"), ("k", "15")]
+                [..if method.name == "kubwe" { 2 } else { 3 }],
+            7,
+            2,
+        );
         let (same, cross) = same_vs_cross(&emb);
-        assert!(same > 0.6 && cross < 0.1, "{}: same-topic {same:.3}, cross-topic {cross:.3}", method.name);
+        assert!(
+            same > 0.6 && cross < 0.1,
+            "{}: same-topic {same:.3}, cross-topic {cross:.3}",
+            method.name
+        );
         let losses: Vec<f64> = history.iter().map(|p| p.loss).collect();
         assert!(losses.iter().all(|l| l.is_finite()), "{losses:?}");
-        assert!(losses.last().unwrap() < &losses[0], "{} {losses:?}", method.name);
+        assert!(
+            losses.last().unwrap() < &losses[0],
+            "{} {losses:?}",
+            method.name
+        );
         let ppl: Vec<f64> = history.iter().filter_map(|p| p.perplexity).collect();
-        assert!(ppl.len() >= 2 && ppl.last().unwrap() < &ppl[0], "{} perplexity {ppl:?}", method.name);
+        assert!(
+            ppl.len() >= 2 && ppl.last().unwrap() < &ppl[0],
+            "{} perplexity {ppl:?}",
+            method.name
+        );
         assert!(emb.context().is_none());
     }
 }
@@ -394,7 +516,9 @@ fn kernel_scale_does_not_change_the_normalised_update() {
         sweep(&mut half, s);
         sweep(&mut plain, s);
     }
-    let diff = (&half.vectors() - &plain.vectors()).iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let diff = (&half.vectors() - &plain.vectors())
+        .iter()
+        .fold(0.0f32, |m, v| m.max(v.abs()));
     assert!(diff < 1e-5, "{diff}");
 }
 
@@ -403,13 +527,23 @@ fn fast_with_every_negative_follows_the_exact_trajectory() {
     let mut exact = trainer(&KUBWE, &[("dim", "10")], 4);
     let n = exact.vectors().nrows();
     let k = (n - 1).to_string();
-    let mut fast = trainer(&KUBWE_FAST, &[("dim", "10"), ("k", &k), ("search", "exact")], 4);
-    assert_eq!((exact.rows_per_step(), fast.rows_per_step()), (n, n), "one Jacobi step per sweep on the fixture");
+    let mut fast = trainer(
+        &KUBWE_FAST,
+        &[("dim", "10"), ("k", &k), ("search", "exact")],
+        4,
+    );
+    assert_eq!(
+        (exact.rows_per_step(), fast.rows_per_step()),
+        (n, n),
+        "one Jacobi step per sweep on the fixture"
+    );
     for s in 0..2 {
         sweep(&mut exact, s);
         sweep(&mut fast, s);
     }
-    let diff = (&exact.vectors() - &fast.vectors()).iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    let diff = (&exact.vectors() - &fast.vectors())
+        .iter()
+        .fold(0.0f32, |m, v| m.max(v.abs()));
     assert!(diff < 1e-4, "{diff}");
 }
 
@@ -420,10 +554,20 @@ fn sampled_loss_is_the_exact_energy_of_the_sample() {
     let e = energy(t.affinity(), t.vectors(), t.settings().kernel);
     let report = t.step(0).unwrap();
     // The sample covers the whole fixture vocabulary: loss = E / n before the step.
-    assert!((report.loss - e / n as f64).abs() < 1e-6 * e.abs(), "{} vs {}", report.loss, e / n as f64);
+    assert!(
+        (report.loss - e / n as f64).abs() < 1e-6 * e.abs(),
+        "{} vs {}",
+        report.loss,
+        e / n as f64
+    );
     let rows: Vec<u32> = (0..n as u32).collect();
-    let sum: f64 = row_energies(t.affinity(), t.vectors(), &rows, t.settings().kernel).iter().sum();
-    assert!((0.5 * sum - energy(t.affinity(), t.vectors(), t.settings().kernel)).abs() < 1e-9 * sum.abs());
+    let sum: f64 = row_energies(t.affinity(), t.vectors(), &rows, t.settings().kernel)
+        .iter()
+        .sum();
+    assert!(
+        (0.5 * sum - energy(t.affinity(), t.vectors(), t.settings().kernel)).abs()
+            < 1e-9 * sum.abs()
+    );
 }
 
 #[test]
@@ -454,13 +598,32 @@ fn live_learning_rate_change_applies_from_the_next_step() {
 #[test]
 fn schemas_and_bad_values() {
     let p = KUBWE.params([]).unwrap();
-    assert_eq!((p.usize("dim"), p.usize("sweeps"), p.usize("p"), p.usize("window")), (100, 50, 13, 10));
+    assert_eq!(
+        (
+            p.usize("dim"),
+            p.usize("sweeps"),
+            p.usize("p"),
+            p.usize("window")
+        ),
+        (100, 50, 13, 10)
+    );
     assert_eq!((p.f64("lr"), p.f64("cds")), (0.1, 0.75));
     let f = KUBWE_FAST.params([]).unwrap();
-    assert_eq!((f.usize("sweeps"), f.usize("k"), f.choice("search"), f.usize("loss-sample")), (100, 0, "thesis", 1000));
+    assert_eq!(
+        (
+            f.usize("sweeps"),
+            f.usize("k"),
+            f.choice("search"),
+            f.usize("loss-sample")
+        ),
+        (100, 0, "thesis", 1000)
+    );
     assert!(KUBWE.params([("k", "10")]).is_err(), "k is fast-only");
     let err = KUBWE.params([("p", "0")]).unwrap_err().to_string();
     assert!(err.contains("p"), "{err}");
-    let err = KUBWE_FAST.params([("search", "lsh")]).unwrap_err().to_string();
+    let err = KUBWE_FAST
+        .params([("search", "lsh")])
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("thesis, exact"), "{err}");
 }

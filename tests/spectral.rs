@@ -80,13 +80,21 @@ fn check_eigen(m: &CsMat<f64>, cfg: EigenConfig) -> f64 {
     }
     let residuals = eigen_residuals(&op, &pairs.values, pairs.vectors.view());
     let worst = residuals.iter().cloned().fold(0.0, f64::max);
-    assert!(worst <= cfg.tol, "exact residual {worst:e} above {:e}", cfg.tol);
+    assert!(
+        worst <= cfg.tol,
+        "exact residual {worst:e} above {:e}",
+        cfg.tol
+    );
     // Orthonormal vectors.
     let g = pairs.vectors.t().dot(&pairs.vectors);
     for i in 0..cfg.k {
         for j in 0..cfg.k {
             let e = if i == j { 1.0 } else { 0.0 };
-            assert!((g[[i, j]] - e).abs() < 1e-10, "VᵀV[{i},{j}] = {}", g[[i, j]]);
+            assert!(
+                (g[[i, j]] - e).abs() < 1e-10,
+                "VᵀV[{i},{j}] = {}",
+                g[[i, j]]
+            );
         }
     }
     worst
@@ -176,7 +184,10 @@ fn low_rank_matrices_deflate_and_repeated_eigenvalues_are_found() {
 fn results_do_not_depend_on_the_thread_count() {
     let m = random_symmetric(300, 0.05, -1.0, 1.0, 0.0, 11);
     let solve = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         pool.install(|| {
             let op = SymmetricCsr::new(Csr::from_sprs(&m).unwrap()).unwrap();
             Lanczos::new(&op, config(8, Which::LargestAlgebraic, 4))
@@ -198,7 +209,9 @@ fn progress_reports_steps_restarts_and_a_falling_residual() {
         .unwrap()
         .solve(|s| seen.push(*s));
     assert_eq!(seen.len() as u64, pairs.status.steps);
-    assert!(seen.windows(2).all(|w| w[1].steps == w[0].steps + 1 && w[1].matvecs == w[0].matvecs + 4));
+    assert!(seen
+        .windows(2)
+        .all(|w| w[1].steps == w[0].steps + 1 && w[1].matvecs == w[0].matvecs + 4));
     // Before the first check the residual reads 1; the last one is converged.
     assert_eq!(seen[0].worst_residual, 1.0);
     let last = seen.last().unwrap();
@@ -209,7 +222,10 @@ fn progress_reports_steps_restarts_and_a_falling_residual() {
         .map(|w| w[1].worst_residual)
         .collect();
     assert!(checks.len() >= 2, "{checks:?}");
-    assert!(checks.last().unwrap() < checks.first().unwrap(), "{checks:?}");
+    assert!(
+        checks.last().unwrap() < checks.first().unwrap(),
+        "{checks:?}"
+    );
 }
 
 #[test]
@@ -266,9 +282,12 @@ fn svd_and_eigen_disagree_on_the_psdvec_appendix_matrix() {
         .solve(|_| {});
     assert!((svd.s[0] - 3.0).abs() < 1e-12 && (svd.s[1] - 2.0).abs() < 1e-12);
     assert!((cos(&svd.u) - 1.0).abs() < 1e-12);
-    let eig = Lanczos::new(SymmetricCsr::new(m2).unwrap(), config(2, Which::LargestAlgebraic, 1))
-        .unwrap()
-        .solve(|_| {});
+    let eig = Lanczos::new(
+        SymmetricCsr::new(m2).unwrap(),
+        config(2, Which::LargestAlgebraic, 1),
+    )
+    .unwrap()
+    .solve(|_| {});
     assert!((eig.values[0] - 2.0).abs() < 1e-12 && (eig.values[1] - 1.0).abs() < 1e-12);
     assert!((cos(&eig.vectors) + 1.0).abs() < 1e-12);
 }
@@ -276,7 +295,10 @@ fn svd_and_eigen_disagree_on_the_psdvec_appendix_matrix() {
 // ---------------------------------------------------------------- methods
 
 fn fixture_corpus() -> Arc<Corpus> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/spectral/topics.txt");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/spectral/topics.txt"
+    );
     let config = CorpusConfig {
         vocab: VocabConfig {
             min_count: 1,
@@ -349,10 +371,19 @@ fn eigenword_maximises_the_trace_objective() {
     let mut values = sym_eigen(&m, n).values;
     values.sort_by(|a, b| b.total_cmp(a));
     let best: f64 = values[..5].iter().sum();
-    assert!((objective - best).abs() < 1e-4 * best.abs(), "{objective} vs {best}");
+    assert!(
+        (objective - best).abs() < 1e-4 * best.abs(),
+        "{objective} vs {best}"
+    );
     // Indefinite: the thresholded PMI keeps negative cells.
     assert!(values[n - 1] < 0.0);
-    assert!(run.logs.iter().any(|l| l.contains("M^tau, tau = -2.5 bits")), "{:?}", run.logs);
+    assert!(
+        run.logs
+            .iter()
+            .any(|l| l.contains("M^tau, tau = -2.5 bits")),
+        "{:?}",
+        run.logs
+    );
     assert!(*run.losses.last().unwrap() <= 1e-8);
     assert!(run.perplexity.is_some_and(|p| p.is_finite() && p > 1.0));
 }
@@ -385,13 +416,26 @@ fn svd_ns_takes_the_largest_singular_values_and_svd_weights_them() {
             let col = run.vectors.column(j);
             let scale = sigma[j].powf(power);
             let norm = col.dot(&col).sqrt();
-            assert!((norm - scale).abs() < 1e-5 * scale, "{}: |w_{j}| {norm} vs {scale}", method.name);
+            assert!(
+                (norm - scale).abs() < 1e-5 * scale,
+                "{}: |w_{j}| {norm} vs {scale}",
+                method.name
+            );
             let s = mm.t().dot(&col).dot(&mm.t().dot(&col)).sqrt() / norm;
-            assert!((s - sigma[j]).abs() < 1e-5 * sigma[0], "{} {extra:?}: {s} vs {}", method.name, sigma[j]);
+            assert!(
+                (s - sigma[j]).abs() < 1e-5 * sigma[0],
+                "{} {extra:?}: {s} vs {}",
+                method.name,
+                sigma[j]
+            );
         }
         assert!(run.perplexity.is_some(), "{}: no perplexity", method.name);
         if extra.contains(&("cds", "0.75")) {
-            assert!(run.logs.iter().any(|l| l.contains("A A^T")), "{:?}", run.logs);
+            assert!(
+                run.logs.iter().any(|l| l.contains("A A^T")),
+                "{:?}",
+                run.logs
+            );
         }
     }
 }
@@ -399,7 +443,11 @@ fn svd_ns_takes_the_largest_singular_values_and_svd_weights_them() {
 #[test]
 fn max_vocab_and_the_count_inputs() {
     let corpus = fixture_corpus();
-    let run = train(&SVD, &corpus, &[("dim", "3"), ("max-vocab", "40"), ("input", "sqrt")]);
+    let run = train(
+        &SVD,
+        &corpus,
+        &[("dim", "3"), ("max-vocab", "40"), ("input", "sqrt")],
+    );
     assert_eq!(run.vectors.nrows(), 40);
     let run = train(&SVD, &corpus, &[("dim", "3"), ("input", "log")]);
     assert_eq!(run.vectors.nrows(), corpus.vocab().len());

@@ -12,9 +12,7 @@ use ratatui::Terminal;
 use wordbench::algo;
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::embedding::{Embedding, Neighbor};
-use wordbench::eval::{
-    AnalogyMethod, AnalogyResult, EvalPlan, Report, SimilarityResult,
-};
+use wordbench::eval::{AnalogyMethod, AnalogyResult, EvalPlan, Report, SimilarityResult};
 use wordbench::train::{Event, Progress, Value};
 use wordbench::tui::app::{App, PromptKind};
 use wordbench::tui::msg::Query;
@@ -28,9 +26,7 @@ const CORPUS: &str = "tests/fixtures/corpus/lee_background.txt";
 
 fn render(app: &App, w: u16, h: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal
-        .draw(|f| wordbench::tui::ui::draw(f, app))
-        .unwrap();
+    terminal.draw(|f| wordbench::tui::ui::draw(f, app)).unwrap();
     terminal.backend().to_string()
 }
 
@@ -39,7 +35,10 @@ fn base() -> App {
         corpus: PathBuf::from(CORPUS),
         session: None,
         eval_plan: EvalPlan {
-            similarity: vec!["assets/eval/wordsim353.tsv".into(), "assets/eval/simlex999.txt".into()],
+            similarity: vec![
+                "assets/eval/wordsim353.tsv".into(),
+                "assets/eval/simlex999.txt".into(),
+            ],
             analogy: Some("assets/eval/questions-words.txt".into()),
             analogy_config: Default::default(),
         },
@@ -175,7 +174,10 @@ fn corpus_screen() {
 fn corpus_screen_editing_the_path_at_80x24() {
     let mut app = base();
     update(&mut app, Msg::Action(Action::Activate));
-    update(&mut app, Msg::Action(Action::Edit(wordbench::tui::action::EditOp::Backspace)));
+    update(
+        &mut app,
+        Msg::Action(Action::Edit(wordbench::tui::action::EditOp::Backspace)),
+    );
     update(&mut app, Msg::Action(Action::Down));
     insta::assert_snapshot!(render(&app, 80, 24));
 }
@@ -270,9 +272,11 @@ fn evaluate_screen() {
 fn projection_screen_with_a_layout() {
     let mut app = with_runs();
     app.screen = Screen::Projection;
-    let words: Vec<String> = ["king", "queen", "man", "woman", "paris", "france", "rome", "italy"]
-        .map(String::from)
-        .to_vec();
+    let words: Vec<String> = [
+        "king", "queen", "man", "woman", "paris", "france", "rome", "italy",
+    ]
+    .map(String::from)
+    .to_vec();
     let coords = vec![
         [1.0, 1.0],
         [1.2, 0.8],
@@ -290,6 +294,13 @@ fn projection_screen_with_a_layout() {
         coords,
         labels: 4,
         description: "PCA".into(),
+        groups: Some(wordbench::project::select::Groups::from_names(
+            &[
+                "royal", "royal", "people", "people", "place", "place", "place", "place",
+            ]
+            .map(String::from),
+        )),
+        axes: None,
     });
     insta::assert_snapshot!(render(&app, 100, 30));
 }

@@ -211,7 +211,7 @@ def quality(args, work, corpus, sets):
         ws_cross, _ = similarity(ours_vec, index, sets["ws_pairs"])
         sl_cross, _ = similarity(ours_vec, index, sets["sl_pairs"])
         ws_ours, sl_ours = ours["wordsim353"], ours["simlex999"]
-        ok = abs(ws_ours - ws_ref) <= 0.01 and abs(sl_ours - sl_ref) <= 0.01
+        ok = bool(abs(ws_ours - ws_ref) <= 0.01 and abs(sl_ours - sl_ref) <= 0.01)
         rows.append(dict(method=name, ws_ours=ws_ours, ws_ref=ws_ref, sl_ours=sl_ours, sl_ref=sl_ref,
                          ws_ours_by_python=ws_cross, sl_ours_by_python=sl_cross, ws_pairs=n_ws,
                          sl_pairs=n_sl, ours_s=ours_s, ref_s=ref_s, ok=ok))

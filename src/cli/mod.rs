@@ -26,7 +26,9 @@ pub fn run() -> Result<()> {
             ..Default::default()
         }),
         None => {
-            eprintln!("wordbench: not a terminal, running the demo (`wordbench tui` opens the workbench)");
+            eprintln!(
+                "wordbench: not a terminal, running the demo (`wordbench tui` opens the workbench)"
+            );
             Cli::parse_from(["wordbench", "demo"])
                 .command
                 .expect("demo parses")

@@ -122,7 +122,12 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     let how = selection(&args);
     let selected = select(&embedding, &how)?;
     if !selected.missing.is_empty() {
-        let shown: Vec<&str> = selected.missing.iter().take(5).map(String::as_str).collect();
+        let shown: Vec<&str> = selected
+            .missing
+            .iter()
+            .take(5)
+            .map(String::as_str)
+            .collect();
         eprintln!(
             "{} listed words are not in the vectors (e.g. {})",
             selected.missing.len(),
@@ -135,13 +140,22 @@ pub fn run(args: ProjectArgs) -> Result<()> {
         None if args.clusters > 0 => Some(Groups::from_kmeans(&vectors, args.clusters, args.seed)),
         None => None,
     };
-    let dims = if matches!(output, Output::Csv) { args.dims } else { 2 };
+    let dims = if matches!(output, Output::Csv) {
+        args.dims
+    } else {
+        2
+    };
     let projected = match args.method {
         MethodArg::Pca => run_pca(&vectors, dims, args.seed, threads)?,
         MethodArg::Tsne => run_tsne(&selected.words, vectors, config, threads, args.quiet)?,
     };
     match output {
-        Output::Csv => write_csv(&out, &selected.words, projected.coords.view(), groups.as_ref())?,
+        Output::Csv => write_csv(
+            &out,
+            &selected.words,
+            projected.coords.view(),
+            groups.as_ref(),
+        )?,
         Output::Image(format) => {
             let mut subtitle = format!(
                 "{} of {} ({} geometry)",
@@ -172,7 +186,11 @@ fn output_kind(out: &Path) -> Result<Output> {
     if let Some(f) = ImageFormat::from_path(out) {
         return Ok(Output::Image(f));
     }
-    match out.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase) {
+    match out
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+    {
         Some(e) if e == "csv" => Ok(Output::Csv),
         _ => bail!(
             "invalid value for --out: {} (expected a .png, .svg or .csv file)",
@@ -182,9 +200,16 @@ fn output_kind(out: &Path) -> Result<Output> {
 }
 
 fn parse_size(text: &str) -> Result<(u32, u32)> {
-    let bad = || anyhow::anyhow!("invalid value for --size: '{text}' (expected WIDTHxHEIGHT, each 200..=10000)");
+    let bad = || {
+        anyhow::anyhow!(
+            "invalid value for --size: '{text}' (expected WIDTHxHEIGHT, each 200..=10000)"
+        )
+    };
     let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
-    let (w, h): (u32, u32) = (w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?);
+    let (w, h): (u32, u32) = (
+        w.trim().parse().map_err(|_| bad())?,
+        h.trim().parse().map_err(|_| bad())?,
+    );
     if !(200..=10_000).contains(&w) || !(200..=10_000).contains(&h) {
         return Err(bad());
     }
@@ -243,7 +268,9 @@ fn tsne_help() -> String {
 }
 
 fn run_pca(vectors: &Array2<f32>, dims: usize, seed: u64, threads: usize) -> Result<Projected> {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     let result = pool.install(|| pca(vectors.view(), dims, PcaSolver::Auto, seed))?;
     let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * result.explained[k]);
     let solver = match result.solver {
@@ -270,7 +297,12 @@ fn run_tsne(
 ) -> Result<Projected> {
     let n = vectors.nrows();
     let title = config.describe(n);
-    let job = tsne::spawn(WordIndex::from_words(words.to_vec()), vectors, config, threads);
+    let job = tsne::spawn(
+        WordIndex::from_words(words.to_vec()),
+        vectors,
+        config,
+        threads,
+    );
     let bar = if quiet {
         ProgressBar::hidden()
     } else {
@@ -290,7 +322,13 @@ fn run_tsne(
             bar.set_position(u64::from(p.epoch));
             bar.set_message(format!("KL {:.4}", p.loss));
         }
-        Event::Log(line) => bar.println(line),
+        Event::Log(line) if !quiet => {
+            if bar.is_hidden() {
+                eprintln!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
         _ => {}
     });
     bar.finish_and_clear();
@@ -311,6 +349,8 @@ fn run_tsne(
 }
 
 fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned())
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    )
 }

@@ -271,7 +271,10 @@ mod tests {
         assert!(close(&w2, &expect));
         assert!(close(&c2, &naive_tn(&v, ldv, p, &expect, b)));
         let g = naive_tn(&expect, b, b, &expect, b);
-        assert!(close(&norms, &(0..b).map(|j| g[j * b + j]).collect::<Vec<_>>()));
+        assert!(close(
+            &norms,
+            &(0..b).map(|j| g[j * b + j]).collect::<Vec<_>>()
+        ));
         let mut w3 = w.clone();
         subtract(&v, ldv, p, &mut w3, b, &c);
         assert!(close(&w3, &expect));

@@ -138,11 +138,23 @@ mod avx {
         let rows = w.len() / b;
         let mut r = 0;
         while r + R <= rows {
-            project_group::<Q, R>(v.as_ptr().add(r * ld), ld, p, w.as_ptr().add(r * b), c.as_mut_ptr());
+            project_group::<Q, R>(
+                v.as_ptr().add(r * ld),
+                ld,
+                p,
+                w.as_ptr().add(r * b),
+                c.as_mut_ptr(),
+            );
             r += R;
         }
         while r < rows {
-            project_group::<Q, 1>(v.as_ptr().add(r * ld), ld, p, w.as_ptr().add(r * b), c.as_mut_ptr());
+            project_group::<Q, 1>(
+                v.as_ptr().add(r * ld),
+                ld,
+                p,
+                w.as_ptr().add(r * b),
+                c.as_mut_ptr(),
+            );
             r += 1;
         }
     }

@@ -19,11 +19,15 @@ static DEJAVU_SANS: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 /// Registers the bundled font under [`FAMILY`] (idempotent, thread-safe).
 pub fn ensure_font() -> Result<()> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let ok = *REGISTERED.get_or_init(|| register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS).is_ok());
+    let ok =
+        *REGISTERED.get_or_init(|| register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS).is_ok());
     if ok {
         Ok(())
     } else {
-        Err(Error::param("font", "the bundled DejaVu Sans font could not be loaded"))
+        Err(Error::param(
+            "font",
+            "the bundled DejaVu Sans font could not be loaded",
+        ))
     }
 }
 

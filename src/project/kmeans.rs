@@ -125,7 +125,9 @@ mod tests {
     fn finds_well_separated_groups() {
         // Three tight groups far apart, interleaved.
         let centres = [[0.0f32, 0.0], [10.0, 0.0], [0.0, 10.0]];
-        let x = Array2::from_shape_fn((30, 2), |(i, d)| centres[i % 3][d] + 0.01 * (i as f32 % 7.0));
+        let x = Array2::from_shape_fn((30, 2), |(i, d)| {
+            centres[i % 3][d] + 0.01 * (i as f32 % 7.0)
+        });
         let labels = kmeans(x.view(), 3, 1);
         for (i, &l) in labels.iter().enumerate() {
             assert_eq!(l, i % 3, "row {i}");

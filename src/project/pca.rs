@@ -63,7 +63,10 @@ pub fn pca(x: ArrayView2<'_, f32>, k: usize, solver: PcaSolver, seed: u64) -> Re
     if k == 0 || k > n.min(d) {
         return Err(Error::param(
             "dimensions",
-            format!("{k} components from {n} points of dimension {d}; need 1..={}", n.min(d)),
+            format!(
+                "{k} components from {n} points of dimension {d}; need 1..={}",
+                n.min(d)
+            ),
         ));
     }
     let xc = centred(x);
@@ -103,7 +106,10 @@ fn top_eigen(m: DMatrix<f64>, k: usize) -> (Vec<f64>, DMatrix<f64>) {
     let eig = SymmetricEigen::new(m);
     let mut order: Vec<usize> = (0..eig.eigenvalues.len()).collect();
     order.sort_by(|&a, &b| eig.eigenvalues[b].total_cmp(&eig.eigenvalues[a]));
-    let values = order[..k].iter().map(|&i| eig.eigenvalues[i].max(0.0)).collect();
+    let values = order[..k]
+        .iter()
+        .map(|&i| eig.eigenvalues[i].max(0.0))
+        .collect();
     let vectors = DMatrix::from_fn(eig.eigenvectors.nrows(), k, |r, c| {
         eig.eigenvectors[(r, order[c])]
     });
@@ -173,7 +179,10 @@ pub(crate) fn gaussian(rng: &mut Xoshiro256PlusPlus) -> f64 {
 /// Flips each column so that its largest-magnitude entry is positive.
 fn fix_signs(coords: &mut Array2<f64>) {
     for mut col in coords.axis_iter_mut(Axis(1)) {
-        let big = col.iter().copied().fold(0.0f64, |a, v| if v.abs() > a.abs() { v } else { a });
+        let big = col
+            .iter()
+            .copied()
+            .fold(0.0f64, |a, v| if v.abs() > a.abs() { v } else { a });
         if big < 0.0 {
             col.mapv_inplace(|v| -v);
         }
@@ -233,7 +242,10 @@ mod tests {
         let fast = pca(x.view(), 2, PcaSolver::Randomized, 7).unwrap();
         assert_eq!(fast.solver, PcaSolver::Randomized);
         assert_close(&fast.coords, &exact.coords, 1e-6);
-        assert_eq!(pca(x.view(), 2, PcaSolver::Auto, 0).unwrap().solver, PcaSolver::Exact);
+        assert_eq!(
+            pca(x.view(), 2, PcaSolver::Auto, 0).unwrap().solver,
+            PcaSolver::Exact
+        );
     }
 
     #[test]

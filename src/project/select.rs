@@ -73,10 +73,16 @@ impl Selected {
             Selection::List(p) => format!(
                 "{} words from {}",
                 self.len(),
-                p.file_name().map_or_else(|| p.display().to_string(), |f| f.to_string_lossy().into_owned())
+                p.file_name().map_or_else(
+                    || p.display().to_string(),
+                    |f| f.to_string_lossy().into_owned()
+                )
             ),
             Selection::Around { word, .. } => {
-                format!("'{word}' and its {} nearest neighbours", self.len().saturating_sub(1))
+                format!(
+                    "'{word}' and its {} nearest neighbours",
+                    self.len().saturating_sub(1)
+                )
             }
         }
     }
@@ -89,18 +95,29 @@ pub fn select(emb: &Embedding, how: &Selection) -> Result<Selected> {
             let n = (*n).min(emb.len());
             Selected {
                 ids: (0..n as u32).collect(),
-                words: (0..n as u32).map(|i| emb.words().word(i).to_string()).collect(),
+                words: (0..n as u32)
+                    .map(|i| emb.words().word(i).to_string())
+                    .collect(),
                 groups: None,
                 missing: Vec::new(),
             }
         }
         Selection::List(path) => from_list(emb, path)?,
         Selection::Around { word, count } => {
-            let id = emb.id(word).ok_or_else(|| Error::UnknownWord(word.clone()))?;
+            let id = emb
+                .id(word)
+                .ok_or_else(|| Error::UnknownWord(word.clone()))?;
             let mut ids = vec![id];
-            ids.extend(emb.neighbors(word, NeighborParams::k(*count))?.iter().map(|n| n.id));
+            ids.extend(
+                emb.neighbors(word, NeighborParams::k(*count))?
+                    .iter()
+                    .map(|n| n.id),
+            );
             Selected {
-                words: ids.iter().map(|&i| emb.words().word(i).to_string()).collect(),
+                words: ids
+                    .iter()
+                    .map(|&i| emb.words().word(i).to_string())
+                    .collect(),
                 ids,
                 groups: None,
                 missing: Vec::new(),
@@ -118,7 +135,8 @@ fn from_list(emb: &Embedding, path: &Path) -> Result<Selected> {
     let entries = read_word_list(path)?;
     let any_group = entries.iter().any(|e| e.1.is_some());
     let mut seen = std::collections::HashSet::new();
-    let (mut ids, mut words, mut groups, mut missing) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut ids, mut words, mut groups, mut missing) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (word, group) in entries {
         match emb.id(&word) {
             Some(id) if seen.insert(id) => {
@@ -151,8 +169,12 @@ fn from_list(emb: &Embedding, path: &Path) -> Result<Selected> {
 /// group name may contain spaces); blank lines and lines starting with `#` are skipped.
 pub fn read_word_list(path: &Path) -> Result<Vec<(String, Option<String>)>> {
     let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = String::from_utf8(text)
-        .map_err(|e| Error::format(path, format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to())))?;
+    let text = String::from_utf8(text).map_err(|e| {
+        Error::format(
+            path,
+            format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+        )
+    })?;
     let mut out = Vec::new();
     for line in text.lines() {
         let line = line.trim();
@@ -218,10 +240,18 @@ mod tests {
     use ndarray::array;
 
     fn emb() -> Embedding {
-        let words = ["the", "cat", "dog", "car", "bus"].map(String::from).to_vec();
+        let words = ["the", "cat", "dog", "car", "bus"]
+            .map(String::from)
+            .to_vec();
         Embedding::new(
             WordIndex::from_words(words),
-            array![[1.0f32, 1.0], [1.0, 0.1], [1.0, 0.2], [-1.0, 0.1], [-1.0, 0.2]],
+            array![
+                [1.0f32, 1.0],
+                [1.0, 0.1],
+                [1.0, 0.2],
+                [-1.0, 0.1],
+                [-1.0, 0.2]
+            ],
         )
         .unwrap()
     }
@@ -261,8 +291,13 @@ mod tests {
         assert_eq!(g.labels, vec![0, 0, 1, 2]);
         assert_eq!(g.names, vec!["animal", "vehicle", "other"]);
         std::fs::write(&path, "zebra\nlion\n").unwrap();
-        let e = select(&emb(), &Selection::List(path.clone())).unwrap_err().to_string();
-        assert!(e.ends_with("none of the 2 listed words is in the embedding"), "{e}");
+        let e = select(&emb(), &Selection::List(path.clone()))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("none of the 2 listed words is in the embedding"),
+            "{e}"
+        );
         assert!(read_word_list(&dir.path().join("nope.txt")).is_err());
     }
 

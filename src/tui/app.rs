@@ -529,7 +529,10 @@ mod tests {
                 result: Err("late".into()),
             },
         );
-        assert!(app.corpus.loading.is_some(), "a stale answer must not end the newer load");
+        assert!(
+            app.corpus.loading.is_some(),
+            "a stale answer must not end the newer load"
+        );
         assert_eq!(app.corpus.error, None);
     }
 

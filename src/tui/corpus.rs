@@ -185,10 +185,7 @@ impl CorpusView {
             ("punctuation", (!t.strip_punctuation).to_string()),
             ("numbers", numbers.to_string()),
             ("min-count", config.vocab.min_count.to_string()),
-            (
-                "max-vocab",
-                config.vocab.max_size.unwrap_or(0).to_string(),
-            ),
+            ("max-vocab", config.vocab.max_size.unwrap_or(0).to_string()),
             ("heldout", config.read.heldout.fraction.to_string()),
         ];
         for (name, value) in values {
@@ -273,16 +270,16 @@ pub fn complete_path(text: &str) -> (String, Vec<String>) {
         })
         .collect();
     names.sort();
-    let common = names.iter().skip(1).fold(
-        names.first().cloned().unwrap_or_default(),
-        |acc, n| {
+    let common = names
+        .iter()
+        .skip(1)
+        .fold(names.first().cloned().unwrap_or_default(), |acc, n| {
             acc.chars()
                 .zip(n.chars())
                 .take_while(|(a, b)| a == b)
                 .map(|(a, _)| a)
                 .collect()
-        },
-    );
+        });
     let completed = if common.len() > prefix.len() {
         format!("{dir}{common}")
     } else {
@@ -449,10 +446,11 @@ mod tests {
     #[test]
     fn histogram_counts_words_per_power_of_ten() {
         let h = histogram(&[12_000, 950, 120, 100, 99, 10, 7, 5]);
-        let expected: Vec<(String, u64)> = [("5+", 2), ("10+", 2), ("100+", 3), ("1k+", 0), ("10k+", 1)]
-            .iter()
-            .map(|(l, n)| (l.to_string(), *n))
-            .collect();
+        let expected: Vec<(String, u64)> =
+            [("5+", 2), ("10+", 2), ("100+", 3), ("1k+", 0), ("10k+", 1)]
+                .iter()
+                .map(|(l, n)| (l.to_string(), *n))
+                .collect();
         assert_eq!(h, expected);
     }
 

@@ -49,7 +49,10 @@ pub fn add_dataset(app: &mut App, path: &str) -> Vec<Effect> {
         app.set_status(Level::Info, format!("analogy set: {}", path.display()));
         app.eval.plan.analogy = Some(path);
     } else if !app.eval.plan.similarity.contains(&path) {
-        app.set_status(Level::Info, format!("similarity set added: {}", path.display()));
+        app.set_status(
+            Level::Info,
+            format!("similarity set added: {}", path.display()),
+        );
         app.eval.plan.similarity.push(path);
     }
     Vec::new()
@@ -61,10 +64,7 @@ pub fn evaluate(app: &mut App, run: usize) -> Vec<Effect> {
         return Vec::new();
     };
     let Some(embedding) = r.embedding.clone() else {
-        app.set_status(
-            Level::Warn,
-            format!("run #{} has no vectors yet", run + 1),
-        );
+        app.set_status(Level::Warn, format!("run #{} has no vectors yet", run + 1));
         return Vec::new();
     };
     if r.evaluating {
@@ -117,7 +117,9 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Up => app.eval.selected = sel.saturating_sub(1),
         Action::Down => app.eval.selected = (sel + 1).min(n.saturating_sub(1)),
         Action::EvaluateSelected if n > 0 => return act(app, Action::EvaluateRun(sel)),
-        Action::EvaluateSelected => app.set_status(Level::Info, "no runs yet: train one on 2 Train"),
+        Action::EvaluateSelected => {
+            app.set_status(Level::Info, "no runs yet: train one on 2 Train")
+        }
         Action::AddDatasetPrompt => app.prompt(
             PromptKind::AddDataset,
             "Add a dataset",

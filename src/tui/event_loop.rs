@@ -15,8 +15,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, select, tick};
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind,
-    MouseEventKind,
+    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind, MouseEventKind,
 };
 use ratatui::crossterm::execute;
 use ratatui::DefaultTerminal;
@@ -88,7 +87,10 @@ fn run_loop(
         })?;
     let mut trace = match trace {
         Some(p) => Some(io::BufWriter::new(
-            std::fs::OpenOptions::new().create(true).append(true).open(p)?,
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)?,
         )),
         None => None,
     };
@@ -169,7 +171,9 @@ fn run_loop(
 fn input(at: Instant, e: TermEvent) -> Option<(Option<Instant>, Msg)> {
     match e {
         TermEvent::Key(k) if k.kind != KeyEventKind::Release => Some((Some(at), Msg::Key(k))),
-        TermEvent::Mouse(m) if !matches!(m.kind, MouseEventKind::Moved | MouseEventKind::Drag(_)) => {
+        TermEvent::Mouse(m)
+            if !matches!(m.kind, MouseEventKind::Moved | MouseEventKind::Drag(_)) =>
+        {
             Some((None, Msg::Mouse(m)))
         }
         TermEvent::Resize(..) => Some((None, Msg::Resize)),

@@ -149,7 +149,9 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
             continue;
         };
         let resolved = match &query {
-            Query::Word(w) => known(&embedding, w).map(Query::Word).ok_or_else(|| w.clone()),
+            Query::Word(w) => known(&embedding, w)
+                .map(Query::Word)
+                .ok_or_else(|| w.clone()),
             Query::Analogy(a, b, c) => match (
                 known(&embedding, a),
                 known(&embedding, b),
@@ -195,12 +197,7 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
 }
 
 /// A search answered; answers to superseded requests are dropped.
-pub fn answered(
-    app: &mut App,
-    request: u64,
-    slot: Slot,
-    result: Result<Vec<Neighbor>, String>,
-) {
+pub fn answered(app: &mut App, request: u64, slot: Slot, result: Result<Vec<Neighbor>, String>) {
     let s = slot.index();
     if app.neighbors.pending[s] != Some(request) {
         return;
@@ -264,7 +261,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                     match v.focus {
                         NeighborsFocus::Word => v.word.set(first),
                         NeighborsFocus::Analogy => {
-                            let mut words: Vec<&str> = v.analogy.text().split_whitespace().collect();
+                            let mut words: Vec<&str> =
+                                v.analogy.text().split_whitespace().collect();
                             words.pop();
                             words.push(&first);
                             let text = format!("{} ", words.join(" "));
@@ -361,7 +359,13 @@ mod tests {
                 .map(String::from)
                 .to_vec(),
         );
-        let v = array![[1.0f32, 0.0], [0.9, 0.1], [0.8, 0.3], [0.0, 1.0], [0.1, 0.9]];
+        let v = array![
+            [1.0f32, 0.0],
+            [0.9, 0.1],
+            [0.8, 0.3],
+            [0.0, 1.0],
+            [0.1, 0.9]
+        ];
         r.embedding = Some(Arc::new(Embedding::new(words, v).unwrap()));
         app.runs.push(r);
         app.picks[0] = Some(0);
@@ -374,11 +378,17 @@ mod tests {
         navigate(&mut app, Action::Activate);
         let mut effects = Vec::new();
         for ch in "kin".chars() {
-            effects = navigate(&mut app, Action::Edit(super::super::action::EditOp::Insert(ch)));
+            effects = navigate(
+                &mut app,
+                Action::Edit(super::super::action::EditOp::Insert(ch)),
+            );
         }
         assert!(effects.is_empty(), "'kin' is not a word");
         assert_eq!(app.neighbors.suggestions, vec!["king", "kingdom"]);
-        let effects = navigate(&mut app, Action::Edit(super::super::action::EditOp::Insert('g')));
+        let effects = navigate(
+            &mut app,
+            Action::Edit(super::super::action::EditOp::Insert('g')),
+        );
         assert_eq!(effects.len(), 1);
         assert_eq!(app.journal.last(), Some(&Action::Query("king".into())));
     }

@@ -1,23 +1,261 @@
-//! The projection worker: selects the words, runs PCA or t-SNE, and writes
-//! exports. It is the only place that talks to the projection library, so
-//! the screen stays independent of how layouts are computed.
+//! The projection worker: selects the words, runs PCA or t-SNE (on the
+//! training engine, reporting its KL as it goes), and writes exports. It is
+//! the only place that talks to [`crate::project`], so the screen stays
+//! independent of how layouts are computed.
 
-use super::projection::{ProjectionJob, ProjectionResult};
+use std::path::Path;
+
+use ndarray::Array2;
+
+use super::projection::{Layout, ProjectionJob, ProjectionResult, Selection};
+use crate::embedding::Embedding;
+use crate::project::export::write_csv;
+use crate::project::pca::{pca, PcaSolver};
+use crate::project::plot::{self, ImageFormat, Plot};
+use crate::project::select::{self, Groups, Selected};
+use crate::project::tsne::{self, TsneConfig};
+use crate::train::{Event, Params};
+use crate::words::WordIndex;
+use crate::{Error, Result};
 
 /// Whether projections can be computed in this build.
-pub const AVAILABLE: bool = false;
+pub const AVAILABLE: bool = true;
+
+/// Colour clusters in exported plots.
+const CLUSTERS: usize = 8;
 
 /// Runs a projection job; `progress` receives t-SNE's KL as it goes.
-pub fn run(job: ProjectionJob, _progress: &dyn Fn(ProjectionResult)) -> ProjectionResult {
-    const NOTE: &str = "projection not available yet";
+pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> ProjectionResult {
     match job {
-        ProjectionJob::Compute { request, .. } => ProjectionResult::Done {
+        ProjectionJob::Compute {
             request,
-            result: Err(NOTE.into()),
-        },
-        ProjectionJob::Export { path, .. } => ProjectionResult::Exported {
+            run,
+            embedding,
+            selection,
+            method,
+            perplexity,
+            labels,
+            seed,
+        } => {
+            let report = |step: u64, total: u64, kl: f64| {
+                progress(ProjectionResult::Progress {
+                    request,
+                    step,
+                    total,
+                    kl,
+                })
+            };
+            let result = compute(&embedding, &selection, &method, perplexity, seed, &report)
+                .map(|(selected, coords, description, axes)| {
+                    let vectors = selected.vectors(&embedding, true);
+                    Layout {
+                        run,
+                        method,
+                        coords: coords.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
+                        labels: labels.min(selected.len()),
+                        groups: Some(Groups::from_kmeans(&vectors, CLUSTERS, seed)),
+                        words: selected.words,
+                        description,
+                        axes,
+                    }
+                })
+                .map_err(|e| e.to_string());
+            ProjectionResult::Done { request, result }
+        }
+        ProjectionJob::Export { layout, path } => ProjectionResult::Exported {
+            result: export(&layout, Path::new(&path)).map_err(|e| e.to_string()),
             path,
-            result: Err(NOTE.into()),
         },
+    }
+}
+
+type Computed = (Selected, Array2<f64>, String, Option<(String, String)>);
+
+fn compute(
+    embedding: &Embedding,
+    selection: &Selection,
+    method: &str,
+    perplexity: f64,
+    seed: u64,
+    progress: &dyn Fn(u64, u64, f64),
+) -> Result<Computed> {
+    let selected = pick(embedding, selection)?;
+    let vectors = selected.vectors(embedding, true);
+    let threads =
+        std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+    if method == "pca" {
+        let p = pca(vectors.view(), 2, PcaSolver::Auto, seed)?;
+        let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * p.explained[k]);
+        let description = format!("PCA: {} and {}", share(0), share(1));
+        return Ok((selected, p.coords, description, Some((share(0), share(1)))));
+    }
+    let mut params = Params::defaults(tsne::SCHEMA);
+    params.set(
+        "tsne",
+        "perplexity",
+        &crate::train::Value::Float(perplexity),
+    )?;
+    let config = TsneConfig::from_params(&params, seed);
+    let total = config.schedule.total() as u64;
+    let description = format!(
+        "t-SNE (perplexity {:.0})",
+        config.effective_perplexity(selected.len())
+    );
+    let job = tsne::spawn(
+        WordIndex::from_words(selected.words.clone()),
+        vectors,
+        config,
+        threads,
+    );
+    let layout = job.wait(|e| {
+        if let Event::Progress(p) = e {
+            progress(u64::from(p.epoch), total, p.loss);
+        }
+    })?;
+    let coords = layout.vectors().mapv(f64::from);
+    Ok((selected, coords, description, None))
+}
+
+/// The words of a selection that the vectors have (case folded as a fallback).
+fn pick(embedding: &Embedding, selection: &Selection) -> Result<Selected> {
+    let known = |w: &str| {
+        [w.to_string(), w.to_lowercase()]
+            .into_iter()
+            .find(|c| embedding.id(c).is_some())
+    };
+    match selection {
+        Selection::Top(n) => select::select(embedding, &select::Selection::Top(*n)),
+        Selection::Neighborhood(word, n) => {
+            let word = known(word).ok_or_else(|| Error::UnknownWord(word.clone()))?;
+            select::select(
+                embedding,
+                &select::Selection::Around {
+                    word,
+                    count: n.saturating_sub(1).max(1),
+                },
+            )
+        }
+        Selection::List(words) => {
+            let mut s = Selected {
+                ids: Vec::new(),
+                words: Vec::new(),
+                groups: None,
+                missing: Vec::new(),
+            };
+            for w in words {
+                match known(w).and_then(|k| embedding.id(&k).map(|id| (k, id))) {
+                    Some((k, id)) if !s.ids.contains(&id) => {
+                        s.ids.push(id);
+                        s.words.push(k);
+                    }
+                    Some(_) => {}
+                    None => s.missing.push(w.clone()),
+                }
+            }
+            if s.len() < 2 {
+                return Err(Error::param(
+                    "words",
+                    format!(
+                        "{} known word(s); a projection needs at least 2 (unknown: {})",
+                        s.len(),
+                        s.missing.join(", ")
+                    ),
+                ));
+            }
+            Ok(s)
+        }
+    }
+}
+
+/// Writes a layout as PNG, SVG or CSV by the path's extension.
+pub fn export(layout: &Layout, path: &Path) -> Result<()> {
+    let coords = Array2::from_shape_fn((layout.coords.len(), 2), |(i, d)| layout.coords[i][d]);
+    if let Some(format) = ImageFormat::from_path(path) {
+        let mut p = Plot::new(&layout.words, coords.view());
+        p.groups = layout.groups.as_ref();
+        p.title = layout.description.clone();
+        p.subtitle = format!("{} words of run #{}", layout.words.len(), layout.run + 1);
+        p.axes = layout.axes.clone();
+        return plot::save(path, &p, format);
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("csv") => {
+            write_csv(path, &layout.words, coords.view(), layout.groups.as_ref())
+        }
+        _ => Err(Error::param(
+            "path",
+            format!("{} (expected a .png, .svg or .csv file)", path.display()),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    fn embedding() -> Arc<Embedding> {
+        let words: Vec<String> = (0..30).map(|i| format!("w{i}")).collect();
+        let v = Array2::from_shape_fn((30, 5), |(i, j)| {
+            ((i * 13 + j * 7) % 17) as f32 / 17.0 - 0.5
+        });
+        Arc::new(Embedding::new(WordIndex::from_words(words), v).unwrap())
+    }
+
+    fn compute_job(selection: Selection, method: &str) -> ProjectionJob {
+        ProjectionJob::Compute {
+            request: 7,
+            run: 0,
+            embedding: embedding(),
+            selection,
+            method: method.into(),
+            perplexity: 5.0,
+            labels: 3,
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn pca_lays_out_the_selected_words_and_exports_them() {
+        let result = run(compute_job(Selection::Top(12), "pca"), &|_| {});
+        let ProjectionResult::Done { request: 7, result } = result else {
+            panic!("{result:?}")
+        };
+        let layout = result.unwrap();
+        assert_eq!(layout.words.len(), 12);
+        assert_eq!(layout.coords.len(), 12);
+        assert_eq!(layout.labels, 3);
+        assert_eq!(layout.words[0], "w0");
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("p.csv");
+        export(&layout, &csv).unwrap();
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert_eq!(text.lines().count(), 13);
+        assert!(text.starts_with("word,x,y,group\nw0,"));
+        assert!(export(&layout, &dir.path().join("p.txt")).is_err());
+    }
+
+    #[test]
+    fn tsne_reports_progress_and_lists_need_known_words() {
+        let seen = std::sync::Mutex::new(0u32);
+        let result = run(compute_job(Selection::Top(30), "tsne"), &|r| {
+            assert!(matches!(r, ProjectionResult::Progress { request: 7, .. }));
+            *seen.lock().unwrap() += 1;
+        });
+        assert!(matches!(
+            result,
+            ProjectionResult::Done { result: Ok(_), .. }
+        ));
+        assert!(*seen.lock().unwrap() > 0);
+        let list = Selection::List(vec!["W1".into(), "nope".into(), "zzz".into()]);
+        let ProjectionResult::Done { result: Err(e), .. } = run(compute_job(list, "pca"), &|_| {})
+        else {
+            panic!()
+        };
+        assert!(
+            e.contains("1 known word(s)") && e.contains("unknown: nope, zzz"),
+            "{e}"
+        );
     }
 }

@@ -24,7 +24,10 @@ pub static OPTIONS: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "count",
-        kind: Kind::Int { min: 4, max: 20_000 },
+        kind: Kind::Int {
+            min: 4,
+            max: 20_000,
+        },
         default: DefaultValue::Int(500),
         help: "words projected: the most frequent, or the neighbours of the focus word",
         live: false,
@@ -101,6 +104,10 @@ pub struct Layout {
     pub labels: usize,
     /// One line describing how it was made.
     pub description: String,
+    /// Colour groups (k-means clusters of the vectors).
+    pub groups: Option<crate::project::select::Groups>,
+    /// Axis names (PCA's components), none for t-SNE.
+    pub axes: Option<(String, String)>,
 }
 
 /// Work for the projection worker.
@@ -187,6 +194,8 @@ pub struct ProjectionView {
     pub zoom: f64,
     /// View centre offset, as a fraction of the full extent.
     pub pan: (f64, f64),
+    /// The last file written.
+    pub exported: Option<String>,
 }
 
 impl Default for ProjectionView {
@@ -202,6 +211,7 @@ impl Default for ProjectionView {
             layout: None,
             zoom: 1.0,
             pan: (0.0, 0.0),
+            exported: None,
         }
     }
 }
@@ -252,7 +262,10 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         return Vec::new();
     }
     let Some((run, entry)) = app.picked(Slot::A) else {
-        app.set_status(Level::Warn, "no run picked: train one, or pick one on 3 Runs (a)");
+        app.set_status(
+            Level::Warn,
+            "no run picked: train one, or pick one on 3 Runs (a)",
+        );
         return Vec::new();
     };
     let Some(embedding) = entry.embedding.clone() else {
@@ -328,7 +341,10 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
             }
         }
         ProjectionResult::Exported { path, result } => match result {
-            Ok(()) => app.set_status(Level::Info, format!("projection written to {path}")),
+            Ok(()) => {
+                app.set_status(Level::Info, format!("projection written to {path}"));
+                app.projection.exported = Some(path);
+            }
             Err(e) => app.set_status(Level::Error, e),
         },
         _ => {}
@@ -440,6 +456,8 @@ mod tests {
                 coords: vec![[0.0, 0.0], [10.0, 20.0]],
                 labels: 2,
                 description: String::new(),
+                groups: None,
+                axes: None,
             }),
             ..ProjectionView::default()
         };

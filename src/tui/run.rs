@@ -63,6 +63,8 @@ pub struct RunEntry {
     pub exported: Option<PathBuf>,
     /// Log lines of its job.
     pub log: Vec<String>,
+    /// The step it was stopped at (the status changes when the vectors arrive).
+    stopped_at: Option<u64>,
 }
 
 impl RunEntry {
@@ -78,6 +80,7 @@ impl RunEntry {
             evaluating: false,
             exported: None,
             log: Vec::new(),
+            stopped_at: None,
         }
     }
 
@@ -100,6 +103,7 @@ impl RunEntry {
             perplexity,
             evaluating: false,
             log: Vec::new(),
+            stopped_at: None,
         }
     }
 
@@ -172,11 +176,12 @@ impl RunEntry {
             Event::Log(line) => self.log.push(line),
             Event::Paused { .. } => self.status = RunStatus::Paused,
             Event::Resumed { .. } => self.status = RunStatus::Training,
-            Event::Stopped { step } => self.status = RunStatus::Stopped(step),
+            Event::Stopped { step } => self.stopped_at = Some(step),
             Event::Finished(e) => {
-                if !matches!(self.status, RunStatus::Stopped(_)) {
-                    self.status = RunStatus::Finished;
-                }
+                self.status = match self.stopped_at {
+                    Some(step) => RunStatus::Stopped(step),
+                    None => RunStatus::Finished,
+                };
                 let e: Arc<Embedding> = Arc::from(e);
                 self.embedding = Some(e.clone());
                 return Some(e);
@@ -192,9 +197,9 @@ impl RunEntry {
         match &self.status {
             RunStatus::Starting => "starting".into(),
             RunStatus::Training => {
-                let pct = self.last().map_or(0.0, |p| {
-                    100.0 * p.step as f64 / p.total_steps.max(1) as f64
-                });
+                let pct = self
+                    .last()
+                    .map_or(0.0, |p| 100.0 * p.step as f64 / p.total_steps.max(1) as f64);
                 format!("training {pct:.0}%")
             }
             RunStatus::Paused => "paused".into(),
@@ -252,8 +257,13 @@ mod tests {
         });
         assert_eq!(r.changes(), vec![(2, "lr=0.01".to_string())]);
         r.observe(Event::Stopped { step: 2 });
+        assert!(r.status.is_active(), "active until the vectors arrive");
+        let words = crate::words::WordIndex::from_words(vec!["a".into()]);
+        let e = Embedding::new(words, ndarray::Array2::zeros((1, 2))).unwrap();
+        assert!(r.observe(Event::Finished(Box::new(e))).is_some());
         assert_eq!(r.status, RunStatus::Stopped(2));
         assert!(!r.status.is_active());
+        assert!(r.embedding.is_some());
         assert_eq!(r.metrics().len(), 2);
     }
 }

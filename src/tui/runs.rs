@@ -65,7 +65,10 @@ pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
     let Some(embedding) = app.runs.get(run).and_then(|r| r.embedding.clone()) else {
         app.set_status(
             Level::Warn,
-            format!("run #{} has no vectors yet (wait for it to finish)", run + 1),
+            format!(
+                "run #{} has no vectors yet (wait for it to finish)",
+                run + 1
+            ),
         );
         return Vec::new();
     };
@@ -149,7 +152,10 @@ mod tests {
     fn formats_follow_the_extension() {
         assert_eq!(format_for(Path::new("v.bin")), VectorFormat::Word2VecBinary);
         assert_eq!(format_for(Path::new("d/v.GLOVE")), VectorFormat::GloveText);
-        assert_eq!(format_for(Path::new("glove-50.txt")), VectorFormat::GloveText);
+        assert_eq!(
+            format_for(Path::new("glove-50.txt")),
+            VectorFormat::GloveText
+        );
         assert_eq!(format_for(Path::new("v.txt")), VectorFormat::Word2VecText);
         assert_eq!(format_for(Path::new("v")), VectorFormat::Word2VecText);
     }

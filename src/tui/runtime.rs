@@ -143,16 +143,20 @@ impl Runtime {
                 path,
                 autosave,
             }),
-            Effect::LoadSession { path } => self.spawn("session-load", move || Msg::SessionLoaded {
-                result: load_session(&path),
-                path,
-            }),
-            Effect::LoadVectors { run, path } => self.spawn("vectors", move || Msg::VectorsLoaded {
-                run,
-                result: Embedding::load(&path)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string()),
-            }),
+            Effect::LoadSession { path } => {
+                self.spawn("session-load", move || Msg::SessionLoaded {
+                    result: load_session(&path),
+                    path,
+                })
+            }
+            Effect::LoadVectors { run, path } => {
+                self.spawn("vectors", move || Msg::VectorsLoaded {
+                    run,
+                    result: Embedding::load(&path)
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string()),
+                })
+            }
             Effect::Projection(job) => {
                 let tx = self.tx.clone();
                 self.spawn("projection", move || {

@@ -97,8 +97,8 @@ pub fn autosave_now(app: &mut App) -> Vec<Effect> {
 
 /// Every tick: autosave while a run trains.
 pub fn tick(app: &mut App) -> Vec<Effect> {
-    let due = app.tick.saturating_sub(app.session.last_save_tick)
-        >= AUTOSAVE_SECONDS * TICKS_PER_SECOND;
+    let due =
+        app.tick.saturating_sub(app.session.last_save_tick) >= AUTOSAVE_SECONDS * TICKS_PER_SECOND;
     if due && app.active_run().is_some() {
         return autosave_now(app);
     }
@@ -171,7 +171,11 @@ pub fn loaded(app: &mut App, path: PathBuf, result: Result<LoadedSession, String
         Ok(corpus_path) => {
             app.corpus.path.set(corpus_path.display().to_string());
             effects.extend(super::corpus::load(app));
-            let level = if notes.is_empty() { Level::Info } else { Level::Warn };
+            let level = if notes.is_empty() {
+                Level::Info
+            } else {
+                Level::Warn
+            };
             let mut text = format!(
                 "session {}: {} run(s)",
                 path.display(),
@@ -187,7 +191,9 @@ pub fn loaded(app: &mut App, path: PathBuf, result: Result<LoadedSession, String
             app.screen = super::action::Screen::Corpus;
             app.corpus.selected = 0;
             app.corpus.editing_path = true;
-            app.corpus.path.set(session.corpus.path.display().to_string());
+            app.corpus
+                .path
+                .set(session.corpus.path.display().to_string());
             app.set_status(
                 Level::Error,
                 format!("{e}: type the corpus path and press Enter"),
@@ -292,6 +298,9 @@ mod tests {
         assert!(a.runs.is_empty());
         assert_eq!(a.status.level, Level::Warn);
         assert!(a.status.text.contains("corpus c.txt changed"));
-        assert!(a.status.text.contains("unknown methods skipped: word2vec-9000"));
+        assert!(a
+            .status
+            .text
+            .contains("unknown methods skipped: word2vec-9000"));
     }
 }

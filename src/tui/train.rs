@@ -55,7 +55,8 @@ fn run_options(cores: usize) -> [ParamSpec; 2] {
             name: "threads",
             kind: Kind::Int { min: 1, max: 1024 },
             default: DefaultValue::Int(cores.saturating_sub(1).max(1) as i64),
-            help: "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",
+            help:
+                "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",
             live: false,
         },
     ]
@@ -136,7 +137,10 @@ pub fn set_param(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
         );
         return Vec::new();
     }
-    app.set_status(Level::Info, format!("{name} = {value} sent to run #{}", run + 1));
+    app.set_status(
+        Level::Info,
+        format!("{name} = {value} sent to run #{}", run + 1),
+    );
     vec![Effect::JobCommand {
         run,
         command: Command::Set(name.to_string(), text.trim().to_string()),
@@ -185,7 +189,8 @@ pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
             TimelineEvent::Pause | TimelineEvent::Resume => {}
         }
     }
-    let (method, params, seed, threads) = (run.method, run.params.clone(), record.seed, record.threads);
+    let (method, params, seed, threads) =
+        (run.method, run.params.clone(), record.seed, record.threads);
     launch(app, method, params, seed, threads, config)
 }
 
@@ -276,9 +281,10 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
     };
     let label = format!("run #{} {}", run + 1, entry.method.name);
     let status = match &event {
-        Event::ParamApplied { name, value, step } => {
-            Some((Level::Info, format!("{label}: {name} = {value} from step {step}")))
-        }
+        Event::ParamApplied { name, value, step } => Some((
+            Level::Info,
+            format!("{label}: {name} = {value} from step {step}"),
+        )),
         Event::ParamRejected { name, reason } => {
             Some((Level::Error, format!("{label}: {name} refused: {reason}")))
         }
@@ -437,7 +443,11 @@ mod tests {
         set_param(&mut a, "dim", "0");
         assert_eq!(a.status.level, Level::Error);
         assert!(start(&mut a).is_empty());
-        assert!(a.status.text.starts_with("fix dim first"), "{}", a.status.text);
+        assert!(
+            a.status.text.starts_with("fix dim first"),
+            "{}",
+            a.status.text
+        );
     }
 
     #[test]

@@ -241,7 +241,7 @@ impl KubweTrainer {
             unreachable!("fast_step on an exact run")
         };
         let (n, dim) = self.y.dim();
-        if first && (self.tree.is_none() || sweep % rebuild.max(1) as u64 == 0) {
+        if first && (self.tree.is_none() || sweep.is_multiple_of(rebuild.max(1) as u64)) {
             let t = Instant::now();
             self.tree = Some(VpTree::build(self.y.view(), splitmix(self.seed ^ sweep)));
             self.stats.builds += 1;

@@ -5,7 +5,9 @@
 use sprs::{CsMat, TriMat};
 
 use super::params::{Input, Settings};
-use crate::cooc::{count_corpus, log1p_counts, pmi, sqrt_counts, CountConfig, Marginals, PmiConfig, Window};
+use crate::cooc::{
+    count_corpus, log1p_counts, pmi, sqrt_counts, CountConfig, Marginals, PmiConfig, Window,
+};
 use crate::corpus::Corpus;
 use crate::Result;
 
@@ -32,9 +34,11 @@ pub fn transform(x: &CsMat<f64>, settings: &Settings) -> Result<CsMat<f64>> {
         Input::Log => log1p_counts(x, base)?,
         Input::Ppmi => pmi(x, &Marginals::of(x), &with_cds(PmiConfig::ppmi(base)))?,
         Input::Sppmi { k } => pmi(x, &Marginals::of(x), &with_cds(PmiConfig::sppmi(k, base)))?,
-        Input::Thresholded { tau } => {
-            pmi(x, &Marginals::of(x), &with_cds(PmiConfig::thresholded(tau, base)))?
-        }
+        Input::Thresholded { tau } => pmi(
+            x,
+            &Marginals::of(x),
+            &with_cds(PmiConfig::thresholded(tau, base)),
+        )?,
         Input::ShiftedThreshold { tau } => {
             // max(PMI − τ, 0): the SPPMI kernel with a negative shift τ.
             let config = PmiConfig {
@@ -77,7 +81,13 @@ mod tests {
     fn psd_fix_replaces_the_diagonal() {
         // [[5, -1, 2], [-1, 0, 0], [2, 0, 0]] → diag (3, 1, 2)
         let mut t = TriMat::new((3, 3));
-        for &(i, j, v) in &[(0, 0, 5.0), (0, 1, -1.0), (0, 2, 2.0), (1, 0, -1.0), (2, 0, 2.0)] {
+        for &(i, j, v) in &[
+            (0, 0, 5.0),
+            (0, 1, -1.0),
+            (0, 2, 2.0),
+            (1, 0, -1.0),
+            (2, 0, 2.0),
+        ] {
             t.add_triplet(i, j, v);
         }
         let m: CsMat<f64> = t.to_csr();

@@ -130,7 +130,13 @@ impl Settings {
         let cds = p.f64("cds");
         Settings {
             cds: (cds != 1.0).then_some(cds),
-            ..Settings::common(p, input, Target::Svd { power: p.f64("power") })
+            ..Settings::common(
+                p,
+                input,
+                Target::Svd {
+                    power: p.f64("power"),
+                },
+            )
         }
     }
 
@@ -271,10 +277,7 @@ pub const SVD_SCHEMA: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "neg",
-        kind: Kind::Float {
-            min: 1.0,
-            max: 1e6,
-        },
+        kind: Kind::Float { min: 1.0, max: 1e6 },
         default: DefaultValue::Float(5.0),
         help: "k of the SPPMI shift log k",
         live: false,
@@ -346,12 +349,24 @@ mod tests {
     fn defaults_follow_the_thesis() {
         let s = Settings::eigenword(&Params::defaults(EIGENWORD_SCHEMA));
         assert_eq!(s.input, Input::Thresholded { tau: -2.5 });
-        assert_eq!((s.target, s.log_base, s.dim, s.window), (Target::Eigen, LogBase::Two, 100, 5));
+        assert_eq!(
+            (s.target, s.log_base, s.dim, s.window),
+            (Target::Eigen, LogBase::Two, 100, 5)
+        );
         assert!(!s.psd_fix);
-        let s = Settings::svd_ns(&Params::parse(SVD_NS_SCHEMA, "svd-ns", [("pmi-shift", "true")]).unwrap());
+        let s = Settings::svd_ns(
+            &Params::parse(SVD_NS_SCHEMA, "svd-ns", [("pmi-shift", "true")]).unwrap(),
+        );
         assert_eq!(s.input, Input::ShiftedThreshold { tau: -2.5 });
         assert_eq!(s.target, Target::Svd { power: 0.0 });
-        let s = Settings::svd(&Params::parse(SVD_SCHEMA, "svd", [("input", "sppmi"), ("cds", "0.75"), ("power", "0.5")]).unwrap());
+        let s = Settings::svd(
+            &Params::parse(
+                SVD_SCHEMA,
+                "svd",
+                [("input", "sppmi"), ("cds", "0.75"), ("power", "0.5")],
+            )
+            .unwrap(),
+        );
         assert_eq!(s.input, Input::Sppmi { k: 5.0 });
         assert_eq!((s.cds, s.target), (Some(0.75), Target::Svd { power: 0.5 }));
         assert_eq!(Settings::svd(&Params::defaults(SVD_SCHEMA)).cds, None);

@@ -192,7 +192,12 @@ pub fn symmetrize(knn: &Knn, cond: &Conditional) -> SparseP {
     // Sort each row by column and merge duplicates (i ~ j and j ~ i).
     let rows: Vec<(Vec<u32>, Vec<f32>)> = (0..n)
         .into_par_iter()
-        .map(|i| merge_row(&cols[starts[i]..starts[i + 1]], &vals[starts[i]..starts[i + 1]]))
+        .map(|i| {
+            merge_row(
+                &cols[starts[i]..starts[i + 1]],
+                &vals[starts[i]..starts[i + 1]],
+            )
+        })
         .collect();
     let mut indptr = Vec::with_capacity(n + 1);
     indptr.push(0);
@@ -252,7 +257,11 @@ mod tests {
                 let row = &cond.p[i * g.k..(i + 1) * g.k];
                 let total: f64 = row.iter().sum();
                 assert!((total - 1.0).abs() < 1e-12);
-                let h: f64 = -row.iter().filter(|&&p| p > 0.0).map(|p| p * p.ln()).sum::<f64>();
+                let h: f64 = -row
+                    .iter()
+                    .filter(|&&p| p > 0.0)
+                    .map(|p| p * p.ln())
+                    .sum::<f64>();
                 assert!(
                     (h - perplexity.ln()).abs() < 1e-4,
                     "point {i}: perplexity {} vs {perplexity}",

@@ -80,9 +80,11 @@ struct Grid {
 
 impl Grid {
     fn fit(y: &[[f64; 2]], params: FftParams) -> Grid {
-        let (lo, hi) = y.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
-            (lo.min(p[0]).min(p[1]), hi.max(p[0]).max(p[1]))
-        });
+        let (lo, hi) = y
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+                (lo.min(p[0]).min(p[1]), hi.max(p[0]).max(p[1]))
+            });
         let range = (hi - lo).max(1e-9);
         let wanted = ((range / params.box_width).ceil() as usize).max(params.min_boxes);
         let boxes = smooth_at_least(wanted);
@@ -288,7 +290,9 @@ impl FftWorkspace {
                     let [p1, p2, p3, p4] = phi.map(|v| v * scale);
                     let yi = y[i];
                     *o = [yi[0] * p1 - p2, yi[1] * p1 - p3];
-                    z += (1.0 + yi[0] * yi[0] + yi[1] * yi[1]) * p1 - 2.0 * (yi[0] * p2 + yi[1] * p3) + p4;
+                    z += (1.0 + yi[0] * yi[0] + yi[1] * yi[1]) * p1
+                        - 2.0 * (yi[0] * p2 + yi[1] * p3)
+                        + p4;
                 }
                 z
             })
@@ -411,7 +415,11 @@ mod tests {
             let z_exact = exact::repulsion(&y, &mut want);
             let z_fft = FftWorkspace::new(FftParams::default()).repulsion(&y, &mut got);
             let z_err = ((z_fft - z_exact) / z_exact).abs();
-            let norm: f64 = want.iter().map(|f| f[0] * f[0] + f[1] * f[1]).sum::<f64>().sqrt();
+            let norm: f64 = want
+                .iter()
+                .map(|f| f[0] * f[0] + f[1] * f[1])
+                .sum::<f64>()
+                .sqrt();
             let err: f64 = want
                 .iter()
                 .zip(&got)
@@ -419,7 +427,11 @@ mod tests {
                 .sum::<f64>()
                 .sqrt();
             assert!(z_err < z_tol, "n={n} r={radius}: Z relative error {z_err}");
-            assert!(err < f_tol * norm, "n={n} r={radius}: force relative error {}", err / norm);
+            assert!(
+                err < f_tol * norm,
+                "n={n} r={radius}: force relative error {}",
+                err / norm
+            );
         }
     }
 }

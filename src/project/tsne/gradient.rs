@@ -171,24 +171,40 @@ mod tests {
         let (mut want, mut got) = (vec![[0.0; 2]; n], vec![[0.0; 2]; n]);
         let kl_exact = Gradient::new(p, Repulsion::Exact).compute(p, y, 1.0, true, &mut want);
         let kl = Gradient::new(p, method).compute(p, y, 1.0, true, &mut got);
-        let norm: f64 = want.iter().map(|g| g[0] * g[0] + g[1] * g[1]).sum::<f64>().sqrt();
+        let norm: f64 = want
+            .iter()
+            .map(|g| g[0] * g[0] + g[1] * g[1])
+            .sum::<f64>()
+            .sqrt();
         let err: f64 = want
             .iter()
             .zip(&got)
             .map(|(a, b)| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2))
             .sum::<f64>()
             .sqrt();
-        (err / norm, (kl.unwrap() - kl_exact.unwrap()).abs() / kl_exact.unwrap())
+        (
+            err / norm,
+            (kl.unwrap() - kl_exact.unwrap()).abs() / kl_exact.unwrap(),
+        )
     }
 
     #[test]
     fn barnes_hut_and_fft_gradients_agree_with_exact() {
-        // 1,500 points at t-SNE-like density (about one per unit area).
+        // 1,500 points at t-SNE-like density (about one per unit area). Stated
+        // tolerance: 5% relative L2 error of the gradient, 1% of the KL.
         let p = small_problem(1500, 30.0, 5);
         let y = spread_layout(1500, 22.0, 6);
         let (bh, bh_kl) = rel_error(&p, &y, Repulsion::BarnesHut { theta: 0.5 });
         let (fft, fft_kl) = rel_error(&p, &y, Repulsion::Fft(Default::default()));
-        eprintln!("DIAG bh {bh} {bh_kl} fft {fft} {fft_kl}");
+        // Measured: Barnes-Hut 2.2% (KL 0.2%), FFT 2.9% (KL 0.05%).
+        assert!(
+            bh < 0.05 && bh_kl < 0.01,
+            "Barnes-Hut: gradient {bh}, KL {bh_kl}"
+        );
+        assert!(
+            fft < 0.05 && fft_kl < 0.01,
+            "FFT: gradient {fft}, KL {fft_kl}"
+        );
         let (bh0, _) = rel_error(&p, &y, Repulsion::BarnesHut { theta: 0.0 });
         assert!(bh0 < 1e-12, "theta 0 is exact: {bh0}");
     }

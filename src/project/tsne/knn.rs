@@ -179,7 +179,10 @@ impl Heap {
     }
 
     fn into_sorted(self) -> impl Iterator<Item = (u32, f32)> {
-        self.heap.into_sorted_vec().into_iter().map(|h| (h.id, h.d2))
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|h| (h.id, h.d2))
     }
 }
 
@@ -212,7 +215,11 @@ mod tests {
             let want: Vec<u32> = all.iter().take(6).map(|p| p.1).collect();
             assert_eq!(ids, &want[..], "point {i}");
             for (d, w) in d2.iter().zip(&all) {
-                assert!((f64::from(*d) - w.0).abs() < 1e-3 * (1.0 + w.0), "{d} vs {}", w.0);
+                assert!(
+                    (f64::from(*d) - w.0).abs() < 1e-3 * (1.0 + w.0),
+                    "{d} vs {}",
+                    w.0
+                );
             }
         }
     }

@@ -31,8 +31,8 @@ use self::optimize::{Optimizer, Schedule};
 use super::pca::{gaussian, pca, PcaSolver};
 use crate::embedding::Embedding;
 use crate::train::{
-    DefaultValue, Job, JobConfig, Kind, Method, ParamSpec, Params, StepReport, TrainInput,
-    Trainer, Value,
+    DefaultValue, Job, JobConfig, Kind, Method, ParamSpec, Params, StepReport, TrainInput, Trainer,
+    Value,
 };
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -60,7 +60,10 @@ pub static SCHEMA: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "early_iterations",
-        kind: Kind::Int { min: 0, max: 100_000 },
+        kind: Kind::Int {
+            min: 0,
+            max: 100_000,
+        },
         default: DefaultValue::Int(250),
         help: "iterations with early exaggeration",
         live: false,
@@ -77,7 +80,10 @@ pub static SCHEMA: &[ParamSpec] = &[
     },
     ParamSpec {
         name: "iterations",
-        kind: Kind::Int { min: 0, max: 100_000 },
+        kind: Kind::Int {
+            min: 0,
+            max: 100_000,
+        },
         default: DefaultValue::Int(500),
         help: "iterations after early exaggeration",
         live: false,
@@ -317,7 +323,10 @@ impl Tsne {
         let t = std::time::Instant::now();
         let k = ((3.0 * perplexity) as usize).max(1);
         let graph = knn::knn(x, k);
-        log(format!("{k} nearest neighbours of {n} points: {:.2}s", t.elapsed().as_secs_f64()));
+        log(format!(
+            "{k} nearest neighbours of {n} points: {:.2}s",
+            t.elapsed().as_secs_f64()
+        ));
         let t = std::time::Instant::now();
         let p = affinity::affinities(&graph, perplexity)?;
         log(format!(
@@ -502,7 +511,10 @@ mod tests {
                 .unwrap();
             same += usize::from(nearest % 3 == i % 3);
         }
-        assert!(same >= 297, "{same}/300 nearest neighbours in the same blob");
+        assert!(
+            same >= 297,
+            "{same}/300 nearest neighbours in the same blob"
+        );
         let mut b = Tsne::prepare(words(300), x.view(), &short("exact"), &mut |_| {}).unwrap();
         b.run().unwrap();
         assert_eq!(a.layout(), b.layout(), "same seed, same layout");
@@ -517,8 +529,15 @@ mod tests {
         assert_eq!(c.effective_perplexity(31), 10.0);
         let x = gaussian_blobs(31, 4, 2, 1);
         let mut lines = Vec::new();
-        let mut t = Tsne::prepare(words(31), x.view(), &short("exact"), &mut |l| lines.push(l)).unwrap();
-        assert!(lines[0].starts_with("perplexity lowered to 10.00"), "{lines:?}");
+        let config = TsneConfig {
+            perplexity: 30.0,
+            ..short("exact")
+        };
+        let mut t = Tsne::prepare(words(31), x.view(), &config, &mut |l| lines.push(l)).unwrap();
+        assert!(
+            lines[0].starts_with("perplexity lowered to 10.00"),
+            "{lines:?}"
+        );
         t.run().unwrap();
         assert!(Tsne::prepare(words(3), x.slice(ndarray::s![..3, ..]), &c, &mut |_| {}).is_err());
     }
@@ -527,7 +546,10 @@ mod tests {
     fn runs_on_the_engine_with_live_settings() {
         let x = gaussian_blobs(200, 6, 2, 2);
         let job = spawn(words(200), x, short("bh"), 1);
-        job.send(crate::train::Command::Set("learning_rate".into(), "50".into()));
+        job.send(crate::train::Command::Set(
+            "learning_rate".into(),
+            "50".into(),
+        ));
         job.send(crate::train::Command::Set("perplexity".into(), "5".into()));
         let (mut progress, mut applied, mut rejected) = (Vec::new(), 0, 0);
         let emb = job
@@ -543,6 +565,8 @@ mod tests {
         assert_eq!(emb.dim(), 2);
         let last = progress.last().unwrap();
         assert_eq!(last.0, last.1);
-        assert!(progress.iter().all(|p| p.2.is_finite() && p.2 > 0.0 && p.3 == 50.0));
+        assert!(progress
+            .iter()
+            .all(|p| p.2.is_finite() && p.2 > 0.0 && p.3 == 50.0));
     }
 }

@@ -178,7 +178,9 @@ fn recentre(y: &mut [[f64; 2]]) {
         .par_chunks(CHUNK)
         .map(|c| c.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]))
         .collect();
-    let sum = parts.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
+    let sum = parts
+        .iter()
+        .fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
     let n = y.len().max(1) as f64;
     let mean = [sum[0] / n, sum[1] / n];
     y.par_iter_mut().for_each(|p| {
@@ -247,7 +249,8 @@ mod tests {
             .zip(opt.layout())
             .map(|(a, b)| ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt())
             .collect();
-        let spread = shifts.iter().cloned().fold(0.0, f64::max) - shifts.iter().cloned().fold(f64::INFINITY, f64::min);
+        let spread = shifts.iter().cloned().fold(0.0, f64::max)
+            - shifts.iter().cloned().fold(f64::INFINITY, f64::min);
         assert!(spread <= 2.0 * MAX_STEP + 1e-9);
     }
 
@@ -264,10 +267,15 @@ mod tests {
         let start = exact::kl_divergence(&p, &y0);
         let mut last = None;
         for it in 0..s.total() {
-            last = opt.iterate(&p, s.phase(it, 200), it + 1 == s.total()).or(last);
+            last = opt
+                .iterate(&p, s.phase(it, 200), it + 1 == s.total())
+                .or(last);
         }
         let end = exact::kl_divergence(&p, opt.layout());
         assert!(end < 0.5 * start, "KL {start} -> {end}");
-        assert!((last.unwrap() - end).abs() < 0.05 * end, "reported KL is of the layout before the last step");
+        assert!(
+            (last.unwrap() - end).abs() < 0.05 * end,
+            "reported KL is of the layout before the last step"
+        );
     }
 }

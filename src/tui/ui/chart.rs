@@ -160,7 +160,12 @@ mod tests {
 
     #[test]
     fn bounds_pad_the_range_and_skip_undefined_points() {
-        let s = series(vec![(1.0, 10.0), (2.0, 1000.0), (3.0, f64::NAN), (4.0, 0.0)]);
+        let s = series(vec![
+            (1.0, 10.0),
+            (2.0, 1000.0),
+            (3.0, f64::NAN),
+            (4.0, 0.0),
+        ]);
         let [lo, hi] = y_bounds(&s, true).unwrap();
         assert!((lo - (1.0 - 0.1)).abs() < 1e-12, "{lo}");
         assert!((hi - (3.0 + 0.1)).abs() < 1e-12, "{hi}");

@@ -105,18 +105,26 @@ fn draw_stats(frame: &mut Frame, area: Rect, app: &App) {
         ])
     };
     let lines = vec![
-        row("file", format!("{name} ({})", c.config().read.format.name())),
+        row(
+            "file",
+            format!("{name} ({})", c.config().read.format.name()),
+        ),
         row("documents", thousands(s.documents)),
         row("tokens", thousands(s.tokens)),
         row("types", thousands(s.types as u64)),
         row("vocabulary", thousands(s.vocabulary as u64)),
         row("held-out tokens", thousands(s.heldout_tokens)),
-        row("training tokens", format!("{} in vocabulary", thousands(s.train_tokens_in_vocab))),
+        row(
+            "training tokens",
+            format!("{} in vocabulary", thousands(s.train_tokens_in_vocab)),
+        ),
         row("read in", format!("{:.1}s", loaded.seconds)),
     ];
-    frame.render_widget(Paragraph::new(lines).block(block("Statistics", false)), stats);
-    let [top, hist] =
-        Layout::horizontal([Constraint::Length(28), Constraint::Min(0)]).areas(lower);
+    frame.render_widget(
+        Paragraph::new(lines).block(block("Statistics", false)),
+        stats,
+    );
+    let [top, hist] = Layout::horizontal([Constraint::Length(28), Constraint::Min(0)]).areas(lower);
     let vocab = c.vocab();
     let rows: Vec<Row> = (0..vocab.len().min(top.height.saturating_sub(3) as usize))
         .map(|i| {

@@ -47,7 +47,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Constraint::Length(2),
         Constraint::Min(14),
     ];
-    widths.extend(sims.iter().map(|s| Constraint::Length((s.len() as u16 + 10).max(16))));
+    widths.extend(
+        sims.iter()
+            .map(|s| Constraint::Length((s.len() as u16 + 10).max(16))),
+    );
     if analogy.is_some() {
         widths.push(Constraint::Length(32));
     }
@@ -55,8 +58,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .header(Row::new(header).style(theme::dim()))
         .row_highlight_style(theme::selected())
         .block(block("Evaluation", true));
-    let mut state = TableState::default()
-        .with_selected((!app.runs.is_empty()).then_some(app.eval.selected));
+    let mut state =
+        TableState::default().with_selected((!app.runs.is_empty()).then_some(app.eval.selected));
     frame.render_stateful_widget(table, table_area, &mut state);
     if app.runs.is_empty() {
         let p = Paragraph::new("  No runs yet: train one on 2 Train, then come back and press v.");

@@ -20,7 +20,9 @@ pub fn input_spans(input: &LineInput, editing: bool, placeholder: &str) -> Vec<S
     let at = input.cursor().min(chars.len());
     let before: String = chars[..at].iter().collect();
     let under: String = chars.get(at).map_or(" ".into(), |c| c.to_string());
-    let after: String = chars.get(at + 1..).map_or(String::new(), |r| r.iter().collect());
+    let after: String = chars
+        .get(at + 1..)
+        .map_or(String::new(), |r| r.iter().collect());
     vec![
         Span::raw(before),
         Span::styled(under, theme::selected()),
@@ -48,7 +50,10 @@ pub fn field_line(
     ];
     spans.extend(value);
     if let Some(e) = error {
-        spans.push(Span::styled(format!("  ✗ {}", short_error(e)), theme::error()));
+        spans.push(Span::styled(
+            format!("  ✗ {}", short_error(e)),
+            theme::error(),
+        ));
     }
     Line::from(spans)
 }
@@ -60,12 +65,7 @@ fn short_error(e: &str) -> &str {
 
 /// Every field of a form; `selected` marks the selected one when the form has focus.
 pub fn form_lines(form: &Form, focused: bool) -> Vec<Line<'static>> {
-    let width = form
-        .specs()
-        .iter()
-        .map(|s| s.name.len())
-        .max()
-        .unwrap_or(0);
+    let width = form.specs().iter().map(|s| s.name.len()).max().unwrap_or(0);
     (0..form.len())
         .map(|i| {
             let selected = focused && i == form.selected;

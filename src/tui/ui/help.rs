@@ -41,7 +41,13 @@ fn section(title: String, ctx: Ctx) -> Vec<Line<'static>> {
         lines.push(row(keys_text(b), b.help));
     }
     if let (Some(first), Some(last)) = (screens.first(), screens.last()) {
-        lines.insert(1, row(format!("{first}…{last}"), "screens (tabs; mouse clicks too)"));
+        lines.insert(
+            1,
+            row(
+                format!("{first}…{last}"),
+                "screens (tabs; mouse clicks too)",
+            ),
+        );
     }
     lines
 }
@@ -70,8 +76,8 @@ pub fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
     let outer = block("Keys · any key closes", true);
     let inner = outer.inner(rect);
     frame.render_widget(outer, rect);
-    let [l, r] = Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)])
-        .areas(inner);
+    let [l, r] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(inner);
     frame.render_widget(Paragraph::new(left), l);
     frame.render_widget(Paragraph::new(right), r);
 }

@@ -5,8 +5,8 @@
 
 mod chart;
 mod corpus;
-mod fields;
 mod evaluate;
+mod fields;
 pub mod format;
 mod help;
 mod neighbors;
@@ -122,7 +122,11 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         let name = path
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let mark = if app.session.unsaved(&app.runs) { "*" } else { "" };
+        let mark = if app.session.unsaved(&app.runs) {
+            "*"
+        } else {
+            ""
+        };
         spans.push(Span::styled(format!("  [{name}{mark}]"), theme::dim()));
     }
     frame.render_widget(Line::from(spans), area);

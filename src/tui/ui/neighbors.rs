@@ -31,7 +31,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         } else {
             "  Type a word (Enter, then type; Tab completes), or Tab to the analogy input."
         };
-        frame.render_widget(Paragraph::new(vec![Line::default(), Line::raw(text)]), results);
+        frame.render_widget(
+            Paragraph::new(vec![Line::default(), Line::raw(text)]),
+            results,
+        );
         return;
     }
     let shared = shared_words(&answers);
@@ -65,7 +68,11 @@ fn shared_words(answers: &[(Slot, &Answer)]) -> HashSet<String> {
 fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.neighbors;
     let word_sel = v.focus == NeighborsFocus::Word;
-    let mut analogy = input_spans(&v.analogy, v.editing && !word_sel, "a b c, e.g. man king woman");
+    let mut analogy = input_spans(
+        &v.analogy,
+        v.editing && !word_sel,
+        "a b c, e.g. man king woman",
+    );
     let words: Vec<&str> = v.analogy.text().split_whitespace().collect();
     if let [a, b, c] = words[..] {
         analogy.push(Span::styled(
@@ -86,10 +93,7 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
     let suggestions = if v.editing && !v.suggestions.is_empty() {
         Line::styled(format!("  Tab: {}", v.suggestions.join("  ")), theme::dim())
     } else {
-        Line::styled(
-            format!("  {} neighbours per run (+/-)", v.k),
-            theme::dim(),
-        )
+        Line::styled(format!("  {} neighbours per run (+/-)", v.k), theme::dim())
     };
     lines.push(suggestions);
     let title = if v.editing {

@@ -105,7 +105,12 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
         frame.render_widget(Paragraph::new(lines).block(block("Scatter", false)), area);
         return;
     };
-    let points: Vec<(f64, f64)> = layout.coords.iter().map(|[x, y]| (*x, *y)).collect();
+    let groups = layout.groups.as_ref().map_or(1, |g| g.names.len().max(1));
+    let mut points: Vec<Vec<(f64, f64)>> = vec![Vec::new(); groups];
+    for (i, [x, y]) in layout.coords.iter().enumerate() {
+        let g = layout.groups.as_ref().map_or(0, |g| g.labels[i]);
+        points[g % groups].push((*x, *y));
+    }
     let labels: Vec<(f64, f64, &str)> = layout
         .coords
         .iter()
@@ -130,10 +135,12 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
         .x_bounds(xb)
         .y_bounds(yb)
         .paint(move |ctx| {
-            ctx.draw(&Points {
-                coords: &points,
-                color: theme::LOSS,
-            });
+            for (g, pts) in points.iter().enumerate() {
+                ctx.draw(&Points {
+                    coords: pts,
+                    color: theme::PALETTE[g % theme::PALETTE.len()],
+                });
+            }
             ctx.layer();
             for (x, y, w) in &labels {
                 ctx.print(

@@ -27,7 +27,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Line::default(),
             Line::raw("  No runs yet. Train one on the Train screen (2, then s)."),
             Line::raw("  Every run of the session is listed here: pick runs for the Neighbours,"),
-            Line::raw("  Evaluate and Projection screens (a, b), export vectors (e), evaluate (v)."),
+            Line::raw(
+                "  Evaluate and Projection screens (a, b), export vectors (e), evaluate (v).",
+            ),
         ])
         .block(block("Runs", true));
         frame.render_widget(p, area);
@@ -51,8 +53,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                     }
                 },
                 |e| {
-                    let sims: Vec<String> =
-                        e.similarity.iter().map(|s| format!("{:.2}", s.spearman)).collect();
+                    let sims: Vec<String> = e
+                        .similarity
+                        .iter()
+                        .map(|s| format!("{:.2}", s.spearman))
+                        .collect();
                     let ana = e
                         .analogy
                         .as_ref()
@@ -95,7 +100,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let table = Table::new(rows, widths)
         .header(header)
         .row_highlight_style(theme::selected())
-        .block(block("Runs (A and B are compared on the other screens)", true));
+        .block(block(
+            "Runs (A and B are compared on the other screens)",
+            true,
+        ));
     let mut state = TableState::default().with_selected(Some(app.runs_view.selected));
     frame.render_stateful_widget(table, table_area, &mut state);
     draw_details(frame, details, app);
@@ -114,7 +122,10 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
     ])];
     let changes = r.changes();
     if !changes.is_empty() {
-        let text: Vec<String> = changes.iter().map(|(s, c)| format!("{c} at step {s}")).collect();
+        let text: Vec<String> = changes
+            .iter()
+            .map(|(s, c)| format!("{c} at step {s}"))
+            .collect();
         lines.push(Line::raw(format!(" changes: {}", text.join(", "))));
     }
     if let Some(e) = r.evaluation() {

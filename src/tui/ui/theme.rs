@@ -50,5 +50,12 @@ pub const LOSS: Color = Color::Cyan;
 pub const PERPLEXITY: Color = Color::Magenta;
 /// Markers of mid-run changes.
 pub const CHANGE: Color = Color::Yellow;
-/// The second run in comparisons.
-pub const OTHER: Color = Color::Blue;
+/// Colour groups of the scatter (basic colours, readable on any theme).
+pub const PALETTE: [Color; 6] = [
+    Color::Cyan,
+    Color::Magenta,
+    Color::Green,
+    Color::Yellow,
+    Color::Blue,
+    Color::Red,
+];
