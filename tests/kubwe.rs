@@ -1,3 +1,4 @@
+#![allow(clippy::needless_range_loop)]
 //! KUBWE: the forces against finite differences of the energy, unit norms,
 //! the energy falling over the first sweeps, the VP-tree against brute force,
 //! topics separating, reproducibility across thread counts, and the engine
@@ -374,7 +375,7 @@ fn recall(
 fn vp_tree_thesis_search_is_exact_in_low_dimension_and_approximate_in_high() {
     let every_third = |q: usize| {
         (0..600u32)
-            .filter(|j| (*j as usize + q) % 3 == 0)
+            .filter(|j| (*j as usize + q).is_multiple_of(3))
             .collect::<Vec<u32>>()
     };
     // d = 3: d_min = 1 - 3/sqrt 3 < 0 loosens the rule: the search is exact.

@@ -71,7 +71,7 @@ fn read_csv(path: &Path) -> (Vec<String>, Vec<(f64, f64)>, Vec<String>) {
 
 #[test]
 fn library_pipeline_separates_the_groups() {
-    let emb = Embedding::load(&fixture("vectors.txt")).unwrap();
+    let emb = Embedding::load(fixture("vectors.txt")).unwrap();
     let selected = select(&emb, &Selection::Top(60)).unwrap();
     let vectors = selected.vectors(&emb, true);
     let mut tsne = Tsne::prepare(

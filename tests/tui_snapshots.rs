@@ -75,7 +75,9 @@ fn progress(step: u64, total: u64) -> Progress {
         total_steps: total,
         epoch: ((step - 1) * 5 / total.max(1)) as u32,
         loss: 4.0 / (1.0 + 0.3 * t) + 2.0,
-        perplexity: (step % 4 == 0).then(|| 900.0 / (1.0 + 0.2 * t) + 150.0),
+        perplexity: step
+            .is_multiple_of(4)
+            .then(|| 900.0 / (1.0 + 0.2 * t) + 150.0),
         lr: 0.025 * (1.0 - t / total as f64),
         items_per_sec: 812_345.0,
         elapsed: 2.0 * t,
