@@ -132,6 +132,13 @@ fn load_train_query_export_evaluate_save_and_reopen() {
         "{}",
         d.app.status.text
     );
+    let plots = &d.app.runs[0].record().plots;
+    assert_eq!(plots.len(), 1);
+    assert_eq!(
+        (plots[0].path.as_path(), plots[0].method.as_str()),
+        (png.as_path(), "pca")
+    );
+    assert_eq!(plots[0].settings["count"], "200");
     let bytes = std::fs::read(&png).unwrap();
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
     d.act(Action::SetProjectionOption("method".into(), "tsne".into()));
@@ -294,4 +301,38 @@ fn a_live_change_reaches_the_run_and_is_marked_on_its_record() {
             .collect::<Vec<_>>()
     };
     assert_eq!(loss(1), loss(0), "one thread: the replay is bit for bit");
+}
+
+#[test]
+fn training_autosaves_the_session_while_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("auto.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |_| file.is_file()));
+    for (k, v) in [("dim", "8"), ("epochs", "1000"), ("threads", "1")] {
+        d.act(Action::SetParam(k.into(), v.into()));
+    }
+    d.act(Action::StartTraining);
+    // Autosaves come every two seconds of ticks while the run trains.
+    let recorded = |f: &std::path::Path| {
+        session::load(f)
+            .ok()
+            .and_then(|s| s.runs.first().map(|r| (r.outcome.clone(), r.metrics.len())))
+    };
+    assert!(d.wait_until(LONG, |_| recorded(&file).is_some_and(|(_, n)| n > 0)));
+    let (outcome, _) = recorded(&file).unwrap();
+    assert_eq!(outcome, session::Outcome::Running);
+    assert!(d.app.runs[0].status.is_active());
+    d.act(Action::StopTraining);
+    assert!(d.wait_until(LONG, |a| !a.runs[0].status.is_active()));
+    // The end of the run is saved too.
+    assert!(d.wait_until(LONG, |_| recorded(&file)
+        .is_some_and(|(o, _)| o == session::Outcome::Finished)));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+    assert_eq!(
+        session::load(&file).unwrap().runs[0].metrics,
+        d.app.runs[0].metrics()
+    );
 }

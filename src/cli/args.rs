@@ -316,11 +316,23 @@ pub struct DemoArgs {
     pub window: usize,
     /// Keep the N most frequent words in the PPMI matrix.
     #[arg(long, default_value_t = 30_000)]
-    pub max_vocab: usize,
+    pub matrix_words: usize,
     /// Neighbours per word.
     #[arg(short, default_value_t = 8)]
     pub k: usize,
     /// Reading and vocabulary options.
     #[command(flatten)]
     pub opts: CorpusOpts,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap checks names and flags only when a command is parsed; this checks
+    /// every subcommand at once (a duplicate flag would panic at run time).
+    #[test]
+    fn every_command_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
 }

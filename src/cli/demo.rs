@@ -46,7 +46,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let t = Instant::now();
     let config = CountConfig {
         window: Window::symmetric(args.window, Weighting::Uniform),
-        max_vocab: Some(args.max_vocab),
+        max_vocab: Some(args.matrix_words),
     };
     let x = count_corpus(&corpus, &config)?;
     let ppmi = pmi(&x, &Marginals::of(&x), &PmiConfig::ppmi(LogBase::E))?;

@@ -15,17 +15,26 @@
 //! orthonormal block, `R` its `b × b` coupling to the last block of V):
 //!
 //! 1. **Expand** (one [`Lanczos::step`]): `W = A Q`; `C = [V Q]ᵀ W`;
-//!    `W ← W − [V Q] C` twice (classical Gram–Schmidt with one full
-//!    re-orthogonalisation, the second projection fused with the first
-//!    subtraction); `C` becomes the new columns of `H`; `W = Q' R'` by
-//!    Cholesky QR twice (with a column-wise fallback that replaces a
-//!    deflated direction by a random one).
+//!    `W ← W − [V Q] C` (classical Gram–Schmidt), with the re-projection
+//!    `C₂ = [V Q]ᵀ W` computed in the same pass over the basis; the second
+//!    subtraction `W ← W − [V Q] C₂` runs only when `C₂` is above rounding
+//!    level (DGKS-style test; on the 30k PMI matrices it never was, which
+//!    saves one of three passes over the basis). `C` becomes the new columns
+//!    of `H`; `W = Q' R'` by Cholesky QR twice (with a column-wise fallback
+//!    that replaces a deflated direction by a random one).
 //! 2. **Check and restart** when the basis is full: `H = Y Θ Yᵀ`; the
 //!    residual of Ritz pair `(θ, V y)` is `‖R y_last‖` with no product by `A`;
 //!    pairs are ranked largest algebraic or largest magnitude; when the `k`
 //!    wanted ones all have `‖A x − θ x‖ ≤ tol · |θ|` the solve ends, otherwise
 //!    the leading `keep` Ritz vectors become the new basis (thick restart,
 //!    `H = diag(θ)`) and `Q` carries on.
+//!
+//! Measured (text8-head, 30,000 words, M^τ with 5.4M non-zeros, top 100
+//! algebraic, tol 1e-6, 2 threads on a loaded 2-core machine): 7-10 s and
+//! 1,112 products against 28 s for scipy's `eigsh` (ARPACK) at equal
+//! residual (3e-7 vs 2-5e-7); see `benches/compare/spectral_compare.sh`.
+//! Block 8 beat 4 and 16; basis `2k + 4b` with `k + (m − k)/3` kept beat
+//! the neighbouring choices (products within 1,048-1,224 for all of them).
 //!
 //! Every random choice comes from the seed, and every parallel sum is added
 //! in a fixed order, so a solve is reproducible whatever the thread count.

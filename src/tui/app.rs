@@ -285,10 +285,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             path,
             autosave,
             result,
-        } => {
-            session::saved(app, path, autosave, result);
-            Vec::new()
-        }
+        } => session::saved(app, path, autosave, result),
         Msg::SessionLoaded { path, result } => session::loaded(app, path, result),
         Msg::VectorsLoaded { run, result } => {
             runs::vectors_loaded(app, run, result);

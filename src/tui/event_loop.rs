@@ -1,8 +1,8 @@
 //! The terminal loop: one UI thread owns the [`App`]; it waits on an input
 //! thread (blocking on `crossterm::event::read`), the runtime's answers and
 //! a 50 ms tick, drains everything pending, and redraws only when something
-//! changed, at most every [`FRAME`], so a flood of messages cannot starve
-//! the keys.
+//! changed: at once after a key, otherwise at most every [`FRAME`], so a
+//! flood of progress messages cannot starve the keys.
 //!
 //! The terminal is restored on quit, on error and on panic (ratatui's hook,
 //! extended to release the mouse). Panics on worker threads are not printed
@@ -99,12 +99,15 @@ fn run_loop(
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut keys: Vec<Instant> = Vec::new();
+    // A key's frame is drawn at once; only other changes wait for the frame cap.
+    let mut urgent = false;
     let mut panics_seen = 0;
     loop {
-        if dirty && last_draw.elapsed() >= FRAME {
+        if dirty && (urgent || last_draw.elapsed() >= FRAME) {
             terminal.draw(|f| ui::draw(f, &app))?;
             last_draw = Instant::now();
             dirty = false;
+            urgent = false;
             if let Some(t) = trace.as_mut() {
                 for k in keys.drain(..) {
                     writeln!(t, "{}", last_draw.duration_since(k).as_micros())?;
@@ -152,6 +155,7 @@ fn run_loop(
             let visible = !matches!(msg, Msg::Tick);
             if let Some(at) = at {
                 keys.push(at);
+                urgent = true;
             }
             let effects = update(&mut app, msg);
             dirty |= visible || !effects.is_empty();

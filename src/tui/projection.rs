@@ -3,6 +3,7 @@
 //! view (zoom and pan) of the braille scatter. The computation and exports
 //! run on workers ([`super::project_worker`]); t-SNE reports its KL as it goes.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::action::{Action, Slot};
@@ -11,6 +12,7 @@ use super::form::Form;
 use super::input::LineInput;
 use super::msg::Effect;
 use crate::embedding::Embedding;
+use crate::session::PlotRecord;
 use crate::train::{DefaultValue, Kind, ParamSpec};
 
 /// The projection options, declared like hyperparameters.
@@ -196,6 +198,10 @@ pub struct ProjectionView {
     pub pan: (f64, f64),
     /// The last file written.
     pub exported: Option<String>,
+    /// The settings of the request in flight, then of the layout shown
+    /// (recorded with exported plots in the session).
+    pub settings: BTreeMap<String, String>,
+    pending_settings: BTreeMap<String, String>,
 }
 
 impl Default for ProjectionView {
@@ -212,6 +218,8 @@ impl Default for ProjectionView {
             zoom: 1.0,
             pan: (0.0, 0.0),
             exported: None,
+            settings: BTreeMap::new(),
+            pending_settings: BTreeMap::new(),
         }
     }
 }
@@ -291,6 +299,14 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         seed,
     };
     let p = &mut app.projection;
+    p.pending_settings = p
+        .options
+        .specs()
+        .iter()
+        .map(|s| (s.name.to_string(), p.options.text(s.name).to_string()))
+        .collect();
+    p.pending_settings
+        .insert("focus".into(), p.focus.text().to_string());
     p.pending = Some(request);
     p.kl.clear();
     p.progress = None;
@@ -328,9 +344,9 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
         }
         ProjectionResult::Done { request, result } if p.pending == Some(request) => {
             p.pending = None;
-            p.progress = None;
             match result {
                 Ok(layout) => {
+                    p.settings = std::mem::take(&mut p.pending_settings);
                     let text = format!("{}: {} words", layout.description, layout.words.len());
                     p.layout = Some(layout);
                     p.zoom = 1.0;
@@ -343,6 +359,16 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
         ProjectionResult::Exported { path, result } => match result {
             Ok(()) => {
                 app.set_status(Level::Info, format!("projection written to {path}"));
+                if let Some(l) = &app.projection.layout {
+                    if let Some(r) = app.runs.get_mut(l.run) {
+                        r.recorder.run_mut().plots.push(PlotRecord {
+                            path: path.clone().into(),
+                            method: l.method.clone(),
+                            settings: app.projection.settings.clone(),
+                        });
+                        app.session.changed();
+                    }
+                }
                 app.projection.exported = Some(path);
             }
             Err(e) => app.set_status(Level::Error, e),

@@ -105,8 +105,14 @@ pub fn tick(app: &mut App) -> Vec<Effect> {
     Vec::new()
 }
 
-/// A save finished.
-pub fn saved(app: &mut App, path: PathBuf, autosave: bool, result: Result<(), String>) {
+/// A save finished; what changed while it was written is saved next (so
+/// the end of a run is never left out).
+pub fn saved(
+    app: &mut App,
+    path: PathBuf,
+    autosave: bool,
+    result: Result<(), String>,
+) -> Vec<Effect> {
     let revision = app.session.saving.take();
     match result {
         Ok(()) => {
@@ -116,9 +122,13 @@ pub fn saved(app: &mut App, path: PathBuf, autosave: bool, result: Result<(), St
             if !autosave {
                 app.set_status(Level::Info, format!("session saved to {}", path.display()));
             }
+            if app.active_run().is_none() {
+                return autosave_now(app);
+            }
         }
         Err(e) => app.set_status(Level::Error, format!("saving the session failed: {e}")),
     }
+    Vec::new()
 }
 
 /// A session was read: take its corpus settings and runs.

@@ -80,7 +80,10 @@ impl Affinity {
     /// Keeps the positive off-diagonal cells of a square matrix (averaged with
     /// its transpose if `symmetric`).
     pub fn from_matrix(m: &CsMat<f64>, symmetric: bool) -> Affinity {
+        // Negative cells are dropped before averaging, so a cell positive on
+        // one side only still contributes half its value.
         let m = if m.is_csr() { m.clone() } else { m.to_csr() };
+        let m = m.map(|&v| v.max(0.0));
         let m = if symmetric {
             let t = m.transpose_view().to_csr();
             (&m + &t).map(|v| 0.5 * v)

@@ -154,3 +154,72 @@ impl Trainer for SpectralTrainer {
         Embedding::new(index, vectors.mapv(|x| x as f32))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::algo::spectral::params::EIGENWORD_SCHEMA;
+    use crate::linalg::Csr;
+    use crate::train::Params;
+
+    /// A 60-word path graph with weights 1 and a negative long-range cell.
+    fn trainer() -> SpectralTrainer {
+        let n = 60;
+        let mut t = sprs::TriMat::new((n, n));
+        for i in 0..n - 1 {
+            t.add_triplet(i, i + 1, 1.0 + (i % 3) as f64);
+            t.add_triplet(i + 1, i, 1.0 + (i % 3) as f64);
+        }
+        t.add_triplet(0, n - 1, -2.0);
+        t.add_triplet(n - 1, 0, -2.0);
+        let a = Csr::from_sprs(&t.to_csr()).unwrap();
+        let settings = Settings {
+            dim: 3,
+            block: 2,
+            max_steps: 400,
+            tol: 1e-8,
+            ..Settings::eigenword(&Params::defaults(EIGENWORD_SCHEMA))
+        };
+        let solver = Lanczos::new(SymmetricCsr::new(a).unwrap(), settings.eigen_config(7)).unwrap();
+        let words: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+        SpectralTrainer::new(
+            Solver::Eigen(solver),
+            settings,
+            WordIndex::from_words(words),
+            70,
+        )
+    }
+
+    #[test]
+    fn scores_appear_at_the_first_restart_and_steps_end_as_no_ops() {
+        let mut t = trainer();
+        assert_eq!(t.total_steps(), 400);
+        assert!(t.scores().is_none());
+        let first = t.step(0).unwrap();
+        assert_eq!((first.loss, first.items, first.epoch), (1.0, 2, 0));
+        let mut step = 1;
+        while t.status().restarts == 0 && !t.status().done {
+            t.step(step).unwrap();
+            step += 1;
+        }
+        let view = t.scores().expect("Ritz vectors after the first restart");
+        // Padded to the vocabulary; words = U Θ, contexts = U.
+        assert_eq!(view.words.dim(), (70, 3));
+        assert!(view.words.row(65).iter().all(|&x| x == 0.0));
+        while !t.status().done {
+            t.step(step).unwrap();
+            step += 1;
+        }
+        let after = t.step(step).unwrap();
+        assert_eq!(after.items, 0);
+        assert!(after.loss <= 1e-8);
+        let emb = Box::new(t).into_embedding().unwrap();
+        assert_eq!((emb.len(), emb.dim()), (60, 3));
+        // Unweighted eigenvectors: unit columns.
+        let v = emb.vectors();
+        for j in 0..3 {
+            let norm: f32 = v.column(j).iter().map(|x| x * x).sum();
+            assert!((norm - 1.0).abs() < 1e-5, "{norm}");
+        }
+    }
+}

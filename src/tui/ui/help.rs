@@ -43,10 +43,7 @@ fn section(title: String, ctx: Ctx) -> Vec<Line<'static>> {
     if let (Some(first), Some(last)) = (screens.first(), screens.last()) {
         lines.insert(
             1,
-            row(
-                format!("{first}…{last}"),
-                "screens (tabs; mouse clicks too)",
-            ),
+            row(format!("{first}…{last}"), "screens (or click a tab)"),
         );
     }
     lines

@@ -114,11 +114,11 @@ fn draw_answer(
 ) {
     let run = app.runs.get(answer.run);
     let title = format!(
-        "{slot} · {} · {}",
+        "{slot} {} · {}",
         run.map_or("?".into(), |r| r.label(answer.run)),
         match &answer.query {
             Query::Word(w) => w.clone(),
-            Query::Analogy(a, b, c) => format!("{a} : {b} :: {c} : ?"),
+            Query::Analogy(a, b, c) => format!("{a}:{b}::{c}:?"),
         }
     );
     let list = match &answer.result {
@@ -130,7 +130,7 @@ fn draw_answer(
             return;
         }
     };
-    let bar_width = area.width.saturating_sub(30).clamp(4, 20) as f32;
+    let bar_width = area.width.saturating_sub(36).clamp(4, 24) as f32;
     let rows: Vec<Row> = list
         .iter()
         .enumerate()
@@ -152,13 +152,13 @@ fn draw_answer(
     let note = if shared.is_empty() {
         String::new()
     } else {
-        format!(" · {} shared (green)", shared.len())
+        format!(" · {} shared", shared.len())
     };
     let table = Table::new(
         rows,
         [
             Constraint::Length(2),
-            Constraint::Min(10),
+            Constraint::Length(20),
             Constraint::Length(6),
             Constraint::Length(bar_width as u16),
         ],

@@ -84,6 +84,43 @@ fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
     );
 }
 
+/// Labels of the first `layout.labels` words inside the view, in order of
+/// importance, skipping any that would overlap one already placed; labels
+/// that would run past the right edge are moved left to fit.
+fn place_labels(
+    layout: &crate::tui::projection::Layout,
+    xb: [f64; 2],
+    yb: [f64; 2],
+    area: Rect,
+) -> Vec<(f64, f64, &str)> {
+    let (cols, rows) = (
+        f64::from(area.width.saturating_sub(2).max(1)),
+        f64::from(area.height.saturating_sub(2).max(1)),
+    );
+    let cell = (xb[1] - xb[0]) / cols;
+    let mut taken: Vec<(i64, i64, i64)> = Vec::new();
+    let mut out = Vec::new();
+    for ([x, y], w) in layout.coords.iter().zip(&layout.words).take(layout.labels) {
+        if !(xb[0] <= *x && *x <= xb[1] && yb[0] <= *y && *y <= yb[1]) {
+            continue;
+        }
+        let len = w.chars().count() as f64;
+        let x = x.min(xb[1] - len * cell).max(xb[0]);
+        let col = ((x - xb[0]) / cell) as i64;
+        let row = ((yb[1] - y) / (yb[1] - yb[0]) * rows) as i64;
+        let end = col + len as i64;
+        if taken
+            .iter()
+            .any(|&(r, a, b)| r == row && col <= b && a <= end)
+        {
+            continue;
+        }
+        taken.push((row, col, end));
+        out.push((x, *y, w.as_str()));
+    }
+    out
+}
+
 fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.projection;
     let (Some(layout), Some((xb, yb))) = (&v.layout, v.bounds()) else {
@@ -111,14 +148,7 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
         let g = layout.groups.as_ref().map_or(0, |g| g.labels[i]);
         points[g % groups].push((*x, *y));
     }
-    let labels: Vec<(f64, f64, &str)> = layout
-        .coords
-        .iter()
-        .zip(&layout.words)
-        .take(layout.labels)
-        .filter(|([x, y], _)| xb[0] <= *x && *x <= xb[1] && yb[0] <= *y && *y <= yb[1])
-        .map(|([x, y], w)| (*x, *y, w.as_str()))
-        .collect();
+    let labels = place_labels(layout, xb, yb, area);
     let zoom = if v.zoom > 1.0 {
         format!(" · zoom x{:.1}", v.zoom)
     } else {
