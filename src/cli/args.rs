@@ -167,6 +167,10 @@ pub struct TrainArgs {
     /// Set a hyperparameter: `--set name=value` (repeatable; see `wordbench methods`).
     #[arg(long, value_name = "NAME=VALUE")]
     pub set: Vec<String>,
+    /// Change a hyperparameter mid-run, just before the given step (repeatable;
+    /// only parameters `wordbench methods` marks as live), e.g. `--change 40:lr=0.01`.
+    #[arg(long, value_name = "STEP:NAME=VALUE")]
+    pub change: Vec<String>,
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,

@@ -8,11 +8,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::corpus::Corpus;
 use wordbench::session::{self, CorpusRef, Recorder, Session};
 use wordbench::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
+use wordbench::tui::ui::format;
 use wordbench::{algo, atomic};
 
 use super::args::{MethodsArgs, TrainArgs};
@@ -80,7 +81,12 @@ pub fn train(args: TrainArgs) -> Result<()> {
         seed: args.seed,
         threads,
     };
-    let job = Job::spawn(method, input, JobConfig::default());
+    let config = JobConfig {
+        schedule: parse_changes(&args.change)?,
+        ..JobConfig::default()
+    };
+    let (changes, mut answered) = (config.schedule.len(), 0);
+    let job = Job::spawn(method, input, config);
     let bar = progress_bar(args.quiet);
     let mut ppl = None;
     let autosave_every = Duration::from_secs_f64(args.autosave_secs.max(0.0));
@@ -96,6 +102,14 @@ pub fn train(args: TrainArgs) -> Result<()> {
                 bar.set_message(status(p, ppl));
             }
             Event::Log(line) => bar.println(line),
+            Event::ParamApplied { name, value, step } => {
+                answered += 1;
+                bar.suspend(|| eprintln!("step {step}: {name} = {value}"))
+            }
+            Event::ParamRejected { name, reason } => {
+                answered += 1;
+                bar.suspend(|| eprintln!("warning: --change {name}: {reason}"))
+            }
             _ => {}
         }
         if let Some((path, s)) = &mut session {
@@ -106,6 +120,13 @@ pub fn train(args: TrainArgs) -> Result<()> {
         }
     });
     bar.finish_and_clear();
+    if answered < changes {
+        let steps = recorder.run().metrics.last().map_or(0, |p| p.total_steps);
+        eprintln!(
+            "warning: {} --change flag(s) never applied: the run has steps 0..{steps}",
+            changes - answered
+        );
+    }
     if let Some(e) = save_error {
         eprintln!("warning: autosave failed: {e}");
     }
@@ -127,7 +148,10 @@ pub fn train(args: TrainArgs) -> Result<()> {
         );
     }
     embedding.save(&args.out, args.format.into())?;
-    recorder.run_mut().vectors = Some(args.out.clone());
+    recorder.run_mut().vectors = Some(match &session {
+        Some((path, _)) => session::path_for_session(&args.out, path),
+        None => args.out.clone(),
+    });
     eprintln!(
         "wrote {} vectors of dimension {} to {}",
         embedding.len(),
@@ -172,14 +196,16 @@ fn progress_bar(quiet: bool) -> ProgressBar {
 
 /// One status line; `ppl` is the latest perplexity measured (not every step measures it).
 fn status(p: &Progress, ppl: Option<f64>) -> String {
-    let ppl = ppl.map_or("-".to_string(), |x| format!("{x:.1}"));
-    format!(
-        "epoch {} loss {:.4} ppl {ppl} lr {:.5} {:.0} items/s",
-        p.epoch + 1,
-        p.loss,
-        p.lr,
-        p.items_per_sec
-    )
+    let mut line = format!("epoch {} loss {}", p.epoch + 1, format::value(p.loss));
+    line += &format!(" ppl {}", ppl.map_or("-".into(), format::value));
+    // Closed-form methods have no learning rate and count no words.
+    if p.lr != 0.0 {
+        line += &format!(" lr {}", format::value(p.lr));
+    }
+    if p.items_per_sec > 0.0 {
+        line += &format!(" {} items/s", format::si(p.items_per_sec));
+    }
+    line
 }
 
 /// Writes the metric history as CSV (atomically).
@@ -195,4 +221,46 @@ fn write_metrics(path: &Path, history: &[Progress]) -> Result<()> {
     }
     atomic::write_bytes(path, csv.as_bytes())?;
     Ok(())
+}
+
+/// `--change STEP:NAME=VALUE` flags as the job's schedule. The value itself is
+/// checked by the method when the step comes (a rejected change is reported
+/// then and the run goes on, as in the workbench).
+fn parse_changes(flags: &[String]) -> Result<Vec<(u64, String, String)>> {
+    flags
+        .iter()
+        .map(|flag| {
+            let parsed = flag.split_once(':').and_then(|(step, rest)| {
+                let (name, value) = rest.split_once('=')?;
+                Some((step.trim().parse().ok()?, name.trim(), value.trim()))
+            });
+            match parsed {
+                Some((step, name, value)) if !name.is_empty() => {
+                    Ok((step, name.to_string(), value.to_string()))
+                }
+                _ => bail!("--change {flag}: expected STEP:NAME=VALUE, e.g. 40:lr=0.01"),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_changes;
+
+    #[test]
+    fn changes_parse_and_bad_ones_name_the_flag() {
+        let ok = parse_changes(&["40:lr=0.01".into(), " 3 : epochs = 2".into()]).unwrap();
+        assert_eq!(
+            ok,
+            vec![
+                (40, "lr".to_string(), "0.01".to_string()),
+                (3, "epochs".to_string(), "2".to_string())
+            ]
+        );
+        for bad in ["lr=0.01", "x:lr=1", "4:=1", "4:lr"] {
+            let e = parse_changes(&[bad.into()]).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("--change {bad}:")), "{e}");
+        }
+    }
 }

@@ -42,9 +42,8 @@ impl CorpusRef {
     /// Describes `corpus` (hashing it) for a session to be saved as `session_file`.
     pub fn describe(corpus: &Path, config: CorpusConfig, session_file: &Path) -> Result<Self> {
         let (bytes, hash) = hash_file(corpus)?;
-        let base = session_file.parent().unwrap_or(Path::new("."));
         Ok(CorpusRef {
-            path: relative_to(corpus, base),
+            path: path_for_session(corpus, session_file),
             bytes,
             hash,
             config,
@@ -98,6 +97,13 @@ pub fn hash_file(path: &Path) -> Result<(u64, String)> {
         }
     }
     Ok((bytes, format!("{h:016x}")))
+}
+
+/// How a session saved as `session_file` refers to `target` (a corpus or
+/// vectors): relative to the session's directory, so a session and its files
+/// can move together.
+pub fn path_for_session(target: &Path, session_file: &Path) -> PathBuf {
+    relative_to(target, session_file.parent().unwrap_or(Path::new(".")))
 }
 
 /// `target` relative to directory `base` when both resolve; `target` as given otherwise.

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-pub use corpus_ref::CorpusRef;
+pub use corpus_ref::{path_for_session, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
 pub use replay::{replay, ReplayReport};

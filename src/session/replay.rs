@@ -96,7 +96,7 @@ pub fn replay(
         ));
     }
     let corpus = Corpus::open(&path, session.corpus.config)?;
-    let config = schedule(run);
+    let config = job_config(run);
     let input = TrainInput {
         corpus: Arc::new(corpus),
         params: params.clone(),
@@ -129,8 +129,9 @@ pub fn replay(
     })
 }
 
-/// The recorded changes and stop as a job schedule.
-fn schedule(run: &Run) -> JobConfig {
+/// The recorded changes and stop of `run` as a job schedule (what a replay,
+/// headless or in the workbench, feeds the engine).
+pub fn job_config(run: &Run) -> JobConfig {
     let mut config = JobConfig::default();
     for entry in &run.timeline {
         match &entry.event {

@@ -240,7 +240,7 @@ impl<'a> Runner<'a> {
     }
 
     fn run(mut self) -> Result<Embedding, Failure> {
-        let total = self.trainer.total_steps();
+        let mut total = self.trainer.total_steps();
         let mut clock = Clock::start();
         let mut next_ppl = Duration::ZERO;
         let mut step = 0;
@@ -263,6 +263,9 @@ impl<'a> Runner<'a> {
                     self.method.name, report.loss, report.lr
                 );
                 return Err((message, self.last));
+            }
+            if self.trainer.finished() {
+                total = step;
             }
             let mut perplexity = None;
             if self.sample.is_some() && (clock.elapsed() >= next_ppl || step == total) {
@@ -435,6 +438,7 @@ mod tests {
         lr: f64,
         total: u64,
         words: crate::words::WordIndex,
+        tol: f64,
     }
 
     impl Trainer for Toy {
@@ -464,6 +468,9 @@ mod tests {
                 }
                 _ => Err(Error::param(name, "not live")),
             }
+        }
+        fn finished(&self) -> bool {
+            self.x.iter().all(|&v| f64::from(v - 1.0).abs() < self.tol)
         }
         fn scores(&self) -> Option<ScoreView<'_>> {
             Some(ScoreView {
@@ -497,6 +504,16 @@ mod tests {
             help: "steps",
             live: false,
         },
+        ParamSpec {
+            name: "tol",
+            kind: Kind::Float {
+                min: 0.0,
+                max: 10.0,
+            },
+            default: DefaultValue::Float(0.0),
+            help: "finish once every |x - 1| is below this",
+            live: false,
+        },
     ];
 
     fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
@@ -506,6 +523,7 @@ mod tests {
             x: Array2::from_elem((n, 3), 3.0),
             lr: input.params.f64("lr"),
             total: input.params.usize("steps") as u64,
+            tol: input.params.f64("tol"),
             words: input.corpus.vocab().index().clone(),
         }))
     }
@@ -565,6 +583,22 @@ mod tests {
         assert_eq!(last.0, 20);
         let n = emb.len() as f64;
         assert!((last.2.unwrap() - n).abs() < 1e-6 * n, "{:?}", last.2);
+    }
+
+    #[test]
+    fn a_converged_trainer_ends_the_run_early() {
+        let job = Job::spawn(&TOY, input(&[("tol", "0.5")]), JobConfig::default());
+        let mut last = None;
+        job.wait(|e| {
+            if let Event::Progress(p) = e {
+                last = Some(*p);
+            }
+        })
+        .unwrap();
+        // 1 + 2·0.9^n < 1.5 first at n = 14 (0.9^13 = 0.254, 0.9^14 = 0.229).
+        let last = last.unwrap();
+        assert_eq!((last.step, last.total_steps), (14, 14));
+        assert!(last.perplexity.is_some(), "the last step is measured");
     }
 
     #[test]

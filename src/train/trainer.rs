@@ -47,6 +47,13 @@ pub trait Trainer: Send {
         Err(Error::param(name, "cannot be changed during a run"))
     }
 
+    /// True once the run has nothing left to do before `total_steps` (an
+    /// iterative solver that converged); the job then ends after this step
+    /// and reports it as the last one.
+    fn finished(&self) -> bool {
+        false
+    }
+
     /// Current vectors for perplexity, if the method has them between steps.
     fn scores(&self) -> Option<ScoreView<'_>>;
 

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Records the example sessions shipped in sessions/: one per method, on the
+# small fixture corpus, one thread, so `wordbench replay --check` reproduces
+# them bit for bit (tests/sessions_shipped.rs replays every *.ron here).
+#
+# Re-run it when a method's arithmetic changes on purpose:
+#   bash sessions/record.sh            # uses target/release/wordbench (builds it)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin=target/release/wordbench
+corpus=tests/fixtures/corpus/lee_background.txt
+vectors=$(mktemp -d)
+trap 'rm -rf "$vectors"' EXIT
+
+# method | settings (each run takes a second or two)
+runs=(
+  "sgns|--dim 32 --set epochs=5 --change 3:lr=0.01"
+  "cbow|--dim 32 --set epochs=5"
+  "glove|--dim 32 --set epochs=10 --set x_max=10 --change 5:lr=0.025"
+  "svd|--dim 32 --set input=ppmi --set cds=0.75"
+  "eigenword|--dim 32"
+  "svd-ns|--dim 32"
+  "kubwe|--dim 32 --set sweeps=10 --set p=5"
+  "kubwe-fast|--dim 32 --set sweeps=10 --set p=5"
+)
+for entry in "${runs[@]}"; do
+  method=${entry%%|*}
+  settings=${entry#*|}
+  echo "== $method $settings"
+  # shellcheck disable=SC2086
+  "$bin" train "$corpus" --algo "$method" $settings --seed 7 --threads 1 -q \
+    --out "$vectors/$method.txt" --eval --session-out "sessions/$method.ron"
+  # The vectors are not shipped; the session records their settings only.
+  sed -i 's|vectors: Some(".*"),|vectors: None,|' "sessions/$method.ron"
+done
