@@ -201,7 +201,7 @@ fn loss_and_perplexity_fall_and_topics_separate() {
     let sets = [
         ("dim", "16"),
         ("epochs", "40"),
-        ("x-max", "10"),
+        ("x_max", "10"),
         ("window", "5"),
     ];
     let (emb, history) = run(input(&corpus, &sets, 3, 1), JobConfig::default());
@@ -371,20 +371,30 @@ fn a_corpus_without_pairs_is_rejected_with_a_message() {
 
 #[test]
 fn schema_rejects_bad_values_naming_the_parameter() {
-    let err = GLOVE.params([("x-max", "0")]).unwrap_err().to_string();
-    assert!(err.contains("x-max"), "{err}");
+    let err = GLOVE.params([("x_max", "0")]).unwrap_err().to_string();
+    assert!(err.contains("x_max"), "{err}");
     let err = GLOVE
         .params([("shuffle", "never")])
         .unwrap_err()
         .to_string();
     assert!(err.contains("once, epoch"), "{err}");
+    // Names are snake_case like every other method's (CLI `--set`, session files).
+    for spec in GLOVE.schema {
+        assert!(
+            spec.name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+            "{}",
+            spec.name
+        );
+    }
     let p = GLOVE.params([]).unwrap();
     assert_eq!(
         (p.usize("dim"), p.usize("epochs"), p.usize("window")),
         (100, 15, 10)
     );
     assert_eq!(
-        (p.f64("lr"), p.f64("x-max"), p.f64("alpha")),
+        (p.f64("lr"), p.f64("x_max"), p.f64("alpha")),
         (0.05, 100.0, 0.75)
     );
 }

@@ -49,12 +49,21 @@ fn shipped_sessions_replay_bit_for_bit() {
         let s = session::load(&file).unwrap();
         assert!(s.corpus.path.is_relative(), "{}", file.display());
         for (index, run) in s.runs.iter().enumerate() {
-            assert_eq!(run.threads, 1, "{}: examples are single-thread", file.display());
+            assert_eq!(
+                run.threads,
+                1,
+                "{}: examples are single-thread",
+                file.display()
+            );
             let report = replay(&s, &file, index, |_| {}).unwrap();
             assert_eq!(report.tolerance, 0.0);
             assert!(report.warnings.is_empty(), "{:?}", report.warnings);
             if !report.passed() {
-                failures.push(format!("{} run {index}: {:?}", file.display(), report.curves));
+                failures.push(format!(
+                    "{} run {index}: {:?}",
+                    file.display(),
+                    report.curves
+                ));
             }
         }
     }

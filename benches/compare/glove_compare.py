@@ -190,7 +190,7 @@ def main():
     ours_vec, metrics = os.path.join(work, "ours.txt"), os.path.join(work, "ours.csv")
     wall, cpu, err, load = timed([
         wb, "train", corpus, "--algo", "glove", "--dim", str(a.dim), "--set", f"epochs={a.epochs}",
-        "--set", f"window={a.window}", "--set", f"x-max={a.x_max}", "--threads", str(a.threads),
+        "--set", f"window={a.window}", "--set", f"x_max={a.x_max}", "--threads", str(a.threads),
         "--seed", str(a.seed), "--min-count", str(a.min_count), "--out", ours_vec,
         "--metrics-out", metrics, "--quiet"])
     losses, train_s, ppl = our_epochs(metrics)

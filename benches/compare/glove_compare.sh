@@ -13,7 +13,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="$here/.venv"
+venv="${COMPARE_VENV:-$here/.venv}"  # COMPARE_VENV: another venv, e.g. a fresh one
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi

@@ -4,7 +4,7 @@
 # eigsh (ARPACK) on the same matrix with 2 threads. See spectral_compare.py.
 #
 # Usage: benches/compare/spectral_compare.sh [CORPUS] [--skip-quality] [--skip-speed]
-#            [--skip-reference] [--repeat 2] [--threads 2] [--work DIR]
+#            [--skip-reference] [--repeat 2] [--threads 2] [--work DIR] [--only NAME]...
 #   CORPUS defaults to ../shared/data/corpora/text8-head.txt (or the bundled
 #   assets/corpora/text8-head.txt.gz, decompressed to a temp file).
 set -euo pipefail
@@ -14,8 +14,8 @@ venv="$here/.venv"
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"
 fi
-if ! "$venv/bin/python" -c "import numpy, scipy" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy scipy
+if ! "$venv/bin/python" -c "import numpy, scipy, threadpoolctl" 2>/dev/null; then
+    "$venv/bin/pip" install --quiet numpy scipy threadpoolctl
 fi
 (cd "$root" && cargo build --release --quiet --bin wordbench --example spectral_bench --example eval_vectors)
 # scipy's ARPACK runs its dense work in BLAS: give it the same 2 threads.

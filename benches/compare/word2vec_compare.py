@@ -30,6 +30,7 @@ Prints a table and checks the issue's bars: quality no more than 0.02 (analogy:
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -57,6 +58,11 @@ def load():
     return os.getloadavg()[0]
 
 
+def cpu(who):
+    r = resource.getrusage(who)
+    return r.ru_utime + r.ru_stime
+
+
 def train_gensim(algo, seed, sentences, tokens, threads, path):
     model = Word2Vec(
         vector_size=100, window=5, min_count=5, sg=1 if algo == "sgns" else 0, hs=0, negative=5,
@@ -65,21 +71,25 @@ def train_gensim(algo, seed, sentences, tokens, threads, path):
     )
     model.build_vocab(sentences)
     before = load()
-    t = time.perf_counter()
+    c, t = cpu(resource.RUSAGE_SELF), time.perf_counter()
     model.train(sentences, total_examples=model.corpus_count, epochs=EPOCHS)
-    seconds = time.perf_counter() - t
+    seconds, cpu_s = time.perf_counter() - t, cpu(resource.RUSAGE_SELF) - c
     model.wv.save_word2vec_format(path)
-    return {"seconds": seconds, "words_per_sec": tokens * EPOCHS / seconds, "vocab": len(model.wv), "load": before}
+    return {"seconds": seconds, "words_per_sec": tokens * EPOCHS / seconds, "cpu": cpu_s,
+            "words_per_cpu_sec": tokens * EPOCHS / cpu_s, "vocab": len(model.wv), "load": before}
 
 
 def train_ours(algo, seed, threads, path):
-    before = load()
+    before, c = load(), cpu(resource.RUSAGE_CHILDREN)
     out = subprocess.run(
         [TRAIN, CORPUS, algo, str(seed), str(threads), path, f"epochs={EPOCHS}", f"lr={LR[algo]}"],
         check=True, capture_output=True, text=True,
     )
     report = json.loads(out.stdout.strip().splitlines()[-1])
     report["load"] = before
+    # The whole process: vocabulary building and writing the vectors count against wordbench here.
+    report["cpu"] = cpu(resource.RUSAGE_CHILDREN) - c
+    report["words_per_cpu_sec"] = report["tokens"] * EPOCHS / report["cpu"]
     return report
 
 
@@ -134,16 +144,18 @@ def main():
                 results.setdefault((algo, impl), []).append(run)
                 g, w = run["by_gensim"], run["by_wordbench"]
                 print(f"  {algo} {impl:9} seed {seed}: {run['words_per_sec']:>9.0f} words/s "
-                      f"({run['seconds']:.1f}s, load {run['load']:.2f}), vocab {run['vocab']}, "
+                      f"({run['seconds']:.1f}s, {run['cpu']:.1f} CPU s, load {run['load']:.2f}), vocab {run['vocab']}, "
                       f"WS353 {g['ws353']:.4f}/{w['ws353']:.4f} SimLex {g['simlex']:.4f}/{w['simlex']:.4f} "
                       f"analogy {g['analogy']:.2f}/{w['analogy']:.2f} (gensim eval/wordbench eval)", flush=True)
 
     print()
-    print("words/s = raw corpus tokens (OOV included, before subsampling) x epochs / training wall seconds;")
-    print("vocabulary building excluded. Scores: mean over seeds " + ", ".join(map(str, args.seeds)) +
+    print("words/s = raw corpus tokens (OOV included, before subsampling) x epochs / training wall seconds,")
+    print("vocabulary building excluded; words/CPU s = the same per CPU second (user + system, all threads;")
+    print("for wordbench the whole process, vocabulary building and writing the vectors included), the steadier")
+    print("measure on a shared machine. Scores: mean over seeds " + ", ".join(map(str, args.seeds)) +
           "; Spearman for WS353/SimLex, accuracy % (restrict 30000) for analogy.")
     print()
-    header = f"{'algo':5} {'impl':10} {'words/s':>9} {'ratio':>6} | {'WS353':>7} {'SimLex':>7} {'analogy':>7} " \
+    header = f"{'algo':5} {'impl':10} {'words/s':>9} {'ratio':>6} {'w/CPU s':>9} {'ratio':>6} | {'WS353':>7} {'SimLex':>7} {'analogy':>7} " \
              f"| wordbench eval: {'WS353':>7} {'SimLex':>7} {'analogy':>7}"
     print(header)
     print("-" * len(header))
@@ -151,14 +163,16 @@ def main():
     for algo in args.algos:
         base = results[(algo, "gensim")]
         base_wps = mean([r["words_per_sec"] for r in base])
+        base_cps = mean([r["words_per_cpu_sec"] for r in base])
         means = {}
         for impl in ["gensim", "wordbench"]:
             runs = results[(algo, impl)]
             wps = mean([r["words_per_sec"] for r in runs])
+            cps = mean([r["words_per_cpu_sec"] for r in runs])
             g = {k: mean([r["by_gensim"][k] for r in runs]) for k in ["ws353", "simlex", "analogy"]}
             w = {k: mean([r["by_wordbench"][k] for r in runs]) for k in ["ws353", "simlex", "analogy"]}
             means[impl] = g
-            print(f"{algo:5} {impl:10} {wps:>9.0f} {wps / base_wps:>5.2f}x | {g['ws353']:>7.4f} {g['simlex']:>7.4f} "
+            print(f"{algo:5} {impl:10} {wps:>9.0f} {wps / base_wps:>5.2f}x {cps:>9.0f} {cps / base_cps:>5.2f}x | {g['ws353']:>7.4f} {g['simlex']:>7.4f} "
                   f"{g['analogy']:>7.2f} | {'':15} {w['ws353']:>7.4f} {w['simlex']:>7.4f} {w['analogy']:>7.2f}")
         ours, theirs = means["wordbench"], means["gensim"]
         for key, slack in [("ws353", 0.02), ("simlex", 0.02), ("analogy", 2.0)]:

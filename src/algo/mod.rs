@@ -39,3 +39,26 @@ static METHODS: &[&Method] = &[
     &spectral::EIGENWORD,
     &spectral::SVD_NS,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hyperparameter names are keys of `--set`, session files and TUI forms:
+    /// one spelling everywhere, snake_case, unique within a method.
+    #[test]
+    fn hyperparameter_names_are_snake_case_and_unique() {
+        for m in methods() {
+            let mut names: Vec<&str> = m.schema.iter().map(|p| p.name).collect();
+            for n in &names {
+                let ok = n.starts_with(|c: char| c.is_ascii_lowercase())
+                    && n.chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+                assert!(ok, "{}: `{n}` is not snake_case", m.name);
+            }
+            names.sort_unstable();
+            names.dedup();
+            assert_eq!(names.len(), m.schema.len(), "{}: duplicate names", m.name);
+        }
+    }
+}

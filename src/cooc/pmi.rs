@@ -64,7 +64,7 @@ impl FromStr for LogBase {
         match s {
             "e" | "ln" | "natural" => Ok(LogBase::E),
             "2" | "log2" | "bits" => Ok(LogBase::Two),
-            _ => Err(Error::param("log-base", format!("{s:?} (expected e or 2)"))),
+            _ => Err(Error::param("log_base", format!("{s:?} (expected e or 2)"))),
         }
     }
 }

@@ -30,9 +30,12 @@
 //!    `H = diag(θ)`) and `Q` carries on.
 //!
 //! Measured (text8-head, 30,000 words, M^τ with 5.4M non-zeros, top 100
-//! algebraic, tol 1e-6, 2 threads on a loaded 2-core machine): 7-10 s and
-//! 1,112 products against 28 s for scipy's `eigsh` (ARPACK) at equal
-//! residual (3e-7 vs 2-5e-7); see `benches/compare/spectral_compare.sh`.
+//! algebraic, tol 1e-6, 2 threads on the shared 2-core machine, load 8-11):
+//! 13-17 s and 1,112 products against 34-39 s for scipy's `eigsh` (ARPACK)
+//! with one BLAS thread (its faster setting there; 73-93 s with two) at
+//! equal residual (2.9e-7 vs 2-5e-7): 2.0-2.9x. The table is in README.md
+//! ("Spectral methods vs numpy/scipy"), the script
+//! `benches/compare/spectral_compare.sh`.
 //! Block 8 beat 4 and 16; basis `2k + 4b` with `k + (m − k)/3` kept beat
 //! the neighbouring choices (products within 1,048-1,224 for all of them).
 //!
@@ -740,6 +743,36 @@ mod tests {
         for (got, w) in pairs.values.iter().zip(&want) {
             assert!((got - w).abs() < 1e-7 * w.abs(), "{got} vs {w}");
         }
+    }
+
+    #[test]
+    fn finds_known_largest_magnitude_eigenvalues_of_an_indefinite_matrix() {
+        // The largest magnitudes alternate in sign: ±(n − i) for i < 8, and
+        // small values of both signs elsewhere.
+        let n = 200;
+        let values: Vec<f64> = (0..n)
+            .map(|i| {
+                let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+                if i < 8 {
+                    sign * (n - i) as f64
+                } else {
+                    sign * (i % 37) as f64 * 0.5
+                }
+            })
+            .collect();
+        let a = with_spectrum(&values, 5);
+        let mut cfg = EigenConfig::new(6, Which::LargestMagnitude);
+        cfg.block = 3;
+        cfg.tol = 1e-9;
+        let pairs = Lanczos::new(&a, cfg).unwrap().solve(|_| {});
+        assert!(pairs.converged, "{:?}", pairs.status);
+        for (got, want) in pairs.values.iter().zip(&values) {
+            assert!((got - want).abs() < 1e-7 * want.abs(), "{got} vs {want}");
+        }
+        let worst = crate::linalg::eigen_residuals(&a, &pairs.values, pairs.vectors.view())
+            .into_iter()
+            .fold(0.0, f64::max);
+        assert!(worst <= 1e-9, "exact residual {worst:e}");
     }
 
     #[test]

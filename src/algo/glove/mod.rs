@@ -88,13 +88,13 @@ pub const SCHEMA: &[ParamSpec] = &[
         live: false,
     },
     ParamSpec {
-        name: "x-max",
+        name: "x_max",
         kind: Kind::Float {
             min: 1e-6,
             max: 1e12,
         },
         default: DefaultValue::Float(100.0),
-        help: "weighting cutoff: f(x) = min(1, (x/x-max)^alpha) (demo: 10)",
+        help: "weighting cutoff: f(x) = min(1, (x/x_max)^alpha) (demo: 10)",
         live: false,
     },
     ParamSpec {
@@ -152,7 +152,7 @@ impl Settings {
             epochs: p.usize("epochs"),
             lr: p.f64("lr"),
             window: p.usize("window"),
-            x_max: p.f64("x-max"),
+            x_max: p.f64("x_max"),
             alpha: p.f64("alpha"),
             shuffle_each_epoch: p.choice("shuffle") == "epoch",
             output_sum: p.choice("output") == "sum",

@@ -11,7 +11,7 @@ use ndarray::ArrayView2;
 
 use super::affinity::Affinity;
 use super::kernel::Kernel;
-use super::vptree::{dot, Bound, NeighborHeap, Query, VpTree};
+use super::vptree::{dot, Bound, NeighborHeap, Query, VpTree, GROUP};
 
 /// The default `k` for a vocabulary of `n` words (ALGORITHMS.md §13.6):
 /// the thesis' 3000 for `n ≥ 100,000`, else `max(√n, 50)` (its rule of thumb
@@ -51,25 +51,77 @@ pub fn row_forces(
     v1: &mut [f64],
     v2: &mut [f64],
 ) -> usize {
-    attraction(a, y, i, v1);
-    let yi = y.row(i);
-    let yi = yi.as_slice().expect("standard layout");
-    let query = Query {
-        point: yi,
-        id: Some(i as u32),
-        exclude: a.row(i).0,
+    let search = Search {
+        tree,
+        k,
+        bound,
+        kernel,
     };
-    let visited = tree.search(&query, k, bound, heap);
-    v2.fill(0.0);
-    for n in heap.iter() {
-        let yj = y.row(n.id as usize);
-        let yj = yj.as_slice().expect("standard layout");
-        let w = kernel.weight(dot(yi, yj)) as f64;
-        for (acc, &x) in v2.iter_mut().zip(yj) {
-            *acc += w * x as f64;
+    search.forces(a, y, &[i as u32], std::slice::from_mut(heap), v1, v2)
+}
+
+/// One sweep's neighbour search: the tree and how to use it.
+#[derive(Debug, Clone, Copy)]
+pub struct Search<'a> {
+    /// Tree over a snapshot of the vectors.
+    pub tree: &'a VpTree,
+    /// Neighbours per word.
+    pub k: usize,
+    /// Pruning rule.
+    pub bound: Bound,
+    /// Repulsion kernel.
+    pub kernel: Kernel,
+}
+
+impl Search<'_> {
+    /// Forces on the words `rows` (at most [`GROUP`], searched in one
+    /// traversal): attraction and repulsion, `rows.len() × dim` row-major,
+    /// into `v1` and `v2`. `heaps` needs one heap per row. Returns the
+    /// distances computed by the search.
+    pub fn forces(
+        &self,
+        a: &Affinity,
+        y: ArrayView2<'_, f32>,
+        rows: &[u32],
+        heaps: &mut [NeighborHeap],
+        v1: &mut [f64],
+        v2: &mut [f64],
+    ) -> usize {
+        let dim = y.ncols();
+        let row = |i: u32| y.row(i as usize).to_slice().expect("standard layout");
+        let mut queries = [Query {
+            point: &[],
+            id: None,
+            exclude: &[],
+        }; GROUP];
+        for (q, &i) in queries.iter_mut().zip(rows) {
+            *q = Query {
+                point: row(i),
+                id: Some(i),
+                exclude: a.row(i as usize).0,
+            };
         }
+        let visited = self
+            .tree
+            .search_group(&queries[..rows.len()], self.k, self.bound, heaps);
+        for (r, &i) in rows.iter().enumerate() {
+            let (f1, f2) = (
+                &mut v1[r * dim..(r + 1) * dim],
+                &mut v2[r * dim..(r + 1) * dim],
+            );
+            attraction(a, y, i as usize, f1);
+            f2.fill(0.0);
+            let yi = row(i);
+            for n in heaps[r].iter() {
+                let yj = row(n.id);
+                let w = self.kernel.weight(dot(yi, yj)) as f64;
+                for (acc, &x) in f2.iter_mut().zip(yj) {
+                    *acc += w * x as f64;
+                }
+            }
+        }
+        visited
     }
-    visited
 }
 
 #[cfg(test)]

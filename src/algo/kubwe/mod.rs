@@ -21,7 +21,7 @@
 //!   `rebuild` sweeps (default 1: building costs a few per cent of a sweep).
 //!   Default `k` = 3000 for `|V| ≥ 100k`, else `max(√|V|, 50)` (§13.6).
 //! - Loss ([`objective`]): the pseudo-energy whose gradient is the force, per
-//!   word — exact for `kubwe`, on a fixed sample of `loss-sample` rows
+//!   word — exact for `kubwe`, on a fixed sample of `loss_sample` rows
 //!   for `kubwe-fast`. Held-out perplexity through the engine scores word
 //!   pairs by the cosine of their (unit) vectors.
 
@@ -97,7 +97,7 @@ const LR: ParamSpec = ParamSpec {
 };
 
 const DECAY: ParamSpec = ParamSpec {
-    name: "lr-decay",
+    name: "lr_decay",
     kind: Kind::Choice(&["sigmoid", "linear"]),
     default: DefaultValue::Choice("sigmoid"),
     help: "sigmoid: the authors' (lr to ~0.99 lr); linear: lr (1 - t/T)",
@@ -186,13 +186,13 @@ const REBUILD: ParamSpec = ParamSpec {
 };
 
 const LOSS_SAMPLE: ParamSpec = ParamSpec {
-    name: "loss-sample",
+    name: "loss_sample",
     kind: Kind::Int {
-        min: 0,
+        min: 1,
         max: 1_000_000,
     },
     default: DefaultValue::Int(1000),
-    help: "rows whose exact energy estimates the loss, once per sweep (0: no loss)",
+    help: "rows whose exact energy estimates the loss, once per sweep (costs sample/|V| of an exact sweep)",
     live: false,
 };
 
@@ -297,7 +297,7 @@ impl Settings {
             dim: p.usize("dim"),
             sweeps: p.usize("sweeps"),
             lr: p.f64("lr"),
-            decay: match p.choice("lr-decay") {
+            decay: match p.choice("lr_decay") {
                 "linear" => Decay::Linear,
                 _ => Decay::Sigmoid,
             },
@@ -318,8 +318,8 @@ impl Settings {
                 symmetric: p.bool("symmetric"),
             },
             repulsion,
-            loss_sample: if has("loss-sample") {
-                p.usize("loss-sample")
+            loss_sample: if has("loss_sample") {
+                p.usize("loss_sample")
             } else {
                 0
             },

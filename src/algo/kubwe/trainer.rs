@@ -2,10 +2,13 @@
 //! consecutive words.
 //!
 //! A step computes the new vectors of its words from the current matrix (in
-//! parallel: blocks of [`BLOCK`] words for the exact forces, single words for
-//! the fast ones) and then writes them back, so the words of one step move
-//! together (Jacobi) and later steps see the moved words (Gauss–Seidel
-//! between steps). The authors' code updates words in place from all threads
+//! parallel: blocks of [`BLOCK`] words for the exact forces, groups of
+//! [`GROUP`] words searched in one tree traversal for the fast ones) and then
+//! writes them back, so the words of one step move together (Jacobi) and
+//! later steps see the moved words (Gauss–Seidel between steps). The exact
+//! variant visits the words in id order, the fast one in the tree's preorder
+//! (a group's words are near each other, so their searches share most
+//! nodes). The authors' code updates words in place from all threads
 //! (Hogwild); this order gives the same kind of sweep but the result does not
 //! depend on the number of threads — a run is bit-for-bit reproducible from
 //! its seed. Step sizes are chosen from the cost model so that a step is
@@ -20,7 +23,7 @@
 
 use std::time::Instant;
 
-use ndarray::{s, Array2, ArrayView2};
+use ndarray::{Array2, ArrayView2};
 use rand::seq::index::sample;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -28,11 +31,11 @@ use rayon::prelude::*;
 
 use super::affinity::Affinity;
 use super::exact::{block_forces, BlockOut, BlockScratch, BLOCK};
-use super::fast::row_forces;
+use super::fast::Search;
 use super::init::random_sphere;
 use super::objective::row_energies;
 use super::update::move_word;
-use super::vptree::{splitmix, Bound, NeighborHeap, VpTree};
+use super::vptree::{splitmix, NeighborHeap, VpTree, GROUP};
 use super::{Repulsion, Settings};
 use crate::embedding::Embedding;
 use crate::train::{ScoreView, StepReport, Trainer, Value};
@@ -41,9 +44,6 @@ use crate::{Error, Result};
 
 /// Flops a step aims at.
 const STEP_FLOPS: f64 = (1u64 << 30) as f64;
-
-/// Words per parallel task in the fast variant.
-const FAST_CHUNK: usize = 8;
 
 /// Timings and counts of the fast variant, for benchmarks.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -68,7 +68,9 @@ pub struct KubweTrainer {
     a: Affinity,
     y: Array2<f32>,
     next: Array2<f32>,
-    ids: Vec<u32>,
+    /// Visiting order: word ids (identity for the exact variant, the tree's
+    /// preorder for the fast one, so that consecutive searches share nodes).
+    order: Vec<u32>,
     seed: u64,
     rows_per_step: usize,
     steps_per_sweep: u64,
@@ -129,7 +131,7 @@ impl KubweTrainer {
             index,
             y,
             next: Array2::zeros((rows_per_step, dim)),
-            ids: (0..n as u32).collect(),
+            order: (0..n as u32).collect(),
             seed,
             rows_per_step,
             steps_per_sweep,
@@ -181,7 +183,7 @@ impl KubweTrainer {
 
     /// The words of slice `k` of a sweep.
     fn slice(&self, k: u64) -> std::ops::Range<usize> {
-        let n = self.ids.len();
+        let n = self.order.len();
         let start = k as usize * self.rows_per_step;
         start.min(n)..(start + self.rows_per_step).min(n)
     }
@@ -191,7 +193,7 @@ impl KubweTrainer {
         let dim = self.settings.dim;
         let (a, y) = (&self.a, self.y.view());
         let (kernel, rule) = (self.settings.kernel, self.settings.update);
-        let rows = &self.ids[range.clone()];
+        let rows = &self.order[range.clone()];
         let next = self.next.as_slice_mut().expect("standard layout");
         self.scratch
             .par_iter_mut()
@@ -228,51 +230,62 @@ impl KubweTrainer {
         0.5 * self.energy_sum / self.filled as f64
     }
 
-    /// Fast step: rebuilds the tree / sampled loss at a sweep's start, then
-    /// moves each word by its k-NN forces.
-    fn fast_step(
-        &mut self,
-        range: std::ops::Range<usize>,
-        lr: f64,
-        sweep: u64,
-        first: bool,
-    ) -> f64 {
-        let Repulsion::Nearest { k, bound, rebuild } = self.settings.repulsion else {
-            unreachable!("fast_step on an exact run")
+    /// At a fast sweep's start: rebuilds the tree (every `rebuild` sweeps),
+    /// takes its preorder as the visiting order, and computes the sampled loss.
+    fn prepare_fast_sweep(&mut self, sweep: u64) {
+        let Repulsion::Nearest { rebuild, .. } = self.settings.repulsion else {
+            return;
         };
-        let (n, dim) = self.y.dim();
-        if first && (self.tree.is_none() || sweep.is_multiple_of(rebuild.max(1) as u64)) {
+        if self.tree.is_none() || sweep.is_multiple_of(rebuild.max(1) as u64) {
             let t = Instant::now();
-            self.tree = Some(VpTree::build(self.y.view(), splitmix(self.seed ^ sweep)));
+            let tree = VpTree::build(self.y.view(), splitmix(self.seed ^ sweep));
+            self.order.copy_from_slice(tree.ids());
+            self.tree = Some(tree);
             self.stats.builds += 1;
             self.stats.build_seconds += t.elapsed().as_secs_f64();
         }
-        if first && !self.sample.is_empty() {
+        if !self.sample.is_empty() {
             let t = Instant::now();
             let e = row_energies(&self.a, self.y.view(), &self.sample, self.settings.kernel);
             self.sample_loss = 0.5 * e.iter().sum::<f64>() / e.len() as f64;
             self.stats.loss_seconds += t.elapsed().as_secs_f64();
         }
+    }
+
+    /// Fast step: moves each word of the slice by its k-NN forces.
+    fn fast_step(&mut self, range: std::ops::Range<usize>, lr: f64) -> f64 {
+        let Repulsion::Nearest { k, bound, .. } = self.settings.repulsion else {
+            unreachable!("fast_step on an exact run")
+        };
+        let (n, dim) = self.y.dim();
         let k = resolve_k(k, n);
         let bound = bound.resolve(dim);
-        let tree = self.tree.as_ref().expect("built above");
+        let tree = self.tree.as_ref().expect("built at the sweep's start");
         let (a, y) = (&self.a, self.y.view());
         let (kernel, rule) = (self.settings.kernel, self.settings.update);
-        let rows = &self.ids[range.clone()];
+        let rows = &self.order[range];
         let next = self.next.as_slice_mut().expect("standard layout");
+        let search = Search {
+            tree,
+            k,
+            bound,
+            kernel,
+        };
         let visited: usize = rows
-            .par_chunks(FAST_CHUNK)
-            .zip(next.par_chunks_mut(FAST_CHUNK * dim))
+            .par_chunks(GROUP)
+            .zip(next.par_chunks_mut(GROUP * dim))
             .map_init(
-                || (NeighborHeap::new(k), vec![0.0f64; dim], vec![0.0f64; dim]),
-                |(heap, v1, v2), (block, out)| {
-                    let mut visited = 0;
-                    for (r, &i) in block.iter().enumerate() {
-                        let i = i as usize;
-                        visited += row_forces(a, y, i, tree, k, bound, kernel, heap, v1, v2);
-                        let yi = y.row(i);
+                || {
+                    let heaps = vec![NeighborHeap::new(k); GROUP];
+                    (heaps, vec![0.0f64; GROUP * dim], vec![0.0f64; GROUP * dim])
+                },
+                |(heaps, v1, v2), (group, out)| {
+                    let visited = search.forces(a, y, group, heaps, v1, v2);
+                    for (r, &i) in group.iter().enumerate() {
+                        let at = r * dim..(r + 1) * dim;
+                        let yi = y.row(i as usize);
                         let yi = yi.as_slice().expect("standard layout");
-                        move_word(yi, v1, v2, lr, rule, &mut out[r * dim..(r + 1) * dim]);
+                        move_word(yi, &v1[at.clone()], &v2[at.clone()], lr, rule, &mut out[at]);
                     }
                     visited
                 },
@@ -295,15 +308,18 @@ impl Trainer for KubweTrainer {
             .settings
             .decay
             .rate(self.settings.lr, sweep as usize, self.settings.sweeps);
+        if k == 0 {
+            self.prepare_fast_sweep(sweep);
+        }
         let range = self.slice(k);
         let loss = match self.settings.repulsion {
             Repulsion::Exact => self.exact_step(range.clone(), lr),
-            Repulsion::Nearest { .. } => self.fast_step(range.clone(), lr, sweep, k == 0),
+            Repulsion::Nearest { .. } => self.fast_step(range.clone(), lr),
         };
         let len = range.len();
-        self.y
-            .slice_mut(s![range, ..])
-            .assign(&self.next.slice(s![..len, ..]));
+        for (r, &i) in self.order[range].iter().enumerate() {
+            self.y.row_mut(i as usize).assign(&self.next.row(r));
+        }
         Ok(StepReport {
             loss,
             items: len as u64,
@@ -372,10 +388,10 @@ fn loss_sample(n: usize, size: usize, seed: u64) -> Vec<u32> {
 
 impl super::SearchBound {
     /// The tree bound for dimension `dim`.
-    pub fn resolve(self, dim: usize) -> Bound {
+    pub fn resolve(self, dim: usize) -> super::vptree::Bound {
         match self {
-            super::SearchBound::Thesis => Bound::thesis(dim),
-            super::SearchBound::Exact => Bound::Exact,
+            super::SearchBound::Thesis => super::vptree::Bound::thesis(dim),
+            super::SearchBound::Exact => super::vptree::Bound::Exact,
         }
     }
 }

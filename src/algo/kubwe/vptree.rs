@@ -33,6 +33,10 @@ use std::collections::BinaryHeap;
 
 use ndarray::ArrayView2;
 
+/// Most queries one traversal serves ([`VpTree::search_group`]).
+pub const GROUP: usize = 16;
+const _: () = assert!(GROUP < 32, "a query mask is a u32");
+
 /// Subtrees smaller than this are built on the current thread.
 const PARALLEL_BUILD: usize = 4096;
 
@@ -228,6 +232,12 @@ impl VpTree {
         self.dim
     }
 
+    /// Point ids in tree preorder (a node, its closer half, its farther
+    /// half): neighbours in this order are near each other on the sphere.
+    pub fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+
     /// Fills `heap` with (up to) the `k` nearest admissible points of `query`
     /// under `bound`; returns the number of distances computed.
     pub fn search(
@@ -237,12 +247,41 @@ impl VpTree {
         bound: Bound,
         heap: &mut NeighborHeap,
     ) -> usize {
-        heap.reset(k);
-        if k == 0 {
+        self.search_group(
+            std::slice::from_ref(query),
+            k,
+            bound,
+            std::slice::from_mut(heap),
+        )
+    }
+
+    /// Searches up to [`GROUP`] queries in one traversal: each node is loaded
+    /// once and compared with every query still interested in it, which
+    /// divides the memory traffic (the cost of a high-dimensional search) by
+    /// the group size when the queries are near each other (e.g. consecutive
+    /// in tree order). A query descends into its nearer child first when it
+    /// agrees with the group's majority; otherwise its nearer child comes
+    /// second and its farther child is tested against its `τ` of the moment
+    /// (a looser test, so it never visits less). A group of one is exactly
+    /// [`VpTree::search`]. Returns the number of distances computed.
+    pub fn search_group(
+        &self,
+        queries: &[Query<'_>],
+        k: usize,
+        bound: Bound,
+        heaps: &mut [NeighborHeap],
+    ) -> usize {
+        assert!(queries.len() <= GROUP && heaps.len() >= queries.len());
+        for heap in heaps.iter_mut() {
+            heap.reset(k);
+        }
+        if k == 0 || queries.is_empty() {
             return 0;
         }
+        // One bit per query (GROUP < 32, so the shift cannot overflow).
+        let mask = (1u32 << queries.len()) - 1;
         let mut visited = 0;
-        self.visit(0, self.len(), query, bound, heap, &mut visited);
+        self.visit(0, self.len(), queries, mask, bound, heaps, &mut visited);
         visited
     }
 
@@ -251,40 +290,72 @@ impl VpTree {
         &self.coords[pos * self.dim..(pos + 1) * self.dim]
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn visit(
         &self,
         lo: usize,
         hi: usize,
-        q: &Query<'_>,
+        qs: &[Query<'_>],
+        mask: u32,
         bound: Bound,
-        heap: &mut NeighborHeap,
+        heaps: &mut [NeighborHeap],
         visited: &mut usize,
     ) {
-        if lo >= hi {
+        if lo >= hi || mask == 0 {
             return;
         }
-        let dist = 1.0 - dot(q.point, self.coords(lo));
-        *visited += 1;
-        let id = self.ids[lo];
-        // The binary search in the positives only for a point that would enter.
-        if dist < heap.tau() && q.admits(id) {
-            heap.offer(Neighbor { dist, id });
+        let (node, id, mu) = (self.coords(lo), self.ids[lo], self.medians[lo]);
+        let mut dist = [0.0f32; GROUP];
+        let mut inside = 0u32;
+        for q in bits(mask) {
+            let d = 1.0 - dot(qs[q].point, node);
+            dist[q] = d;
+            *visited += 1;
+            // The binary search in the positives only for a point that would enter.
+            if d < heaps[q].tau() && qs[q].admits(id) {
+                heaps[q].offer(Neighbor { dist: d, id });
+            }
+            if d < mu {
+                inside |= 1 << q;
+            }
         }
         if hi - lo == 1 {
             return;
         }
-        let (mid, mu) = ((lo + hi) / 2, self.medians[lo]);
-        let inside = dist < mu;
-        let (near, far) = if inside {
-            ((lo + 1, mid), (mid, hi))
+        let mid = (lo + hi) / 2;
+        let outside = mask & !inside;
+        let left_first = inside.count_ones() >= outside.count_ones();
+        let (first, second, near_first) = if left_first {
+            ((lo + 1, mid), (mid, hi), inside)
         } else {
-            ((mid, hi), (lo + 1, mid))
+            ((mid, hi), (lo + 1, mid), outside)
         };
-        self.visit(near.0, near.1, q, bound, heap, visited);
-        if far_may_hold_neighbours(bound, inside, dist, mu, heap.tau()) {
-            self.visit(far.0, far.1, q, bound, heap, visited);
-        }
+        let far_first = mask & !near_first;
+        let passes = |set: u32, heaps: &[NeighborHeap]| {
+            bits(set)
+                .filter(|&q| {
+                    let is_inside = inside & (1 << q) != 0;
+                    far_may_hold_neighbours(bound, is_inside, dist[q], mu, heaps[q].tau())
+                })
+                .fold(0u32, |m, q| m | 1 << q)
+        };
+        let m1 = near_first | passes(far_first, heaps);
+        self.visit(first.0, first.1, qs, m1, bound, heaps, visited);
+        let m2 = far_first | passes(near_first, heaps);
+        self.visit(second.0, second.1, qs, m2, bound, heaps, visited);
     }
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+#[inline]
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let q = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            q
+        })
+    })
 }
 
 /// The pruning rule: may the child on the other side of `μ` hold a point

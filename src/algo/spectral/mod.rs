@@ -8,12 +8,12 @@
 //!   0), unweighted — the maximiser of `Tr(Wᵀ M^τ W)` over orthonormal `W`;
 //! - `svd-ns`: the `d` leading left singular vectors of `M^τ`, unweighted
 //!   (equal to EigenWord unless a negative eigenvalue outweighs `λ_d`);
-//!   `pmi-shift` reproduces the released code (cut at τ, shift by −τ).
+//!   `pmi_shift` reproduces the released code (cut at τ, shift by −τ).
 //!
 //! Shared pipeline and defaults: symmetric window of 5 with uniform weights
 //! (the authors' pipeline used GloVe's cooccur with window 10 and 1/d
 //! weights: `window=10 weighting=harmonic`), the corpus' vocabulary
-//! (min-count from the corpus options), `max-vocab` to keep only the most
+//! (min-count from the corpus options), `max_vocab` to keep only the most
 //! frequent words, PMI in base 2 (so τ = −2.5 is in bits, as in the thesis),
 //! no context smoothing for EigenWord/SVD-NS (ch.4 uses none). Counting and
 //! every transform come from [`crate::cooc`]; the solver from

@@ -101,8 +101,8 @@ impl Settings {
             } else {
                 Weighting::Uniform
             },
-            max_vocab: nonzero("max-vocab"),
-            log_base: if p.choice("log-base") == "e" {
+            max_vocab: nonzero("max_vocab"),
+            log_base: if p.choice("log_base") == "e" {
                 LogBase::E
             } else {
                 LogBase::Two
@@ -114,7 +114,7 @@ impl Settings {
             tol: p.f64("tol"),
             block: p.usize("block"),
             basis: nonzero("basis"),
-            max_steps: p.usize("max-steps") as u64,
+            max_steps: p.usize("max_steps") as u64,
         }
     }
 
@@ -143,7 +143,7 @@ impl Settings {
     /// Settings of `eigenword` from its parameters.
     pub fn eigenword(p: &Params) -> Settings {
         Settings {
-            psd_fix: p.bool("psd-fix"),
+            psd_fix: p.bool("psd_fix"),
             ..Settings::common(p, Input::Thresholded { tau: p.f64("tau") }, Target::Eigen)
         }
     }
@@ -151,7 +151,7 @@ impl Settings {
     /// Settings of `svd-ns` from its parameters.
     pub fn svd_ns(p: &Params) -> Settings {
         let tau = p.f64("tau");
-        let input = if p.bool("pmi-shift") {
+        let input = if p.bool("pmi_shift") {
             Input::ShiftedThreshold { tau }
         } else {
             Input::Thresholded { tau }
@@ -185,7 +185,7 @@ const WEIGHTING: ParamSpec = ParamSpec {
 };
 
 const MAX_VOCAB: ParamSpec = ParamSpec {
-    name: "max-vocab",
+    name: "max_vocab",
     kind: Kind::Int {
         min: 0,
         max: 1 << 28,
@@ -196,7 +196,7 @@ const MAX_VOCAB: ParamSpec = ParamSpec {
 };
 
 const LOG_BASE: ParamSpec = ParamSpec {
-    name: "log-base",
+    name: "log_base",
     kind: Kind::Choice(&["2", "e"]),
     default: DefaultValue::Choice("2"),
     help: "log base of PMI values and thresholds (Soleimani: 2, so tau is in bits)",
@@ -234,7 +234,7 @@ const BASIS: ParamSpec = ParamSpec {
 };
 
 const MAX_STEPS: ParamSpec = ParamSpec {
-    name: "max-steps",
+    name: "max_steps",
     kind: Kind::Int {
         min: 1,
         max: 10_000_000,
@@ -304,7 +304,7 @@ pub const EIGENWORD_SCHEMA: &[ParamSpec] = &[
     DIM,
     TAU,
     ParamSpec {
-        name: "psd-fix",
+        name: "psd_fix",
         kind: Kind::Bool,
         default: DefaultValue::Bool(false),
         help: "set m_ii = sum_j |m_ij| first (diagonally dominant, so PSD; off in the thesis)",
@@ -325,7 +325,7 @@ pub const SVD_NS_SCHEMA: &[ParamSpec] = &[
     DIM,
     TAU,
     ParamSpec {
-        name: "pmi-shift",
+        name: "pmi_shift",
         kind: Kind::Bool,
         default: DefaultValue::Bool(false),
         help: "as the released code: cut PMI at tau, then shift survivors by -tau (all positive)",
@@ -355,7 +355,7 @@ mod tests {
         );
         assert!(!s.psd_fix);
         let s = Settings::svd_ns(
-            &Params::parse(SVD_NS_SCHEMA, "svd-ns", [("pmi-shift", "true")]).unwrap(),
+            &Params::parse(SVD_NS_SCHEMA, "svd-ns", [("pmi_shift", "true")]).unwrap(),
         );
         assert_eq!(s.input, Input::ShiftedThreshold { tau: -2.5 });
         assert_eq!(s.target, Target::Svd { power: 0.0 });

@@ -2,9 +2,9 @@
 //! the Lanczos solver, its loss the worst relative residual of the wanted
 //! pairs at the last check (1 until the first full basis is checked).
 //!
-//! A closed-form method has no learning curve to cut short: the run's
-//! `total_steps` is the step budget (`max-steps`) and the steps after
-//! convergence return at once with the final residual and no work.
+//! The run's `total_steps` is the step budget (`max_steps`); once every
+//! wanted pair has converged the trainer reports itself
+//! [`finished`](Trainer::finished) and the engine ends the run there.
 
 use std::cell::OnceCell;
 
@@ -55,7 +55,7 @@ pub struct SpectralTrainer {
 impl SpectralTrainer {
     /// A trainer over a prepared solver; `index` names the matrix rows and
     /// `vocab_len` is the full vocabulary size (score rows beyond the
-    /// matrix, words cut by `max-vocab`, are zero).
+    /// matrix, words cut by `max_vocab`, are zero).
     pub fn new(solver: Solver, settings: Settings, index: WordIndex, vocab_len: usize) -> Self {
         SpectralTrainer {
             solver,
@@ -117,6 +117,10 @@ impl Trainer for SpectralTrainer {
             epoch: after.restarts,
             lr: 0.0,
         })
+    }
+
+    fn finished(&self) -> bool {
+        self.solver.status().done
     }
 
     fn scores(&self) -> Option<ScoreView<'_>> {
