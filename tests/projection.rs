@@ -207,6 +207,18 @@ fn cli_errors_are_one_line() {
             vec!["project", "/no/such.vec", "--out", "x.csv"],
             "/no/such.vec",
         ),
+        (
+            vec!["project", v, "--top", "3", "--out", "x.csv"],
+            "invalid value for words: 3 point(s); t-SNE needs at least 4",
+        ),
+        (
+            vec!["project", v, "--dims", "3", "--out", "x.csv"],
+            "3 needs --method pca",
+        ),
+        (
+            vec!["project", v, "--out", "/no/such/dir/plot.png"],
+            "/no/such/dir/plot.png: directory /no/such/dir does not exist",
+        ),
     ] {
         let o = wordbench(&args);
         assert!(!o.status.success());
@@ -214,4 +226,115 @@ fn cli_errors_are_one_line() {
         assert!(err.contains(expect), "{args:?}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
+}
+
+/// Checks that `svg` is well-formed XML as plotters writes it (no comments,
+/// CDATA or doctype): one root element, balanced tags, quoted attributes and
+/// text with no raw `<` and only the predefined entities.
+fn assert_well_formed(svg: &str) {
+    let mut stack: Vec<&str> = Vec::new();
+    let mut roots = 0;
+    let mut rest = svg.trim();
+    let text_ok = |t: &str| {
+        !t.contains('<')
+            && t.match_indices('&').all(|(i, _)| {
+                ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"]
+                    .iter()
+                    .any(|e| t[i..].starts_with(e))
+            })
+    };
+    while !rest.is_empty() {
+        let open = rest.find('<').unwrap_or(rest.len());
+        let text = &rest[..open];
+        assert!(text_ok(text), "bad text {text:?}");
+        assert!(
+            !stack.is_empty() || text.trim().is_empty(),
+            "text outside the root: {text:?}"
+        );
+        if open == rest.len() {
+            break;
+        }
+        let close = rest[open..].find('>').expect("unclosed tag") + open;
+        let tag = &rest[open + 1..close];
+        rest = &rest[close + 1..];
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop(), Some(name.trim()), "mismatched </{name}>");
+            continue;
+        }
+        let empty = tag.ends_with('/');
+        let body = tag.trim_end_matches('/');
+        let name = body.split_whitespace().next().expect("tag name");
+        // Attributes: name="value" pairs, values without '<' or a raw '"'.
+        let mut attrs = body[name.len()..].trim();
+        while !attrs.is_empty() {
+            let eq = attrs
+                .find("=\"")
+                .unwrap_or_else(|| panic!("unquoted attribute in <{tag}>"));
+            assert!(!attrs[..eq].trim().contains(char::is_whitespace), "<{tag}>");
+            let end = attrs[eq + 2..].find('"').expect("unterminated attribute") + eq + 2;
+            assert!(text_ok(&attrs[eq + 2..end]), "bad attribute in <{tag}>");
+            attrs = attrs[end + 1..].trim_start();
+        }
+        if stack.is_empty() {
+            roots += 1;
+        }
+        if !empty {
+            stack.push(name);
+        }
+    }
+    assert!(stack.is_empty(), "unclosed elements {stack:?}");
+    assert_eq!(roots, 1, "one root element");
+}
+
+#[test]
+fn cli_tsne_svg_is_well_formed_with_a_descriptive_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let vectors = fixture("vectors.txt");
+    let svg = dir.path().join("tsne.svg");
+    let o = wordbench(&[
+        "project",
+        vectors.to_str().unwrap(),
+        "--method",
+        "tsne",
+        "--perplexity",
+        "10",
+        "--seed",
+        "7",
+        "--out",
+        svg.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg "), "{}", &text[..40]);
+    assert!(text.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_well_formed(&text);
+    assert!(text.contains(
+        "t-SNE: perplexity 10, 750 iterations (250 exaggerated x12), exact gradient, PCA init, seed 7"
+    ));
+    assert!(text.contains("colours: k-means, 8 clusters"));
+    // Every label is a text element with a font a browser can resolve.
+    let texts = text.matches("<text ").count();
+    // (labels that would overlap an earlier one are skipped)
+    assert!(texts >= 40, "{texts} text elements for 60 words and titles");
+    assert_eq!(text.matches("font-family=\"").count(), texts);
+    // No temporary file is left next to the output.
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 1);
+}
+
+#[test]
+fn well_formedness_check_catches_broken_svg() {
+    for bad in [
+        "<svg><text>a</svg>",
+        "<svg><text>a & b</text></svg>",
+        "<svg x=1></svg>",
+        "<svg></svg><svg></svg>",
+    ] {
+        assert!(
+            std::panic::catch_unwind(|| assert_well_formed(bad)).is_err(),
+            "{bad}"
+        );
+    }
+    assert_well_formed("<svg a=\"1\"><text b=\"&lt;\">x &amp; y</text><circle r=\"3\"/></svg>");
 }

@@ -220,17 +220,15 @@ fn keys_produce_the_same_user_level_actions() {
     assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
     key(&mut d, KeyCode::Char('2'));
     assert_eq!(d.app.screen, Screen::Train);
-    // Edit dim: Enter, clear, type 16, Enter.
+    // Edit dim as a new user would: Enter, type 16 (it replaces 100), Enter.
     key(&mut d, KeyCode::Enter);
-    d.send(Msg::Key(KeyEvent::new(
-        KeyCode::Char('u'),
-        KeyModifiers::CONTROL,
-    )));
     keys(&mut d, "16");
     key(&mut d, KeyCode::Enter);
-    // An invalid value shows its error and keeps training from starting.
+    // An invalid value shows its error and keeps training from starting;
+    // after a cursor key, typing appends (End, then x: 5 → 5x).
     key(&mut d, KeyCode::Down);
     key(&mut d, KeyCode::Enter);
+    key(&mut d, KeyCode::End);
     keys(&mut d, "x");
     key(&mut d, KeyCode::Enter);
     assert!(d.app.train.form().error(1).is_some());

@@ -175,11 +175,15 @@ fn corpus_screen() {
 #[test]
 fn corpus_screen_editing_the_path_at_80x24() {
     let mut app = base();
+    // Enter selects the path (typing would replace it); End keeps it, and
+    // Backspace then deletes one character.
     update(&mut app, Msg::Action(Action::Activate));
-    update(
-        &mut app,
-        Msg::Action(Action::Edit(wordbench::tui::action::EditOp::Backspace)),
-    );
+    for op in [
+        wordbench::tui::action::EditOp::End,
+        wordbench::tui::action::EditOp::Backspace,
+    ] {
+        update(&mut app, Msg::Action(Action::Edit(op)));
+    }
     update(&mut app, Msg::Action(Action::Down));
     insta::assert_snapshot!(render(&app, 80, 24));
 }
@@ -268,6 +272,13 @@ fn evaluate_screen() {
     app.screen = Screen::Evaluate;
     app.runs[1].evaluating = true;
     insta::assert_snapshot!(render(&app, 110, 24));
+}
+
+#[test]
+fn evaluate_screen_at_80x24() {
+    let mut app = with_runs();
+    app.screen = Screen::Evaluate;
+    insta::assert_snapshot!(render(&app, 80, 24));
 }
 
 #[test]

@@ -14,12 +14,18 @@ trustworthiness, NMI for the mixture). Wall times: openTSNE's fit() call;
 wordbench's whole `wordbench project` process (reading the vectors included).
 Each timing is repeated (--repeat) and the minimum and median are reported.
 
+Wall and CPU seconds are both reported: on a shared machine CPU time (user +
+system, all threads) is the steadier measure; runs are interleaved so both
+tools see the same load.
+
 Usage: tsne_compare.py [--sizes 10000 50000] [--words 10000] [--repeat 2]
-                       [--threads 2] [--work DIR] [--json FILE]
+                       [--threads 2] [--work DIR] [--vectors SGNS.vec]
+                       [--set NAME=VALUE ...] [--json FILE]
 """
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -31,7 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 TOOLS = os.environ.get("WORDBENCH_SHARED_TOOLS", os.path.join(ROOT, "..", "shared", "tools"))
 WORDBENCH = os.path.join(ROOT, "target", "release", "wordbench")
-CORPUS = os.path.join(ROOT, "assets", "corpora", "text8-head.txt.gz")
+CORPUS = os.environ.get("WORDBENCH_TEXT8_HEAD",
+                        os.path.join(ROOT, "..", "shared", "data", "corpora", "text8-head.txt"))
 PERPLEXITY, EARLY, ITERS, SEED = 30, 250, 500, 1
 
 
@@ -51,12 +58,13 @@ def read_vec(path):
     return words, np.vstack(rows)
 
 
-def word_vectors(work, n, threads):
-    """The n most frequent words of SGNS vectors trained by wordbench on text8-head."""
-    full = os.path.join(work, "sgns_text8head.vec")
+def word_vectors(work, n, threads, full=None):
+    """The n most frequent words of SGNS vectors trained by wordbench on text8-head
+    (trained once into WORK unless --vectors names an existing file)."""
+    full = full or os.path.join(work, "sgns_text8head.vec")
     if not os.path.exists(full):
         run([WORDBENCH, "train", CORPUS, "--algo", "sgns", "--threads", str(threads),
-             "--seed", "1", "--out", full, "--quiet"])
+             "--out", full, "--quiet"])
     out = os.path.join(work, f"words_{n}.vec")
     with open(full, encoding="utf-8") as f, open(out, "w", encoding="utf-8") as g:
         count, dim = f.readline().split()
@@ -72,20 +80,25 @@ def opentsne(x, threads, seed):
     t = TSNE(perplexity=PERPLEXITY, n_iter=ITERS, early_exaggeration_iter=EARLY,
              early_exaggeration=12, negative_gradient_method="fft", initialization="pca",
              n_jobs=threads, random_state=seed, verbose=False)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     y = np.asarray(t.fit(x))
-    return y, time.perf_counter() - start
+    return y, time.perf_counter() - start, time.process_time() - cpu
 
 
-def wordbench(vec, n, cosine, threads, seed, out):
+def wordbench(vec, n, cosine, threads, seed, out, extra=()):
     cmd = [WORDBENCH, "project", vec, "--method", "tsne", "--top", str(n),
            "--metric", "cosine" if cosine else "euclidean", "--clusters", "0",
            "--perplexity", str(PERPLEXITY), "--set", f"early_iterations={EARLY}",
            "--set", f"iterations={ITERS}", "--threads", str(threads), "--seed", str(seed),
            "--out", out, "--quiet"]
+    for e in extra:
+        cmd += ["--set", e]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     run(cmd)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def score(vec, coords, cosine, labels):
@@ -102,42 +115,45 @@ def compare(name, vec, n, cosine, labels, args):
     words, x = read_vec(vec)
     if cosine:
         x = x / np.linalg.norm(x, axis=1, keepdims=True)
-    row = {"data": name, "n": n}
-    times = []
+    row = {"data": name, "n": n, "load_before": os.getloadavg()[0]}
+    times = {"opentsne": [], "wordbench": []}
+    # Interleaved (openTSNE, wordbench, openTSNE, ...) so both see the same machine load.
     for r in range(args.repeat):
-        y, dt = opentsne(x, args.threads, SEED)
-        times.append(dt)
+        y, wall, cpu = opentsne(x, args.threads, SEED)
+        times["opentsne"].append((wall, cpu))
         if r == 0:
-            path = os.path.join(args.work, f"opentsne_{name}.npy")
+            path = os.path.join(args.work, f"opentsne_{name}_{n}.npy")
             np.save(path, y)
             row["opentsne"] = score(vec, path, cosine, labels)
-    row["opentsne"]["wall_min"], row["opentsne"]["wall_median"] = min(times), statistics.median(times)
-    times = []
-    for r in range(args.repeat):
-        path = os.path.join(args.work, f"wordbench_{name}.csv")
-        times.append(wordbench(vec, n, cosine, args.threads, SEED, path))
+        path = os.path.join(args.work, f"wordbench_{name}_{n}.csv")
+        times["wordbench"].append(wordbench(vec, n, cosine, args.threads, SEED, path, args.set))
         if r == 0:
             row["wordbench"] = score(vec, path, cosine, labels)
-    row["wordbench"]["wall_min"], row["wordbench"]["wall_median"] = min(times), statistics.median(times)
+    for tool, t in times.items():
+        walls, cpus = [w for w, _ in t], [c for _, c in t]
+        row[tool].update(wall_min=min(walls), wall_median=statistics.median(walls),
+                         cpu_min=min(cpus), walls=walls, cpus=cpus)
+    row["load_after"] = os.getloadavg()[0]
     print(json.dumps(row), flush=True)
     return row
 
 
 def table(rows):
-    head = ("| data | n | tool | exact KL | 10-NN kept | trust. | NMI | wall s (min / median) |\n"
-            "|---|---|---|---|---|---|---|---|")
+    head = ("| data | n | tool | exact KL | 10-NN kept | trust. | NMI | wall s (min / median) | CPU s |\n"
+            "|---|---|---|---|---|---|---|---|---|")
     lines = [head]
     for r in rows:
         for tool in ("opentsne", "wordbench"):
             s = r[tool]
             nmi = f"{s['nmi']:.3f}" if "nmi" in s else "-"
             lines.append(f"| {r['data']} | {r['n']} | {tool} | {s['exact_kl']:.4f} | {s['knn10_kept']:.4f} | "
-                         f"{s['trustworthiness']:.4f} | {nmi} | {s['wall_min']:.1f} / {s['wall_median']:.1f} |")
+                         f"{s['trustworthiness']:.4f} | {nmi} | {s['wall_min']:.1f} / {s['wall_median']:.1f} | "
+                         f"{s['cpu_min']:.1f} |")
         o, w = r["opentsne"], r["wordbench"]
         kl = w["exact_kl"] / o["exact_kl"] - 1
         lines.append(f"| {r['data']} | {r['n']} | **ratio** | KL {kl:+.2%} | "
                      f"{w['knn10_kept'] - o['knn10_kept']:+.4f} | | | "
-                     f"time x{w['wall_min'] / o['wall_min']:.2f} |")
+                     f"wall x{w['wall_min'] / o['wall_min']:.2f} | CPU x{w['cpu_min'] / o['cpu_min']:.2f} |")
     return "\n".join(lines)
 
 
@@ -148,6 +164,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--work", default=os.path.join(ROOT, "target", "tsne-compare"))
+    ap.add_argument("--vectors", help="existing SGNS vectors (word2vec text, most frequent first)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                    help="extra wordbench t-SNE setting (repeatable)")
     ap.add_argument("--json")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -159,7 +178,7 @@ def main():
         base = os.path.join(args.work, f"mixture_{n}")
         rows.append(compare("mixture", base + ".vec", n, False, base + ".labels.npy", args))
     if args.words:
-        vec = word_vectors(args.work, args.words, args.threads)
+        vec = word_vectors(args.work, args.words, args.threads, args.vectors)
         rows.append(compare("sgns-words", vec, args.words, True, None, args))
     print(table(rows))
     if args.json:

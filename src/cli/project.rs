@@ -31,7 +31,7 @@ pub struct ProjectArgs {
     #[arg(long)]
     pub perplexity: Option<f64>,
     /// The N most frequent words (default 500); with --around, the number of neighbours (default 100).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "words")]
     pub top: Option<usize>,
     /// Words from a file, `word [group]` per line (groups colour the plot).
     #[arg(long, conflicts_with = "around")]
@@ -110,8 +110,20 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     }
     let out = args.out.clone().context("--out is required")?;
     let output = output_kind(&out)?;
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if !dir.is_dir() {
+            bail!(
+                "{}: directory {} does not exist",
+                out.display(),
+                dir.display()
+            );
+        }
+    }
     if !(2..=3).contains(&args.dims) {
         bail!("invalid value for --dims: {} (expected 2 or 3)", args.dims);
+    }
+    if args.dims == 3 && args.method == MethodArg::Tsne {
+        bail!("invalid value for --dims: 3 needs --method pca (t-SNE lays out in 2-D)");
     }
     let size = parse_size(&args.size)?;
     let threads = args
@@ -296,6 +308,7 @@ fn run_tsne(
     quiet: bool,
 ) -> Result<Projected> {
     let n = vectors.nrows();
+    tsne::check_points(n)?;
     let title = config.describe(n);
     let job = tsne::spawn(
         WordIndex::from_words(words.to_vec()),

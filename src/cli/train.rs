@@ -101,7 +101,8 @@ pub fn train(args: TrainArgs) -> Result<()> {
                 bar.set_position(p.step);
                 bar.set_message(status(p, ppl));
             }
-            Event::Log(line) => bar.println(line),
+            // `println` on a hidden bar (stderr not a terminal) prints nothing.
+            Event::Log(line) if !args.quiet => bar.suspend(|| eprintln!("{line}")),
             Event::ParamApplied { name, value, step } => {
                 answered += 1;
                 bar.suspend(|| eprintln!("step {step}: {name} = {value}"))

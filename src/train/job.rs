@@ -271,7 +271,16 @@ impl<'a> Runner<'a> {
             if self.sample.is_some() && (clock.elapsed() >= next_ppl || step == total) {
                 let t = Instant::now();
                 perplexity = self.measure_perplexity();
-                let wait = t.elapsed().as_secs_f64() / self.config.perplexity_budget;
+                let cost = t.elapsed().as_secs_f64();
+                if next_ppl.is_zero() {
+                    let pairs = self.sample.as_ref().map_or(0, |s| s.len());
+                    let line = format!(
+                        "perplexity: {pairs} held-out pairs, {:.0} ms per measurement",
+                        cost * 1e3
+                    );
+                    let _ = self.events.send(Event::Log(line));
+                }
+                let wait = cost / self.config.perplexity_budget;
                 next_ppl = clock.elapsed() + Duration::from_secs_f64(wait);
             }
             let progress = Progress {

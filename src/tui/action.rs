@@ -151,7 +151,7 @@ pub enum Action {
     PrevScreen,
     /// `q`: quit (asks first when a run would be lost).
     Quit,
-    /// Ctrl-C: stop the run (asking first), or quit when nothing runs.
+    /// Ctrl-C: quit (asking first while a run trains or runs are unsaved).
     Interrupt,
     /// Ctrl-S: save the session (asks for a file the first time).
     SaveSessionPrompt,

@@ -230,7 +230,7 @@ impl App {
         self.modal = Some(Modal::Prompt {
             title: title.into(),
             kind,
-            input: LineInput::new(text),
+            input: LineInput::selected(text),
             hint: hint.into(),
             completions: Vec::new(),
         });

@@ -337,14 +337,24 @@ pub fn loaded(app: &mut App, request: u64, result: Result<(Arc<Corpus>, f64), St
     match result {
         Ok((corpus, seconds)) => {
             let s = corpus.stats();
-            app.set_status(
-                Level::Info,
-                format!(
-                    "corpus ready: {} tokens, {} words in the vocabulary ({seconds:.1}s). Next: 2 Train",
-                    thousands(s.tokens),
-                    thousands(s.vocabulary as u64)
-                ),
-            );
+            // After a session opens, its runs are the next thing to see; a
+            // warning from opening it (changed corpus) stays on the line.
+            let next = match app.runs.len() {
+                0 => "Next: 2 Train".to_string(),
+                n => format!("{n} run(s) from the session: 3 Runs"),
+            };
+            let session_warning =
+                app.status.level == Level::Warn && app.status.text.starts_with("session ");
+            if !session_warning {
+                app.set_status(
+                    Level::Info,
+                    format!(
+                        "corpus ready: {} tokens, {} words in the vocabulary ({seconds:.1}s). {next}",
+                        thousands(s.tokens),
+                        thousands(s.vocabulary as u64)
+                    ),
+                );
+            }
             app.corpus.loaded = Some(LoadedCorpus {
                 histogram: histogram(corpus.vocab().counts()),
                 corpus,
@@ -373,6 +383,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Down => v.selected = (v.selected + 1).min(rows - 1),
         Action::Activate if v.selected == 0 => {
             v.editing_path = true;
+            v.path.select_all();
             v.completions.clear();
         }
         Action::Activate | Action::Left | Action::Right => {

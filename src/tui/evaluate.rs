@@ -64,7 +64,8 @@ pub fn evaluate(app: &mut App, run: usize) -> Vec<Effect> {
         return Vec::new();
     };
     let Some(embedding) = r.embedding.clone() else {
-        app.set_status(Level::Warn, format!("run #{} has no vectors yet", run + 1));
+        let why = r.no_vectors(run);
+        app.set_status(Level::Warn, why);
         return Vec::new();
     };
     if r.evaluating {

@@ -29,6 +29,9 @@ use super::ui;
 pub const FRAME: Duration = Duration::from_millis(33);
 /// The clock.
 pub const TICK: Duration = Duration::from_millis(50);
+/// Set (to anything), the interface thread panics at the first key: a way to
+/// check by hand that a panic leaves the terminal usable.
+pub const TEST_PANIC_ENV: &str = "WORDBENCH_TUI_TEST_PANIC";
 
 static WORKER_PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
@@ -102,6 +105,7 @@ fn run_loop(
     // A key's frame is drawn at once; only other changes wait for the frame cap.
     let mut urgent = false;
     let mut panics_seen = 0;
+    let test_panic = std::env::var_os(TEST_PANIC_ENV).is_some();
     loop {
         if dirty && (urgent || last_draw.elapsed() >= FRAME) {
             terminal.draw(|f| ui::draw(f, &app))?;
@@ -154,6 +158,10 @@ fn run_loop(
         for (at, msg) in msgs {
             let visible = !matches!(msg, Msg::Tick);
             if let Some(at) = at {
+                assert!(
+                    !test_panic,
+                    "{TEST_PANIC_ENV} is set: a test panic at the first key"
+                );
                 keys.push(at);
                 urgent = true;
             }

@@ -126,10 +126,10 @@ impl Form {
         self.selected = (self.selected as isize + delta).clamp(0, last) as usize;
     }
 
-    /// Starts editing the selected field's text.
+    /// Starts editing the selected field's text, all of it selected (typing replaces it).
     pub fn begin_edit(&mut self) {
         if let Some(raw) = self.raw.get(self.selected) {
-            self.editing = Some(LineInput::new(raw.clone()));
+            self.editing = Some(LineInput::selected(raw.clone()));
         }
     }
 

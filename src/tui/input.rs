@@ -1,6 +1,10 @@
 //! A one-line text input: the text, a cursor counted in characters, and the
 //! edits of [`EditOp`]. Small enough to own rather than depend on a crate,
 //! and it keeps every edit a plain value that tests can replay.
+//!
+//! An input opened on a value ([`LineInput::selected`]) starts with the whole
+//! text selected, as in a spreadsheet cell or a file dialog: typing replaces
+//! it (`dim` 100 → type `50` gives 50, not 10050), a cursor key keeps it.
 
 use super::action::EditOp;
 
@@ -10,6 +14,8 @@ pub struct LineInput {
     text: String,
     /// Cursor position in characters (0..=len).
     cursor: usize,
+    /// The whole text is selected: the next insertion or deletion replaces it.
+    selected: bool,
 }
 
 impl LineInput {
@@ -17,7 +23,29 @@ impl LineInput {
     pub fn new(text: impl Into<String>) -> Self {
         let text = text.into();
         let cursor = text.chars().count();
-        LineInput { text, cursor }
+        LineInput {
+            text,
+            cursor,
+            selected: false,
+        }
+    }
+
+    /// An input holding `text`, all of it selected (typing replaces it).
+    pub fn selected(text: impl Into<String>) -> Self {
+        let mut input = LineInput::new(text);
+        input.selected = !input.text.is_empty();
+        input
+    }
+
+    /// Selects the whole text (the next insertion replaces it), cursor at the end.
+    pub fn select_all(&mut self) {
+        self.cursor = self.text.chars().count();
+        self.selected = !self.text.is_empty();
+    }
+
+    /// Whether the whole text is selected (the next edit replaces it).
+    pub fn is_selected(&self) -> bool {
+        self.selected
     }
 
     /// The text.
@@ -37,6 +65,20 @@ impl LineInput {
 
     /// Applies an edit; returns true when the text changed.
     pub fn apply(&mut self, op: &EditOp) -> bool {
+        if std::mem::take(&mut self.selected) {
+            match op {
+                EditOp::Insert(_) => {
+                    self.set("");
+                    self.apply(op);
+                    return true;
+                }
+                EditOp::Backspace | EditOp::Delete | EditOp::DeleteWord | EditOp::Clear => {
+                    self.set("");
+                    return true;
+                }
+                _ => {}
+            }
+        }
         let len = self.text.chars().count();
         match op {
             EditOp::Insert(c) => {
@@ -133,6 +175,23 @@ mod tests {
         assert_eq!(i.text(), "e");
         assert!(!i.apply(&EditOp::Backspace));
         assert_eq!(i.cursor(), 0);
+    }
+
+    #[test]
+    fn a_selected_value_is_replaced_by_typing_and_kept_by_cursor_keys() {
+        let mut i = LineInput::selected("100");
+        assert!(i.is_selected());
+        i.apply(&EditOp::Insert('5'));
+        i.apply(&EditOp::Insert('0'));
+        assert_eq!((i.text(), i.cursor(), i.is_selected()), ("50", 2, false));
+        let mut i = LineInput::selected("100");
+        i.apply(&EditOp::End);
+        i.apply(&EditOp::Insert('0'));
+        assert_eq!(i.text(), "1000", "a cursor key first keeps the text");
+        let mut i = LineInput::selected("0.025");
+        assert!(i.apply(&EditOp::Backspace));
+        assert_eq!(i.text(), "", "deleting a selection deletes all of it");
+        assert!(!LineInput::selected("").is_selected());
     }
 
     #[test]

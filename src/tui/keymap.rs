@@ -110,7 +110,7 @@ pub static BINDINGS: &[Binding] = &[
         Always,
         &[ctrl('c')],
         Action::Interrupt,
-        "stop the run (asks) / quit",
+        "quit (asks if a run trains)",
         false,
     ),
     b(
@@ -593,7 +593,8 @@ pub fn keys_text(binding: &Binding) -> String {
     names.join(" ")
 }
 
-/// The hint line: the hinted bindings of the live contexts.
+/// The hint line: the hinted bindings of the live contexts, each with its
+/// first key (help lists them all), the screen's before the global ones.
 pub fn hints(mode: Mode) -> Vec<(String, &'static str)> {
     let contexts: Vec<Ctx> = if mode.confirm {
         vec![Ctx::Confirm]
@@ -608,8 +609,36 @@ pub fn hints(mode: Mode) -> Vec<(String, &'static str)> {
         .into_iter()
         .flat_map(bindings)
         .filter(|b| b.hint)
-        .map(|b| (keys_text(b), b.help))
+        .map(|b| (key_name(b.keys[0]), b.help))
         .collect()
+}
+
+/// The hints that fit in `width` columns, drawn as ` k help · k help`:
+/// screen hints are dropped from the end first, so the global `? help`
+/// always shows.
+pub fn fitting_hints(mode: Mode, width: usize) -> Vec<(String, &'static str)> {
+    let all = hints(mode);
+    let cost = |(k, h): &(String, &str)| k.chars().count() + 1 + h.chars().count() + 3;
+    let global: Vec<bool> = all
+        .iter()
+        .map(|(k, h)| bindings(Ctx::Global).any(|b| key_name(b.keys[0]) == *k && b.help == *h))
+        .collect();
+    let mut used: usize = 1 + all
+        .iter()
+        .zip(&global)
+        .filter(|(_, g)| **g)
+        .map(|(h, _)| cost(h))
+        .sum::<usize>();
+    let mut keep = Vec::new();
+    for (h, g) in all.into_iter().zip(global) {
+        if g {
+            keep.push(h);
+        } else if used + cost(&h) <= width + 3 {
+            used += cost(&h);
+            keep.push(h);
+        }
+    }
+    keep
 }
 
 #[cfg(test)]
@@ -720,5 +749,23 @@ mod tests {
         assert!(h.contains(&("a".to_string(), "pick as A")));
         assert!(h.contains(&("q".to_string(), "quit")));
         assert_eq!(key_name(ctrl('s')), "Ctrl-S");
+    }
+
+    #[test]
+    fn narrow_hint_lines_drop_screen_hints_but_keep_help() {
+        let m = normal(Screen::Train);
+        let wide = fitting_hints(m, 500);
+        assert_eq!(wide, hints(m));
+        let narrow = fitting_hints(m, 60);
+        assert!(narrow.len() < wide.len());
+        assert!(narrow.contains(&("?".to_string(), "help")));
+        let drawn: usize = narrow
+            .iter()
+            .map(|(k, h)| k.chars().count() + 1 + h.chars().count() + 3)
+            .sum();
+        // One leading space, and no separator after the last hint.
+        let width = 1 + drawn - 3;
+        assert!(width <= 60, "{narrow:?}");
+        assert_eq!(narrow[0], ("Tab".to_string(), "methods / form"));
     }
 }

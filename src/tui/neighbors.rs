@@ -140,11 +140,12 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
             continue;
         };
         let Some(embedding) = entry.embedding.clone() else {
+            let why = entry.no_vectors(run);
             app.neighbors.pending[s] = None;
             app.neighbors.answers[s] = Some(Answer {
                 query: query.clone(),
                 run,
-                result: Err(format!("run #{} has no vectors yet", run + 1)),
+                result: Err(why),
             });
             continue;
         };
@@ -286,7 +287,13 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         return Vec::new();
     }
     match action {
-        Action::Activate => v.editing = true,
+        Action::Activate => {
+            v.editing = true;
+            match v.focus {
+                NeighborsFocus::Word => v.word.select_all(),
+                NeighborsFocus::Analogy => v.analogy.select_all(),
+            }
+        }
         Action::FocusNext | Action::FocusPrev => {
             v.focus = match v.focus {
                 NeighborsFocus::Word => NeighborsFocus::Analogy,

@@ -277,7 +277,8 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         return Vec::new();
     };
     let Some(embedding) = entry.embedding.clone() else {
-        app.set_status(Level::Warn, format!("run #{} has no vectors yet", run + 1));
+        let why = entry.no_vectors(run);
+        app.set_status(Level::Warn, why);
         return Vec::new();
     };
     let o = &app.projection.options;
@@ -413,7 +414,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Up => v.selected = v.selected.saturating_sub(1),
         Action::Down => v.selected = (v.selected + 1).min(rows - 1),
-        Action::Activate if v.selected == 0 => v.editing_focus = true,
+        Action::Activate if v.selected == 0 => {
+            v.editing_focus = true;
+            v.focus.select_all();
+        }
         Action::Activate | Action::Left | Action::Right => {
             let i = v.selected - 1;
             v.options.selected = i;

@@ -107,6 +107,23 @@ impl RunEntry {
         }
     }
 
+    /// Why run `index` (0-based) has no vectors, and what to do about it.
+    pub fn no_vectors(&self, index: usize) -> String {
+        let n = index + 1;
+        match &self.status {
+            RunStatus::Starting | RunStatus::Training | RunStatus::Paused => {
+                format!("run #{n} is still training: its vectors come when it ends")
+            }
+            RunStatus::Failed(_) => format!("run #{n} failed: it has no vectors"),
+            RunStatus::Recorded => {
+                format!("run #{n} came from the session without vectors: R on 3 Runs replays it")
+            }
+            RunStatus::Finished | RunStatus::Stopped(_) => {
+                format!("run #{n} has no vectors yet (they are being collected)")
+            }
+        }
+    }
+
     /// The session record.
     pub fn record(&self) -> &session::Run {
         self.recorder.run()

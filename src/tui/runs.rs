@@ -63,13 +63,11 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
 /// Exports run `run`'s vectors.
 pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
     let Some(embedding) = app.runs.get(run).and_then(|r| r.embedding.clone()) else {
-        app.set_status(
-            Level::Warn,
-            format!(
-                "run #{} has no vectors yet (wait for it to finish)",
-                run + 1
-            ),
-        );
+        let why = app
+            .runs
+            .get(run)
+            .map_or_else(|| format!("no run #{}", run + 1), |r| r.no_vectors(run));
+        app.set_status(Level::Warn, why);
         return Vec::new();
     };
     let path = PathBuf::from(path);

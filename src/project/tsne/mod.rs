@@ -45,6 +45,10 @@ pub const FFT_FROM: usize = 5000;
 const INIT_STD: f64 = 1e-4;
 /// Roughly how many point-iterations one engine step should hold (~20-200 ms).
 const POINT_ITERATIONS_PER_STEP: usize = 100_000;
+/// KL is evaluated at most once per this many iterations (and at the end): its
+/// `ln` per non-zero of `P` cost a quarter of the run at 50k points when
+/// evaluated every other iteration.
+const KL_EVERY: usize = 25;
 
 /// t-SNE's hyperparameters (the CLI's `--set`, the TUI's form, session files).
 pub static SCHEMA: &[ParamSpec] = &[
@@ -269,7 +273,7 @@ impl TsneConfig {
         };
         format!(
             "t-SNE: perplexity {}, {} iterations ({} exaggerated x{}), {gradient} gradient, {} init, seed {}",
-            self.effective_perplexity(n),
+            short_number(self.effective_perplexity(n)),
             self.schedule.total(),
             self.schedule.early_iterations,
             self.schedule.early_exaggeration,
@@ -282,6 +286,16 @@ impl TsneConfig {
     }
 }
 
+/// `30` as "30", `19.666…` as "19.67": numbers for titles.
+fn short_number(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round())
+    } else {
+        let s = format!("{v:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 /// A t-SNE run: affinities, the layout being optimised and the schedule.
 #[derive(Debug)]
 pub struct Tsne {
@@ -290,6 +304,9 @@ pub struct Tsne {
     opt: Optimizer,
     schedule: Schedule,
     per_step: usize,
+    /// Last evaluated KL and the iteration count it was evaluated at.
+    kl: f64,
+    kl_at: Option<usize>,
 }
 
 impl Tsne {
@@ -302,12 +319,7 @@ impl Tsne {
         log: &mut dyn FnMut(String),
     ) -> Result<Tsne> {
         let n = x.nrows();
-        if n < 4 {
-            return Err(Error::param(
-                "words",
-                format!("{n} point(s); t-SNE needs at least 4"),
-            ));
-        }
+        check_points(n)?;
         if words.len() != n {
             return Err(Error::param(
                 "words",
@@ -343,6 +355,8 @@ impl Tsne {
             p,
             schedule: config.schedule,
             per_step: (POINT_ITERATIONS_PER_STEP / n).clamp(1, 25),
+            kl: f64::NAN,
+            kl_at: None,
         })
     }
 
@@ -383,13 +397,17 @@ impl Trainer for Tsne {
         let start = step as usize * self.per_step;
         let end = (start + self.per_step).min(self.schedule.total());
         let mut report = StepReport::default();
+        let total = self.schedule.total();
         for it in start..end {
             let phase = self.schedule.phase(it, n);
-            if let Some(kl) = self.opt.iterate(&self.p, phase, it + 1 == end) {
-                report.loss = kl;
+            let due = self.kl_at.is_none_or(|at| it + 1 >= at + KL_EVERY) || it + 1 == total;
+            if let Some(kl) = self.opt.iterate(&self.p, phase, it + 1 == end && due) {
+                self.kl = kl;
+                self.kl_at = Some(it + 1);
             }
             report.lr = phase.learning_rate;
         }
+        report.loss = self.kl;
         report.items = ((end - start) * n) as u64;
         report.epoch = end as u32;
         Ok(report)
@@ -417,6 +435,18 @@ impl Trainer for Tsne {
         let coords = self.coords().mapv(|v| v as f32);
         Embedding::new(self.words, coords)
     }
+}
+
+/// Fails unless `n` points are enough for t-SNE (at least 4), so callers can
+/// check before starting a job.
+pub fn check_points(n: usize) -> Result<()> {
+    if n < 4 {
+        return Err(Error::param(
+            "words",
+            format!("{n} point(s); t-SNE needs at least 4"),
+        ));
+    }
+    Ok(())
 }
 
 /// Starts t-SNE on `vectors` (one row per word of `words`) as an engine job
@@ -527,6 +557,13 @@ mod tests {
         assert_eq!(c.repulsion(1000), Repulsion::BarnesHut { theta: 0.5 });
         assert!(matches!(c.repulsion(5000), Repulsion::Fft(_)));
         assert_eq!(c.effective_perplexity(31), 10.0);
+        assert!(c
+            .describe(60)
+            .starts_with("t-SNE: perplexity 19.67, 750 iterations"));
+        assert!(c
+            .describe(5000)
+            .starts_with("t-SNE: perplexity 30, 750 iterations"));
+        assert_eq!(short_number(2.5), "2.5");
         let x = gaussian_blobs(31, 4, 2, 1);
         let mut lines = Vec::new();
         let config = TsneConfig {

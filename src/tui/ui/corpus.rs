@@ -24,13 +24,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.corpus;
-    let mut lines = vec![field_line(
-        "path",
-        11,
-        input_spans(&v.path, v.editing_path, "type a corpus file"),
-        v.selected == 0,
-        None,
-    )];
+    // Borders, marker, label and a margin take 17 columns; a long path shows its end.
+    let room = (area.width as usize).saturating_sub(17).max(8);
+    let path = if v.editing_path || v.path.text().chars().count() <= room {
+        input_spans(&v.path, v.editing_path, "type a corpus file")
+    } else {
+        let chars: Vec<char> = v.path.text().chars().collect();
+        let tail: String = chars[chars.len() - (room - 1)..].iter().collect();
+        vec![Span::raw(format!("…{tail}"))]
+    };
+    let mut lines = vec![field_line("path", 11, path, v.selected == 0, None)];
     let mut form = v.options.clone();
     form.selected = v.selected.saturating_sub(1);
     let option_lines = form_lines(&form, v.selected > 0);

@@ -16,6 +16,10 @@ pub fn input_spans(input: &LineInput, editing: bool, placeholder: &str) -> Vec<S
         }
         return vec![Span::raw(input.text().to_string())];
     }
+    if input.is_selected() {
+        // Typing replaces a selected value: show it selected.
+        return vec![Span::styled(input.text().to_string(), theme::selected())];
+    }
     let chars: Vec<char> = input.text().chars().collect();
     let at = input.cursor().min(chars.len());
     let before: String = chars[..at].iter().collect();

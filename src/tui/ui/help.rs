@@ -83,21 +83,22 @@ pub fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
 pub fn draw_modal(frame: &mut Frame, area: Rect, modal: &Modal) {
     match modal {
         Modal::Confirm { question, .. } => {
-            let rect = centered(area, 60, 6);
+            let rect = centered(area, 64, 7);
             frame.render_widget(Clear, rect);
             let lines = vec![
-                Line::raw(format!(" {question}")),
+                Line::raw(question.clone()),
                 Line::default(),
                 Line::from(vec![
-                    Span::styled(" y", theme::key()),
+                    Span::styled("y", theme::key()),
                     Span::raw(" yes   "),
                     Span::styled("n", theme::key()),
                     Span::raw(" no"),
                 ]),
             ];
+            // Padding, not leading spaces, so wrapped lines keep the margin.
             let p = Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .block(block("Confirm", true));
+                .wrap(Wrap { trim: true })
+                .block(block("Confirm", true).padding(ratatui::widgets::Padding::horizontal(1)));
             frame.render_widget(p, rect);
         }
         Modal::Prompt {

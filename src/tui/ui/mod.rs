@@ -69,9 +69,10 @@ fn tab_label(screen: Screen) -> String {
     format!(" {} {} ", screen.index() + 1, screen.title())
 }
 
-/// The screen whose tab is at `column` of the first row.
+/// The screen whose tab is at `column` of the first row (the tabs start at
+/// the left edge, so that all six fit in 80 columns).
 pub fn tab_at(column: u16) -> Option<Screen> {
-    let mut x = BRAND.chars().count() as u16;
+    let mut x = 0;
     for s in Screen::ALL {
         let w = tab_label(s).chars().count() as u16;
         if (x..x + w).contains(&column) {
@@ -82,8 +83,9 @@ pub fn tab_at(column: u16) -> Option<Screen> {
     None
 }
 
+/// The tabs, then on the right the training run (or the brand, when idle).
 fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
-    let mut spans = vec![Span::styled(BRAND, theme::title())];
+    let mut spans = Vec::new();
     for s in Screen::ALL {
         let style = if s == app.screen {
             theme::accent().add_modifier(ratatui::style::Modifier::REVERSED)
@@ -95,19 +97,23 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
     }
     let used = spans.iter().map(|s| s.width()).sum::<usize>() as u16;
     frame.render_widget(Line::from(spans), area);
-    if let Some(i) = app.active_run() {
-        let r = &app.runs[i];
-        let long = format!(" ● #{} {} {} ", i + 1, r.method.name, r.status_text());
-        let short = format!(" ● #{} ", i + 1);
-        let free = area.width.saturating_sub(used);
-        let text = [long, short]
-            .into_iter()
-            .find(|t| t.chars().count() as u16 <= free);
-        if let Some(text) = text {
-            let w = text.chars().count() as u16;
-            let right = Rect::new(area.right() - w, area.y, w, 1);
-            frame.render_widget(Span::styled(text, theme::good()), right);
+    let free = area.width.saturating_sub(used);
+    let (candidates, style) = match app.active_run() {
+        Some(i) => {
+            let r = &app.runs[i];
+            let long = format!(" ● #{} {} {} ", i + 1, r.method.name, r.status_text());
+            let short = format!(" ● #{} ", i + 1);
+            (vec![long, short], theme::good())
         }
+        None => (vec![BRAND.to_string()], theme::title()),
+    };
+    let text = candidates
+        .into_iter()
+        .find(|t| t.chars().count() as u16 <= free);
+    if let Some(text) = text {
+        let w = text.chars().count() as u16;
+        let right = Rect::new(area.right() - w, area.y, w, 1);
+        frame.render_widget(Span::styled(text, style), right);
     }
 }
 
@@ -134,7 +140,8 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
 
 fn draw_hints(frame: &mut Frame, area: Rect, app: &App) {
     let mut spans = vec![Span::raw(" ")];
-    for (i, (keys, help)) in keymap::hints(app.mode()).into_iter().enumerate() {
+    let hints = keymap::fitting_hints(app.mode(), area.width as usize);
+    for (i, (keys, help)) in hints.into_iter().enumerate() {
         if i > 0 {
             spans.push(Span::styled(" · ", theme::dim()));
         }
@@ -162,11 +169,17 @@ mod tests {
 
     #[test]
     fn tab_hit_testing_matches_the_drawn_labels() {
-        let brand = BRAND.len() as u16;
-        assert_eq!(tab_at(0), None);
-        assert_eq!(tab_at(brand), Some(Screen::Corpus));
-        let second = brand + tab_label(Screen::Corpus).len() as u16 + 1;
+        assert_eq!(tab_at(0), Some(Screen::Corpus));
+        let second = tab_label(Screen::Corpus).len() as u16 + 1;
         assert_eq!(tab_at(second - 1), None, "the separator");
         assert_eq!(tab_at(second), Some(Screen::Train));
+        let all: usize = Screen::ALL
+            .iter()
+            .map(|s| tab_label(*s).chars().count() + 1)
+            .sum();
+        assert!(
+            all + " ● #1 ".chars().count() <= 80,
+            "tabs fit in 80 columns"
+        );
     }
 }

@@ -135,15 +135,16 @@ fn draw_answer(
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let style = if shared.contains(&n.word) {
-                theme::good()
+            // Shared words are marked in text too, for monochrome terminals.
+            let (style, word) = if shared.contains(&n.word) {
+                (theme::good(), format!("{} •", n.word))
             } else {
-                Style::new()
+                (Style::new(), n.word.clone())
             };
             let bar = "█".repeat((n.cosine.max(0.0) * bar_width).round() as usize);
             Row::new(vec![
                 Line::raw(format!("{:>2}", i + 1)),
-                Line::styled(n.word.clone(), style),
+                Line::styled(word, style),
                 Line::raw(format!("{:.3}", n.cosine)),
                 Line::styled(bar, Style::new().fg(theme::LOSS)),
             ])
@@ -152,7 +153,7 @@ fn draw_answer(
     let note = if shared.is_empty() {
         String::new()
     } else {
-        format!(" · {} shared", shared.len())
+        format!(" · {} shared •", shared.len())
     };
     let table = Table::new(
         rows,

@@ -18,8 +18,10 @@ use crate::tui::project_worker::AVAILABLE;
 
 /// Draws the Projection screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    // At 80 columns the scatter gets the larger half.
+    let left_width = (area.width * 2 / 5).clamp(30, 46);
     let [left, right] =
-        Layout::horizontal([Constraint::Length(46), Constraint::Min(0)]).areas(area);
+        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)]).areas(area);
     let [options, kl] = Layout::vertical([Constraint::Length(12), Constraint::Min(0)]).areas(left);
     draw_options(frame, options, app);
     let v = &app.projection;
@@ -42,14 +44,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         );
     } else {
         let lines = vec![
-            Line::raw(" focus empty: the most frequent words"),
-            Line::raw(" one word: it and its nearest neighbours"),
-            Line::raw(" several words: exactly those"),
+            Line::raw("focus empty: the most frequent words"),
+            Line::raw("one word: it and its nearest neighbours"),
+            Line::raw("several words: exactly those"),
         ];
         frame.render_widget(
             Paragraph::new(lines)
+                .wrap(Wrap { trim: true })
                 .style(theme::dim())
-                .block(block("Which words", false)),
+                .block(
+                    block("Which words", false).padding(ratatui::widgets::Padding::horizontal(1)),
+                ),
             kl,
         );
     }
