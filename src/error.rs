@@ -74,6 +74,11 @@ pub enum Error {
     /// A word asked for is not in the vocabulary.
     #[error("word not in vocabulary: {0}")]
     UnknownWord(String),
+
+    /// A training job failed (divergence, or an error from its method); the
+    /// message came across the job's channel and is already one line.
+    #[error("{0}")]
+    Training(String),
 }
 
 impl Error {

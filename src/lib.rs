@@ -28,6 +28,7 @@ pub mod explicit;
 pub mod linalg;
 pub mod project;
 pub mod session;
+pub mod topk;
 pub mod train;
 pub mod tui;
 pub mod words;

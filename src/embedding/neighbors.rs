@@ -12,8 +12,6 @@
 //! Scores come from `f32` GEMM (as gensim's and numpy's do); ties are broken
 //! by the lower id, so results are deterministic.
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::ops::Range;
 
 use ndarray::linalg::general_mat_mul;
@@ -22,6 +20,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::Embedding;
+use crate::topk::TopK;
 use crate::{Error, Result};
 
 /// Queries multiplied at once.
@@ -229,7 +228,7 @@ impl Search<'_> {
                 into.absorb(from);
             }
         }
-        merged.into_iter().map(TopK::into_sorted).collect()
+        merged.into_iter().map(best_first).collect()
     }
 
     /// Parallel over query blocks, each scanning all rows.
@@ -250,7 +249,7 @@ impl Search<'_> {
                 for rows in row_blocks(self.n_rows) {
                     self.scan(block, rows, &exclude[q0..q1], &mut heaps, &mut scratch);
                 }
-                heaps.into_iter().map(TopK::into_sorted).collect()
+                heaps.into_iter().map(best_first).collect()
             })
             .collect();
         per_block.into_iter().flatten().collect()
@@ -271,8 +270,8 @@ impl Search<'_> {
         for ((line, heap), skip) in out.axis_iter(Axis(0)).zip(heaps).zip(exclude) {
             for (j, &score) in line.iter().enumerate() {
                 let id = (start + j) as u32;
-                if heap.accepts(score, id) && skip.binary_search(&id).is_err() {
-                    heap.push(score, id);
+                if heap.accepts(-score, id) && skip.binary_search(&id).is_err() {
+                    heap.push(-score, id);
                 }
             }
         }
@@ -299,97 +298,12 @@ fn unit_queries(queries: ArrayView2<'_, f32>) -> Array2<f32> {
     units
 }
 
-/// A candidate: higher score first, then lower id.
-#[derive(Debug, Clone, Copy)]
-struct Hit {
-    score: f32,
-    id: u32,
-}
-
-impl Hit {
-    /// True when `self` ranks before `other`.
-    fn better(&self, other: &Hit) -> bool {
-        self.score > other.score || (self.score == other.score && self.id < other.id)
-    }
-}
-
-impl PartialEq for Hit {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Hit {}
-
-impl PartialOrd for Hit {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Worse hits compare greater, so a max-heap keeps the worst kept hit on top.
-impl Ord for Hit {
-    fn cmp(&self, other: &Self) -> Ordering {
-        if self.better(other) {
-            Ordering::Less
-        } else if other.better(self) {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
-        }
-    }
-}
-
-/// The best `k` hits seen so far (partial selection, no full sort).
-#[derive(Debug, Clone)]
-struct TopK {
-    k: usize,
-    heap: BinaryHeap<Hit>,
-}
-
-impl TopK {
-    fn new(k: usize) -> Self {
-        TopK {
-            k,
-            heap: BinaryHeap::with_capacity(k + 1),
-        }
-    }
-
-    /// Would a hit with this score and id be kept? (NaN never is.)
-    #[inline]
-    fn accepts(&self, score: f32, id: u32) -> bool {
-        if score.is_nan() {
-            return false;
-        }
-        match self.heap.peek() {
-            Some(worst) if self.heap.len() >= self.k => Hit { score, id }.better(worst),
-            _ => true,
-        }
-    }
-
-    fn push(&mut self, score: f32, id: u32) {
-        self.heap.push(Hit { score, id });
-        if self.heap.len() > self.k {
-            self.heap.pop();
-        }
-    }
-
-    fn absorb(&mut self, other: TopK) {
-        for hit in other.heap {
-            if self.accepts(hit.score, hit.id) {
-                self.push(hit.score, hit.id);
-            }
-        }
-    }
-
-    /// Best first.
-    fn into_sorted(self) -> Vec<(u32, f32)> {
-        self.heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|h| (h.id, h.score))
-            .collect()
-    }
+/// Highest cosine first: the selection keeps the smallest `-score`.
+fn best_first(heap: TopK) -> Vec<(u32, f32)> {
+    heap.into_sorted()
+        .into_iter()
+        .map(|(id, key)| (id, -key))
+        .collect()
 }
 
 #[cfg(test)]

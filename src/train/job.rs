@@ -112,7 +112,7 @@ impl Job {
             on_event(&event);
             match event {
                 Event::Finished(e) => result = Ok(*e),
-                Event::Failed { message, .. } => result = Err(Error::param("training", message)),
+                Event::Failed { message, .. } => result = Err(Error::Training(message)),
                 _ => {}
             }
         }

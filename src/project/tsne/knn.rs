@@ -11,12 +11,11 @@
 //! Euclidean projections need true distances. For cosine neighbourhoods the
 //! caller normalises the rows first (then `‖x − y‖² = 2 − 2 cos`).
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array2, ArrayView2, Axis};
 use rayon::prelude::*;
+
+use crate::topk::TopK;
 
 /// Queries multiplied at once (the GEMM packs each row block once per query
 /// block, so larger query blocks pack less: 14% of the search at 128).
@@ -78,7 +77,7 @@ pub fn knn(x: ArrayView2<'_, f32>, k: usize) -> Knn {
         .map(|q0| {
             let q1 = (q0 + QUERY_BLOCK).min(n);
             let queries = x.slice(s![q0..q1, ..]);
-            let mut heaps = vec![Heap::new(k); q1 - q0];
+            let mut heaps = vec![TopK::new(k); q1 - q0];
             let mut scratch = Array2::<f32>::zeros((q1 - q0, ROW_BLOCK.min(n)));
             for r0 in (0..n).step_by(ROW_BLOCK) {
                 let r1 = (r0 + ROW_BLOCK).min(n);
@@ -91,7 +90,7 @@ pub fn knn(x: ArrayView2<'_, f32>, k: usize) -> Knn {
                     // Hot loop: one compare per pair against the worst kept distance;
                     // the heap (with its tie rule) only sees the few candidates that pass.
                     // Lanes of LANES pairs are tested branch-free first (this vectorises).
-                    let mut worst = heap.worst();
+                    let mut worst = heap.worst_key().max(0.0);
                     let line = line.as_slice().expect("rows of a standard-layout array");
                     for (c, (dots, sqs)) in
                         line.chunks(LANES).zip(sq_rows.chunks(LANES)).enumerate()
@@ -109,14 +108,14 @@ pub fn knn(x: ArrayView2<'_, f32>, k: usize) -> Knn {
                                 let (id, d2) = (r0 + c * LANES + j, d2.max(0.0));
                                 if id != q && heap.accepts(d2, id as u32) {
                                     heap.push(d2, id as u32);
-                                    worst = heap.worst();
+                                    worst = heap.worst_key().max(0.0);
                                 }
                             }
                         }
                     }
                 }
             }
-            heaps.into_iter().flat_map(Heap::into_sorted).collect()
+            heaps.into_iter().flat_map(TopK::into_sorted).collect()
         })
         .collect();
     let mut ids = Vec::with_capacity(n * k);
@@ -126,96 +125,6 @@ pub fn knn(x: ArrayView2<'_, f32>, k: usize) -> Knn {
         dist2.push(d2);
     }
     Knn { k, ids, dist2 }
-}
-
-/// A candidate neighbour: smaller distance first, then lower id.
-#[derive(Debug, Clone, Copy)]
-struct Hit {
-    d2: f32,
-    id: u32,
-}
-
-impl Hit {
-    fn before(&self, other: &Hit) -> bool {
-        self.d2 < other.d2 || (self.d2 == other.d2 && self.id < other.id)
-    }
-}
-
-impl PartialEq for Hit {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Hit {}
-
-impl PartialOrd for Hit {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Farther hits compare greater: the max-heap keeps the worst kept hit on top.
-impl Ord for Hit {
-    fn cmp(&self, other: &Self) -> Ordering {
-        if self.before(other) {
-            Ordering::Less
-        } else if other.before(self) {
-            Ordering::Greater
-        } else {
-            Ordering::Equal
-        }
-    }
-}
-
-/// The `k` nearest hits seen so far.
-#[derive(Debug, Clone)]
-struct Heap {
-    k: usize,
-    heap: BinaryHeap<Hit>,
-}
-
-impl Heap {
-    fn new(k: usize) -> Self {
-        Heap {
-            k,
-            heap: BinaryHeap::with_capacity(k + 1),
-        }
-    }
-
-    #[inline]
-    fn accepts(&self, d2: f32, id: u32) -> bool {
-        if d2.is_nan() {
-            return false;
-        }
-        match self.heap.peek() {
-            Some(worst) if self.heap.len() >= self.k => Hit { d2, id }.before(worst),
-            _ => true,
-        }
-    }
-
-    /// The largest distance that can still enter (infinite until `k` are kept).
-    #[inline]
-    fn worst(&self) -> f32 {
-        match self.heap.peek() {
-            Some(worst) if self.heap.len() >= self.k => worst.d2.max(0.0),
-            _ => f32::INFINITY,
-        }
-    }
-
-    fn push(&mut self, d2: f32, id: u32) {
-        self.heap.push(Hit { d2, id });
-        if self.heap.len() > self.k {
-            self.heap.pop();
-        }
-    }
-
-    fn into_sorted(self) -> impl Iterator<Item = (u32, f32)> {
-        self.heap
-            .into_sorted_vec()
-            .into_iter()
-            .map(|h| (h.id, h.d2))
-    }
 }
 
 #[cfg(test)]

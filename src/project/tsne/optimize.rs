@@ -45,7 +45,8 @@ impl Default for Schedule {
         Schedule {
             early_iterations: 250,
             early_exaggeration: 12.0,
-            early_momentum: 0.8,
+            // As the `early_momentum` schema default (the 0.5; openTSNE uses 0.8).
+            early_momentum: 0.5,
             iterations: 500,
             exaggeration: 1.0,
             momentum: 0.8,
