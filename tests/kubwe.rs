@@ -1,8 +1,9 @@
 #![allow(clippy::needless_range_loop)]
 //! KUBWE: the forces against finite differences of the energy, unit norms,
 //! the energy falling over the first sweeps, the VP-tree against brute force,
-//! topics separating, reproducibility across thread counts, and the engine
-//! (loss, perplexity, live learning rate).
+//! topics separating, reproducibility across thread counts, the sampled far
+//! field (exact when it draws every word, closer to the exact force than k-NN
+//! alone, unbiased), and the engine (loss, perplexity, live learning rate).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use wordbench::algo::kubwe::exact::{block_forces, BlockOut, BlockScratch, BLOCK};
-use wordbench::algo::kubwe::fast::row_forces;
+use wordbench::algo::kubwe::fast::{row_forces, FarField, Moments};
 use wordbench::algo::kubwe::init::random_sphere;
 use wordbench::algo::kubwe::objective::{
     energy, energy_naive, gradient_naive, row_energies, row_energy_naive,
@@ -227,6 +228,7 @@ fn fast_forces_with_every_negative_equal_the_exact_ones() {
             n - 1,
             Bound::Exact,
             kernel,
+            FarField::OFF,
             &mut heap,
             &mut f1,
             &mut f2,
@@ -756,4 +758,135 @@ fn schemas_and_bad_values() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("thesis, exact"), "{err}");
+}
+
+/// Fast forces of every row of `y` with `k` neighbours and `samples` far-field
+/// draws from `seed` (with the control variate if `tangent`).
+fn fast_forces(
+    a: &Affinity,
+    y: &Array2<f32>,
+    k: usize,
+    kernel: Kernel,
+    (samples, seed, tangent): (usize, u64, bool),
+) -> Vec<f64> {
+    let (n, d) = y.dim();
+    let mut moments = Moments::new(d);
+    moments.compute(y.view());
+    let far = FarField {
+        samples,
+        seed,
+        moments: tangent.then_some(&moments),
+    };
+    let tree = VpTree::build(y.view(), 1);
+    let mut heap = NeighborHeap::new(k);
+    let (mut f1, mut f2) = (vec![0.0; d], vec![0.0; d]);
+    let mut v2 = vec![0.0; n * d];
+    for i in 0..n {
+        row_forces(
+            a,
+            y.view(),
+            i,
+            &tree,
+            k,
+            Bound::Exact,
+            kernel,
+            far,
+            &mut heap,
+            &mut f1,
+            &mut f2,
+        );
+        v2[i * d..(i + 1) * d].copy_from_slice(&f2);
+    }
+    v2
+}
+
+fn cosine(x: &[f64], y: &[f64]) -> f64 {
+    let dot: f64 = x.iter().zip(y).map(|(a, b)| a * b).sum();
+    let norm = |v: &[f64]| v.iter().map(|a| a * a).sum::<f64>().sqrt();
+    dot / (norm(x) * norm(y))
+}
+
+#[test]
+fn far_field_over_every_word_gives_the_exact_force() {
+    let (n, d) = (70, 8);
+    let y = random_sphere(n, d, 8);
+    let a = random_affinity(n, 0.1, false, 5);
+    for kernel in KERNELS {
+        let (_, exact, _) = block(&a, &y, kernel);
+        let scale = exact.iter().fold(1.0f64, |m, e| m.max(e.abs()));
+        for (seed, tangent) in [(1, false), (99, false), (1, true)] {
+            let fast = fast_forces(&a, &y, 6, kernel, (n, seed, tangent));
+            for (k, (f, e)) in fast.iter().zip(&exact).enumerate() {
+                assert!(
+                    (f - e).abs() < 2e-5 * scale,
+                    "{kernel:?} row {} k {}: {f} vs {e}",
+                    k / d,
+                    k % d
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sampled_far_field_brings_the_force_closer_to_the_exact_one() {
+    let (n, d, k) = (600, 8, 10);
+    let y = random_sphere(n, d, 9);
+    let a = random_affinity(n, 0.02, false, 6);
+    let kernel = Kernel {
+        p: 5,
+        scale: Scale::Half,
+    };
+    let (_, exact, _) = block(&a, &y, kernel);
+    let mean_cos = |v2: &[f64]| {
+        (0..n)
+            .map(|i| cosine(&v2[i * d..(i + 1) * d], &exact[i * d..(i + 1) * d]))
+            .sum::<f64>()
+            / n as f64
+    };
+    let off = mean_cos(&fast_forces(&a, &y, k, kernel, (0, 0, true)));
+    let plain = mean_cos(&fast_forces(&a, &y, k, kernel, (64, 3, false)));
+    let on = mean_cos(&fast_forces(&a, &y, k, kernel, (64, 3, true)));
+    eprintln!(
+        "mean cos to the exact force: k-NN {off:.4}, + plain sample {plain:.4}, + tangent {on:.4}"
+    );
+    assert!(
+        on > off && on > plain,
+        "cos with far field {on}, plain {plain}, without {off}"
+    );
+    // Unbiased: the mean of many independent estimates tends to the force.
+    let runs = 200;
+    let mut mean = vec![0.0; n * d];
+    for seed in 0..runs {
+        for (m, f) in mean
+            .iter_mut()
+            .zip(fast_forces(&a, &y, k, kernel, (16, seed, false)))
+        {
+            *m += f / runs as f64;
+        }
+    }
+    let averaged = mean_cos(&mean);
+    assert!(
+        averaged > 0.995,
+        "cos of the mean of {runs} estimates {averaged}"
+    );
+}
+
+#[test]
+fn fast_with_far_field_over_every_word_follows_the_exact_trajectory() {
+    let mut exact = trainer(&KUBWE, &[("dim", "10")], 4);
+    let n = exact.vectors().nrows().to_string();
+    let mut fast = trainer(
+        &KUBWE_FAST,
+        &[("dim", "10"), ("k", "5"), ("far_samples", &n)],
+        4,
+    );
+    for s in 0..2 {
+        sweep(&mut exact, s);
+        sweep(&mut fast, s);
+    }
+    let diff = (&exact.vectors() - &fast.vectors())
+        .iter()
+        .fold(0.0f32, |m, v| m.max(v.abs()));
+    assert!(diff < 1e-4, "{diff}");
 }

@@ -7,6 +7,7 @@
 #            [--ps "1 5 13"] [--threads 2] [--work DIR] [--only "kubwe kubwe-fast sgns svd"]
 #            [--bin PATH] [-- EXTRA --set ARGS FOR KUBWE-FAST]
 #   --bin runs a given wordbench binary instead of building the release one.
+#   e.g. `-- --set far_samples=0` for the thesis' pure k-NN repulsion.
 #   CORPUS defaults to ../shared/data/corpora/text8-head.txt. Prints a markdown
 #   table (one row per run, with its wall time) and keeps the logs in --work.
 set -euo pipefail

@@ -6,12 +6,25 @@
 //!
 //! Cost per word `O(d (p̄ + visited))`, where `visited` is the number of tree
 //! nodes the search touches (about `k + log n` under the thesis bound).
+//!
+//! Far field ([`FarField`], `far_samples = m > 0`): at `k ≈ √|V|` the nearest
+//! words carry a small part of the kernel weight (13% at |V| = 22k, p = 13)
+//! and the truncated force points far from the full one, which costs most of
+//! the quality. So the rest of `N_i` — words neither positive, nor `i`, nor
+//! among its `k` nearest — is added as an unbiased Monte-Carlo estimate:
+//! systematic sampling of the word ids (`j_t = ⌊(t + u) n / m⌋`, `t < m`, one
+//! uniform offset `u` per word and sweep), so each word is drawn with
+//! probability exactly `m / n`, drawn ones that are not far are skipped, and
+//! the sum is scaled by `n / m`. The ids are frequency-ranked, so the sample
+//! is stratified by frequency; `m ≥ n` takes every word once (the exact
+//! force). Cost `O(m d)` more per word.
 
-use ndarray::ArrayView2;
+use ndarray::linalg::general_mat_mul;
+use ndarray::{Array2, ArrayView2};
 
 use super::affinity::Affinity;
 use super::kernel::Kernel;
-use super::vptree::{dot, Bound, NeighborHeap, Query, VpTree, GROUP};
+use super::vptree::{dot, splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
 
 /// The default `k` for a vocabulary of `n` words (ALGORITHMS.md §13.6):
 /// the thesis' 3000 for `n ≥ 100,000`, else `max(√n, 50)` (its rule of thumb
@@ -23,6 +36,127 @@ pub fn default_k(n: usize) -> usize {
         ((n as f64).sqrt().ceil() as usize).max(50)
     };
     k.min(n.saturating_sub(1))
+}
+
+/// `Σ_j y_j` and `YᵀY` of the current vectors: the sum over every word of
+/// the kernel's tangent at 0, `K(0) (1 + p c)`, times `y_j`, is
+/// `K(0) (Σ y_j + p YᵀY y_i)` — exact in `O(d²)` per word.
+#[derive(Debug, Clone)]
+pub struct Moments {
+    /// `Σ_j y_j`.
+    pub sum: Vec<f64>,
+    /// `YᵀY`, `d × d` row-major.
+    pub gram: Vec<f64>,
+    gram32: Array2<f32>,
+}
+
+impl Moments {
+    /// Zero moments for dimension `dim`.
+    pub fn new(dim: usize) -> Self {
+        Moments {
+            sum: vec![0.0; dim],
+            gram: vec![0.0; dim * dim],
+            gram32: Array2::zeros((dim, dim)),
+        }
+    }
+
+    /// The moments of `y` (`n × dim`); `YᵀY` as one dense product.
+    pub fn compute(&mut self, y: ArrayView2<'_, f32>) {
+        general_mat_mul(1.0, &y.t(), &y, 0.0, &mut self.gram32);
+        for (g, &x) in self.gram.iter_mut().zip(self.gram32.iter()) {
+            *g = x as f64;
+        }
+        self.sum.fill(0.0);
+        for row in y.rows() {
+            for (acc, &x) in self.sum.iter_mut().zip(row.iter()) {
+                *acc += x as f64;
+            }
+        }
+    }
+}
+
+/// The far-field estimate of one step.
+#[derive(Debug, Clone, Copy)]
+pub struct FarField<'a> {
+    /// Draws per word (0: off, the thesis' pure k-NN repulsion).
+    pub samples: usize,
+    /// Seed of this sweep (each word's offset derives from it and the id).
+    pub seed: u64,
+    /// Moments of the current vectors (the control variate; `None`: plain
+    /// sampling of `K`).
+    pub moments: Option<&'a Moments>,
+}
+
+impl FarField<'_> {
+    /// No far field.
+    pub const OFF: FarField<'static> = FarField {
+        samples: 0,
+        seed: 0,
+        moments: None,
+    };
+
+    /// The control variate `K(0) (1 + p c)`: `(α, β)` with `lin(c) = α + β c`
+    /// (zero without moments).
+    pub fn tangent(&self, kernel: Kernel) -> (f64, f64) {
+        if self.samples == 0 || self.moments.is_none() {
+            return (0.0, 0.0);
+        }
+        let k0 = kernel.weight(0.0) as f64;
+        (k0, kernel.p as f64 * k0)
+    }
+
+    /// Adds the far field of word `i` to `v2`: the tangent summed exactly
+    /// over every word minus over `i` and its positives (the near words'
+    /// share is taken off by the caller), plus `(n/m) Σ (K − lin)(y_i·y_j) y_j`
+    /// over the sampled far words. `near` marks the `k` nearest (true).
+    pub fn add(
+        &self,
+        a: &Affinity,
+        y: ArrayView2<'_, f32>,
+        i: u32,
+        kernel: Kernel,
+        near: &[bool],
+        v2: &mut [f64],
+    ) {
+        let n = y.nrows();
+        let m = self.samples.min(n);
+        if m == 0 {
+            return;
+        }
+        let row = |j: usize| y.row(j).to_slice().expect("standard layout");
+        let yi = row(i as usize);
+        let positives = a.row(i as usize).0;
+        let (alpha, beta) = self.tangent(kernel);
+        if let Some(mom) = self.moments {
+            let dim = yi.len();
+            for (r, acc) in v2.iter_mut().enumerate() {
+                let g = &mom.gram[r * dim..(r + 1) * dim];
+                let gy: f64 = g.iter().zip(yi).map(|(g, &x)| g * x as f64).sum();
+                *acc += alpha * mom.sum[r] + beta * gy;
+            }
+            for j in positives.iter().map(|&j| j as usize).chain([i as usize]) {
+                let yj = row(j);
+                let w = alpha + beta * dot(yi, yj) as f64;
+                for (acc, &x) in v2.iter_mut().zip(yj) {
+                    *acc -= w * x as f64;
+                }
+            }
+        }
+        let u = (splitmix(self.seed ^ splitmix(i as u64 + 1)) >> 11) as f64 / (1u64 << 53) as f64;
+        let stride = n as f64 / m as f64;
+        for t in 0..m {
+            let j = (((t as f64 + u) * stride) as usize).min(n - 1);
+            if j == i as usize || near[j] || positives.binary_search(&(j as u32)).is_ok() {
+                continue;
+            }
+            let yj = row(j);
+            let c = dot(yi, yj);
+            let w = stride * (kernel.weight(c) as f64 - alpha - beta * c as f64);
+            for (acc, &x) in v2.iter_mut().zip(yj) {
+                *acc += w * x as f64;
+            }
+        }
+    }
 }
 
 /// `v₁ = Σ_{P_i} a_ij y_j` in `f64`.
@@ -37,7 +171,8 @@ pub fn attraction(a: &Affinity, y: ArrayView2<'_, f32>, i: usize, v1: &mut [f64]
 }
 
 /// Forces on word `i`: attraction into `v1`, repulsion from its `k` nearest
-/// non-positive neighbours into `v2`. Returns the tree nodes visited.
+/// non-positive neighbours (plus the sampled far field) into `v2`. Returns
+/// the tree nodes visited.
 #[allow(clippy::too_many_arguments)]
 pub fn row_forces(
     a: &Affinity,
@@ -47,6 +182,7 @@ pub fn row_forces(
     k: usize,
     bound: Bound,
     kernel: Kernel,
+    far: FarField<'_>,
     heap: &mut NeighborHeap,
     v1: &mut [f64],
     v2: &mut [f64],
@@ -56,8 +192,22 @@ pub fn row_forces(
         k,
         bound,
         kernel,
+        far,
     };
-    search.forces(a, y, &[i as u32], std::slice::from_mut(heap), v1, v2)
+    let mut near = if far.samples > 0 {
+        vec![false; y.nrows()]
+    } else {
+        Vec::new()
+    };
+    search.forces(
+        a,
+        y,
+        &[i as u32],
+        std::slice::from_mut(heap),
+        &mut near,
+        v1,
+        v2,
+    )
 }
 
 /// One sweep's neighbour search: the tree and how to use it.
@@ -71,19 +221,24 @@ pub struct Search<'a> {
     pub bound: Bound,
     /// Repulsion kernel.
     pub kernel: Kernel,
+    /// Sampled repulsion from the words beyond the `k` nearest.
+    pub far: FarField<'a>,
 }
 
 impl Search<'_> {
     /// Forces on the words `rows` (at most [`GROUP`], searched in one
     /// traversal): attraction and repulsion, `rows.len() × dim` row-major,
-    /// into `v1` and `v2`. `heaps` needs one heap per row. Returns the
-    /// distances computed by the search.
+    /// into `v1` and `v2`. `heaps` needs one heap per row; `near` is `n`
+    /// falses when the far field is on (left so; may be empty when off).
+    /// Returns the distances computed by the search.
+    #[allow(clippy::too_many_arguments)]
     pub fn forces(
         &self,
         a: &Affinity,
         y: ArrayView2<'_, f32>,
         rows: &[u32],
         heaps: &mut [NeighborHeap],
+        near: &mut [bool],
         v1: &mut [f64],
         v2: &mut [f64],
     ) -> usize {
@@ -112,11 +267,22 @@ impl Search<'_> {
             attraction(a, y, i as usize, f1);
             f2.fill(0.0);
             let yi = row(i);
+            let (alpha, beta) = self.far.tangent(self.kernel);
             for n in heaps[r].iter() {
                 let yj = row(n.id);
-                let w = self.kernel.weight(dot(yi, yj)) as f64;
+                let c = dot(yi, yj);
+                let w = self.kernel.weight(c) as f64 - alpha - beta * c as f64;
                 for (acc, &x) in f2.iter_mut().zip(yj) {
                     *acc += w * x as f64;
+                }
+            }
+            if self.far.samples > 0 {
+                for nb in heaps[r].iter() {
+                    near[nb.id as usize] = true;
+                }
+                self.far.add(a, y, i, self.kernel, near, f2);
+                for nb in heaps[r].iter() {
+                    near[nb.id as usize] = false;
                 }
             }
         }

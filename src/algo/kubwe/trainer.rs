@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use super::affinity::Affinity;
 use super::exact::{block_forces, BlockOut, BlockScratch, BLOCK};
-use super::fast::Search;
+use super::fast::{FarField, Moments, Search};
 use super::init::random_sphere;
 use super::objective::row_energies;
 use super::update::move_word;
@@ -86,6 +86,8 @@ pub struct KubweTrainer {
     tree: Option<VpTree>,
     sample: Vec<u32>,
     sample_loss: f64,
+    sweep: u64,
+    moments: Moments,
     stats: FastStats,
 }
 
@@ -145,6 +147,8 @@ impl KubweTrainer {
             tree: None,
             sample,
             sample_loss: f64::NAN,
+            sweep: 0,
+            moments: Moments::new(dim),
             stats: FastStats::default(),
             settings,
             a,
@@ -254,7 +258,7 @@ impl KubweTrainer {
 
     /// Fast step: moves each word of the slice by its k-NN forces.
     fn fast_step(&mut self, range: std::ops::Range<usize>, lr: f64) -> f64 {
-        let Repulsion::Nearest { k, bound, .. } = self.settings.repulsion else {
+        let Repulsion::Nearest { k, bound, far, .. } = self.settings.repulsion else {
             unreachable!("fast_step on an exact run")
         };
         let (n, dim) = self.y.dim();
@@ -265,22 +269,38 @@ impl KubweTrainer {
         let (kernel, rule) = (self.settings.kernel, self.settings.update);
         let rows = &self.order[range];
         let next = self.next.as_slice_mut().expect("standard layout");
+        if far > 0 {
+            self.moments.compute(self.y.view());
+        }
+        let far = FarField {
+            samples: far,
+            seed: splitmix(self.seed ^ 0x6661_725f_6669_656c ^ splitmix(self.sweep + 1)),
+            moments: Some(&self.moments),
+        };
         let search = Search {
             tree,
             k,
             bound,
             kernel,
+            far,
         };
+        let near_len = if far.samples > 0 { n } else { 0 };
         let visited: usize = rows
             .par_chunks(GROUP)
             .zip(next.par_chunks_mut(GROUP * dim))
             .map_init(
                 || {
                     let heaps = vec![NeighborHeap::new(k); GROUP];
-                    (heaps, vec![0.0f64; GROUP * dim], vec![0.0f64; GROUP * dim])
+                    let near = vec![false; near_len];
+                    (
+                        heaps,
+                        near,
+                        vec![0.0f64; GROUP * dim],
+                        vec![0.0f64; GROUP * dim],
+                    )
                 },
-                |(heaps, v1, v2), (group, out)| {
-                    let visited = search.forces(a, y, group, heaps, v1, v2);
+                |(heaps, near, v1, v2), (group, out)| {
+                    let visited = search.forces(a, y, group, heaps, near, v1, v2);
                     for (r, &i) in group.iter().enumerate() {
                         let at = r * dim..(r + 1) * dim;
                         let yi = y.row(i as usize);
@@ -308,6 +328,7 @@ impl Trainer for KubweTrainer {
             .settings
             .decay
             .rate(self.settings.lr, sweep as usize, self.settings.sweeps);
+        self.sweep = sweep;
         if k == 0 {
             self.prepare_fast_sweep(sweep);
         }
@@ -366,8 +387,8 @@ fn rows_per_step(settings: &Settings, n: usize) -> usize {
     let d = settings.dim as f64;
     let per_row = match settings.repulsion {
         Repulsion::Exact => 4.0 * n as f64 * d,
-        Repulsion::Nearest { k, .. } => {
-            8.0 * d * (resolve_k(k, n) as f64 + (n as f64).log2() + 16.0)
+        Repulsion::Nearest { k, far, .. } => {
+            8.0 * d * (resolve_k(k, n) as f64 + far.min(n) as f64 + (n as f64).log2() + 16.0)
         }
     };
     let rows = (STEP_FLOPS / per_row).ceil() as usize;
