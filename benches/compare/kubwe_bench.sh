@@ -13,6 +13,8 @@
 #   alone (random start: every point equidistant, the tree's worst case),
 #   plus the growth exponent between consecutive sizes
 #   (log(t2/t1) / log(V2/V1): 2 for V^2, ~1.1 for V log V).
+#   kubwe-fast runs without the far-field term (FAR_SAMPLES=m in the environment adds it): the
+#   table measures the VP-tree search.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -67,7 +69,7 @@ for v in "${sizes[@]}"; do
     for algo in kubwe kubwe-fast; do
         extra=()
         # The sampled loss (O(sample V d) per sweep) on one row: only the sweep is timed.
-        [ "$algo" = kubwe-fast ] && extra=(--set k="$k" --set loss_sample=1)
+        [ "$algo" = kubwe-fast ] && extra=(--set k="$k" --set loss_sample=1 --set far_samples="${FAR_SAMPLES:-0}")
         csv="$work/$algo-$v.csv"
         "$bin" train "$corpus" --algo "$algo" --min-count 1 --max-vocab "$v" --dim 100 \
             --threads "$threads" --seed 1 -q --set window=5 --set sweeps="$sweeps" \

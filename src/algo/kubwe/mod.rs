@@ -21,7 +21,7 @@
 //!   `rebuild` sweeps (default 1: building costs a few per cent of a sweep).
 //!   Default `k` = 3000 for `|V| ≥ 100k`, else `max(√|V|, 50)` (§13.6).
 //!   Beyond the `k` nearest, `far_samples` words per word and sweep (default
-//!   1024; 0 = the thesis' pure k-NN) give an unbiased estimate of the rest of
+//!   2048; 0 = the thesis' pure k-NN) give an unbiased estimate of the rest of
 //!   the repulsion ([`fast::FarField`]): at `k = √|V|` the truncated force
 //!   alone loses 0.2 Spearman on WordSim-353 (README).
 //! - Loss ([`objective`]): the pseudo-energy whose gradient is the force, per
@@ -195,7 +195,7 @@ const FAR_SAMPLES: ParamSpec = ParamSpec {
         min: 0,
         max: 1_000_000,
     },
-    default: DefaultValue::Int(1024),
+    default: DefaultValue::Int(2048),
     help: "words drawn per word and sweep to estimate the repulsion beyond the k nearest (0: pure k-NN as in the thesis)",
     live: false,
 };
