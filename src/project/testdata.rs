@@ -37,3 +37,16 @@ pub fn spread_layout(n: usize, radius: f64, seed: u64) -> Vec<[f64; 2]> {
         })
         .collect()
 }
+
+/// `‖got − want‖ / ‖want‖` over 2-D forces or gradients.
+pub fn relative_l2(want: &[[f64; 2]], got: &[[f64; 2]]) -> f64 {
+    let sq = |v: [f64; 2]| v[0] * v[0] + v[1] * v[1];
+    let norm: f64 = want.iter().map(|&w| sq(w)).sum::<f64>().sqrt();
+    let err: f64 = want
+        .iter()
+        .zip(got)
+        .map(|(a, b)| sq([a[0] - b[0], a[1] - b[1]]))
+        .sum::<f64>()
+        .sqrt();
+    err / norm
+}

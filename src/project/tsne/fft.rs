@@ -415,23 +415,9 @@ mod tests {
             let z_exact = exact::repulsion(&y, &mut want);
             let z_fft = FftWorkspace::new(FftParams::default()).repulsion(&y, &mut got);
             let z_err = ((z_fft - z_exact) / z_exact).abs();
-            let norm: f64 = want
-                .iter()
-                .map(|f| f[0] * f[0] + f[1] * f[1])
-                .sum::<f64>()
-                .sqrt();
-            let err: f64 = want
-                .iter()
-                .zip(&got)
-                .map(|(a, b)| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2))
-                .sum::<f64>()
-                .sqrt();
+            let rel = crate::project::testdata::relative_l2(&want, &got);
             assert!(z_err < z_tol, "n={n} r={radius}: Z relative error {z_err}");
-            assert!(
-                err < f_tol * norm,
-                "n={n} r={radius}: force relative error {}",
-                err / norm
-            );
+            assert!(rel < f_tol, "n={n} r={radius}: force relative error {rel}");
         }
     }
 }

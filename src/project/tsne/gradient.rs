@@ -171,19 +171,8 @@ mod tests {
         let (mut want, mut got) = (vec![[0.0; 2]; n], vec![[0.0; 2]; n]);
         let kl_exact = Gradient::new(p, Repulsion::Exact).compute(p, y, 1.0, true, &mut want);
         let kl = Gradient::new(p, method).compute(p, y, 1.0, true, &mut got);
-        let norm: f64 = want
-            .iter()
-            .map(|g| g[0] * g[0] + g[1] * g[1])
-            .sum::<f64>()
-            .sqrt();
-        let err: f64 = want
-            .iter()
-            .zip(&got)
-            .map(|(a, b)| (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2))
-            .sum::<f64>()
-            .sqrt();
         (
-            err / norm,
+            crate::project::testdata::relative_l2(&want, &got),
             (kl.unwrap() - kl_exact.unwrap()).abs() / kl_exact.unwrap(),
         )
     }
