@@ -72,11 +72,13 @@ fn main() -> anyhow::Result<()> {
                 let sweeps_done = (sweeps + 1) as f64;
                 println!(
                     "{{\"algo\": \"{}\", \"vocab\": {n}, \"nnz\": {nnz}, \"threads\": {threads}, \"sec_per_sweep\": {median:.3}, \
-                     \"build_share\": {:.3}, \"loss_share\": {:.3}, \"visited_per_search\": {:.0}, \"k\": {}}}",
+                     \"build_share\": {:.3}, \"loss_share\": {:.3}, \"visited_per_search\": {:.0}, \"recall_last\": {:.4}, \"recall_mean\": {:.4}, \"k\": {}}}",
                     method.name,
                     st.build_seconds / sweeps_done / median,
                     st.loss_seconds / sweeps_done / median,
                     st.visited as f64 / st.searches.max(1) as f64,
+                    st.recall,
+                    st.recall_sum / st.recall_sweeps.max(1) as f64,
                     match settings.repulsion {
                         wordbench::algo::kubwe::Repulsion::Nearest { k, .. } => {
                             wordbench::algo::kubwe::trainer::resolve_k(k, n).to_string()

@@ -17,7 +17,9 @@ use wordbench::algo::kubwe::init::random_sphere;
 use wordbench::algo::kubwe::objective::{
     energy, energy_naive, gradient_naive, row_energies, row_energy_naive,
 };
-use wordbench::algo::kubwe::vptree::{brute_force, Bound, NeighborHeap, Query, VpTree, GROUP};
+use wordbench::algo::kubwe::vptree::{
+    brute_force, Bound, Neighbor, NeighborHeap, Query, VpTree, GROUP,
+};
 use wordbench::algo::kubwe::{Affinity, Kernel, KubweTrainer, Scale, Settings, KUBWE, KUBWE_FAST};
 use wordbench::corpus::{Corpus, CorpusConfig, HeldoutConfig, ReadConfig, VocabConfig};
 use wordbench::embedding::Embedding;
@@ -375,6 +377,73 @@ fn vp_tree_group_search_equals_brute_force() {
                         .collect();
                     assert_eq!(got, want, "n={n} d={d} k={k} group of {size}");
                 }
+            }
+        }
+    }
+}
+
+#[test]
+fn vp_tree_seeded_search_equals_brute_force_and_keeps_no_duplicate() {
+    // A warm search starts from last sweep's neighbours: some true ones, some
+    // not. The exact bound must still return exactly the k nearest, each
+    // once; the thesis bound must never lose a seed nearer than what it keeps.
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(29);
+    for (n, d, k) in [(200, 5, 10), (600, 30, 40), (400, 100, 50)] {
+        let y = random_sphere(n, d, 11 + n as u64);
+        let tree = VpTree::build(y.view(), 6);
+        let mut heaps = vec![NeighborHeap::new(k); GROUP];
+        let group: Vec<u32> = tree.ids()[n / 4..].iter().copied().take(GROUP).collect();
+        let excludes: Vec<Vec<u32>> = group
+            .iter()
+            .map(|_| {
+                (0..n as u32)
+                    .filter(|_| rng.random::<f64>() < 0.1)
+                    .collect()
+            })
+            .collect();
+        let queries: Vec<Query> = group
+            .iter()
+            .zip(&excludes)
+            .map(|(&q, exclude)| Query {
+                point: y.row(q as usize).to_slice().unwrap(),
+                id: Some(q),
+                exclude,
+            })
+            .collect();
+        let truths: Vec<Vec<u32>> = queries
+            .iter()
+            .map(|q| brute_force(y.view(), q, k).iter().map(|n| n.id).collect())
+            .collect();
+        for bound in [Bound::Exact, Bound::thesis(d)] {
+            for (r, query) in queries.iter().enumerate() {
+                // Half of the true neighbours, admissible strangers, empty slots.
+                let mut seeds: Vec<u32> = truths[r].iter().copied().step_by(2).collect();
+                seeds.extend(
+                    (0..n as u32)
+                        .filter(|&j| query.admits(j) && !truths[r].contains(&j))
+                        .take(k / 3),
+                );
+                seeds.truncate(k);
+                seeds.resize(k, u32::MAX);
+                tree.seed(query.point, &seeds, k, &mut heaps[r]);
+            }
+            let seeded: Vec<Vec<Neighbor>> = heaps.iter().map(|h| h.sorted()).collect();
+            tree.refine_group(&queries, bound, &mut heaps);
+            for (r, heap) in heaps.iter().take(queries.len()).enumerate() {
+                let got: Vec<u32> = heap.sorted().iter().map(|n| n.id).collect();
+                let mut unique = got.clone();
+                unique.sort_unstable();
+                unique.dedup();
+                assert_eq!(unique.len(), got.len(), "duplicates, n={n} {bound:?}");
+                assert_eq!(got.len(), k);
+                if bound == Bound::Exact {
+                    assert_eq!(got, truths[r], "n={n} d={d} k={k}");
+                }
+                // Whatever the bound, a kept point is never worse than a dropped seed.
+                let tau = heap.tau();
+                assert!(seeded[r]
+                    .iter()
+                    .all(|s| s.dist >= tau || got.contains(&s.id)));
             }
         }
     }
@@ -889,4 +958,44 @@ fn fast_with_far_field_over_every_word_follows_the_exact_trajectory() {
         .iter()
         .fold(0.0f32, |m, v| m.max(v.abs()));
     assert!(diff < 1e-4, "{diff}");
+}
+
+#[test]
+fn warm_searches_find_more_true_neighbours_and_visit_less() {
+    // The Lee corpus (~1.7k words) at d = 50 with k = 50: each sweep checks
+    // its search on sampled words against brute force.
+    let corpus = open(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/corpus/lee_background.txt"),
+        0.0,
+    );
+    let run = |warm: &str, search: &str| {
+        let sets = [
+            ("dim", "50"),
+            ("far_samples", "0"),
+            ("warm_start", warm),
+            ("search", search),
+        ];
+        let s = settings(&KUBWE_FAST, &sets);
+        let (a, _) = Affinity::from_corpus(&corpus, &s.affinity).unwrap();
+        let mut t = KubweTrainer::new(s, corpus.vocab().index().clone(), a, 3).unwrap();
+        for s in 0..4 {
+            sweep(&mut t, s);
+        }
+        let st = t.fast_stats();
+        (
+            st.recall_sum / st.recall_sweeps as f64,
+            st.visited as f64 / st.searches as f64,
+        )
+    };
+    let (cold_recall, cold_visits) = run("false", "thesis");
+    let (warm_recall, warm_visits) = run("true", "thesis");
+    eprintln!(
+        "thesis bound: cold recall {cold_recall:.3} ({cold_visits:.0} distances per search), \
+         warm {warm_recall:.3} ({warm_visits:.0})"
+    );
+    assert!(warm_recall > cold_recall, "{warm_recall} vs {cold_recall}");
+    assert!(warm_visits < cold_visits, "{warm_visits} vs {cold_visits}");
+    // The check itself: the exact bound finds every neighbour, warm or cold.
+    assert_eq!(run("true", "exact").0, 1.0);
+    assert_eq!(run("false", "exact").0, 1.0);
 }

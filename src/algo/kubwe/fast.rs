@@ -40,14 +40,18 @@ pub fn default_k(n: usize) -> usize {
 
 /// `Σ_j y_j` and `YᵀY` of the current vectors: the sum over every word of
 /// the kernel's tangent at 0, `K(0) (1 + p c)`, times `y_j`, is
-/// `K(0) (Σ y_j + p YᵀY y_i)` — exact in `O(d²)` per word.
+/// `K(0) (Σ y_j + p YᵀY y_i)` — exact in `O(d²)` per word. Computed once per
+/// sweep and then updated with each step's moved rows ([`Moments::replace`]),
+/// so keeping them current costs `O(V d²)` per sweep, not per step.
 #[derive(Debug, Clone)]
 pub struct Moments {
     /// `Σ_j y_j`.
     pub sum: Vec<f64>,
-    /// `YᵀY`, `d × d` row-major.
-    pub gram: Vec<f64>,
+    /// `YᵀY`, `d × d`.
+    pub gram: Array2<f64>,
     gram32: Array2<f32>,
+    old: Array2<f64>,
+    new: Array2<f64>,
 }
 
 impl Moments {
@@ -55,21 +59,41 @@ impl Moments {
     pub fn new(dim: usize) -> Self {
         Moments {
             sum: vec![0.0; dim],
-            gram: vec![0.0; dim * dim],
+            gram: Array2::zeros((dim, dim)),
             gram32: Array2::zeros((dim, dim)),
+            old: Array2::zeros((0, dim)),
+            new: Array2::zeros((0, dim)),
         }
     }
 
     /// The moments of `y` (`n × dim`); `YᵀY` as one dense product.
     pub fn compute(&mut self, y: ArrayView2<'_, f32>) {
         general_mat_mul(1.0, &y.t(), &y, 0.0, &mut self.gram32);
-        for (g, &x) in self.gram.iter_mut().zip(self.gram32.iter()) {
-            *g = x as f64;
-        }
+        self.gram.zip_mut_with(&self.gram32, |g, &x| *g = x as f64);
         self.sum.fill(0.0);
         for row in y.rows() {
             for (acc, &x) in self.sum.iter_mut().zip(row.iter()) {
                 *acc += x as f64;
+            }
+        }
+    }
+
+    /// Updates the moments for rows that changed from `old` to `new` (same
+    /// shape, one row per moved word): `YᵀY += NᵀN − OᵀO` as two `f64`
+    /// products. Single-threaded, so the result does not depend on the pool.
+    pub fn replace(&mut self, old: ArrayView2<'_, f32>, new: ArrayView2<'_, f32>) {
+        assert_eq!(old.dim(), new.dim());
+        if self.old.dim() != old.dim() {
+            self.old = Array2::zeros(old.dim());
+            self.new = Array2::zeros(new.dim());
+        }
+        self.old.zip_mut_with(&old, |a, &x| *a = x as f64);
+        self.new.zip_mut_with(&new, |a, &x| *a = x as f64);
+        general_mat_mul(1.0, &self.new.t(), &self.new, 1.0, &mut self.gram);
+        general_mat_mul(-1.0, &self.old.t(), &self.old, 1.0, &mut self.gram);
+        for (o, n) in self.old.rows().into_iter().zip(self.new.rows()) {
+            for ((acc, &a), &b) in self.sum.iter_mut().zip(o.iter()).zip(n.iter()) {
+                *acc += b - a;
             }
         }
     }
@@ -129,8 +153,9 @@ impl FarField<'_> {
         let (alpha, beta) = self.tangent(kernel);
         if let Some(mom) = self.moments {
             let dim = yi.len();
+            let gram = mom.gram.as_slice().expect("standard layout");
             for (r, acc) in v2.iter_mut().enumerate() {
-                let g = &mom.gram[r * dim..(r + 1) * dim];
+                let g = &gram[r * dim..(r + 1) * dim];
                 let gy: f64 = g.iter().zip(yi).map(|(g, &x)| g * x as f64).sum();
                 *acc += alpha * mom.sum[r] + beta * gy;
             }
@@ -193,6 +218,7 @@ pub fn row_forces(
         bound,
         kernel,
         far,
+        seeds: None,
     };
     let mut near = if far.samples > 0 {
         vec![false; y.nrows()]
@@ -223,6 +249,11 @@ pub struct Search<'a> {
     pub kernel: Kernel,
     /// Sampled repulsion from the words beyond the `k` nearest.
     pub far: FarField<'a>,
+    /// Each word's `k` neighbours from the previous sweep (`n × k`,
+    /// `u32::MAX` = empty): a search starts from them ([`VpTree::seed`]), so
+    /// a neighbour found once stays until a nearer one turns up, and the
+    /// tight `τ` from the start prunes most of the tree. `None`: cold search.
+    pub seeds: Option<&'a [u32]>,
 }
 
 impl Search<'_> {
@@ -256,9 +287,22 @@ impl Search<'_> {
                 exclude: a.row(i as usize).0,
             };
         }
-        let visited = self
-            .tree
-            .search_group(&queries[..rows.len()], self.k, self.bound, heaps);
+        let queries = &queries[..rows.len()];
+        let visited = match self.seeds {
+            Some(lists) => {
+                let k = self.k;
+                for ((q, &i), heap) in queries.iter().zip(rows).zip(heaps.iter_mut()) {
+                    self.tree.seed(
+                        q.point,
+                        &lists[i as usize * k..(i as usize + 1) * k],
+                        k,
+                        heap,
+                    );
+                }
+                self.tree.refine_group(queries, self.bound, heaps)
+            }
+            None => self.tree.search_group(queries, self.k, self.bound, heaps),
+        };
         for (r, &i) in rows.iter().enumerate() {
             let (f1, f2) = (
                 &mut v1[r * dim..(r + 1) * dim],
@@ -293,6 +337,29 @@ impl Search<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn replaced_rows_update_the_moments_as_a_recomputation_would() {
+        let mut y = crate::algo::kubwe::init::random_sphere(40, 6, 1);
+        let mut m = Moments::new(6);
+        m.compute(y.view());
+        let rows = [3usize, 17, 39];
+        let old = y.select(ndarray::Axis(0), &rows);
+        let new = crate::algo::kubwe::init::random_sphere(3, 6, 2);
+        for (r, &i) in rows.iter().enumerate() {
+            y.row_mut(i).assign(&new.row(r));
+        }
+        m.replace(old.view(), new.view());
+        let mut fresh = Moments::new(6);
+        fresh.compute(y.view());
+        let gap = |a: &[f64], b: &[f64]| {
+            a.iter()
+                .zip(b)
+                .fold(0.0f64, |g, (x, y)| g.max((x - y).abs()))
+        };
+        assert!(gap(&m.sum, &fresh.sum) < 1e-6);
+        assert!(gap(m.gram.as_slice().unwrap(), fresh.gram.as_slice().unwrap()) < 1e-5);
+    }
 
     #[test]
     fn default_k_follows_the_rule_of_thumb() {

@@ -200,6 +200,14 @@ const FAR_SAMPLES: ParamSpec = ParamSpec {
     live: false,
 };
 
+const WARM_START: ParamSpec = ParamSpec {
+    name: "warm_start",
+    kind: Kind::Bool,
+    default: DefaultValue::Bool(true),
+    help: "start each search from the word's k neighbours of the previous sweep (|V| k ids of memory): higher recall, fewer nodes visited",
+    live: false,
+};
+
 const LOSS_SAMPLE: ParamSpec = ParamSpec {
     name: "loss_sample",
     kind: Kind::Int {
@@ -240,6 +248,7 @@ pub const SCHEMA_FAST: &[ParamSpec] = &[
     K,
     SEARCH,
     REBUILD,
+    WARM_START,
     FAR_SAMPLES,
     LOSS_SAMPLE,
 ];
@@ -257,6 +266,8 @@ pub enum Repulsion {
         bound: SearchBound,
         /// Rebuild the tree every this many sweeps.
         rebuild: usize,
+        /// Seed each search with the word's neighbours of the last sweep.
+        warm: bool,
         /// Far-field draws per word and sweep (0 = off, see [`fast::FarField`]).
         far: usize,
     },
@@ -307,6 +318,7 @@ impl Settings {
                     _ => SearchBound::Thesis,
                 },
                 rebuild: p.usize("rebuild"),
+                warm: p.bool("warm_start"),
                 far: p.usize("far_samples"),
             }
         } else {
@@ -365,11 +377,13 @@ fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trai
             k,
             bound,
             rebuild,
+            warm,
             far,
         } => format!(
-            "repulsion from the {} nearest ({:?} bound, tree rebuilt every {rebuild} sweep(s)) + {} far-field draws, loss on {} sampled rows",
+            "repulsion from the {} nearest ({:?} bound, {} search, tree rebuilt every {rebuild} sweep(s)) + {} far-field draws, loss on {} sampled rows",
             trainer::resolve_k(k, n),
             bound,
+            if warm { "warm" } else { "cold" },
             far.min(n),
             settings.loss_sample.min(n)
         ),

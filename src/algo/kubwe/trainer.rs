@@ -35,7 +35,7 @@ use super::fast::{FarField, Moments, Search};
 use super::init::random_sphere;
 use super::objective::row_energies;
 use super::update::move_word;
-use super::vptree::{splitmix, NeighborHeap, VpTree, GROUP};
+use super::vptree::{brute_force, splitmix, NeighborHeap, Query, VpTree, GROUP};
 use super::{Repulsion, Settings};
 use crate::embedding::Embedding;
 use crate::train::{ScoreView, StepReport, Trainer, Value};
@@ -58,7 +58,18 @@ pub struct FastStats {
     pub visited: u64,
     /// Searches made.
     pub searches: u64,
+    /// Recall@k of the search at the last sweep's start, on [`RECALL_ROWS`]
+    /// sampled words against brute force on the same vectors (`NaN` before).
+    pub recall: f64,
+    /// Sum of the per-sweep recalls and how many sweeps were checked.
+    pub recall_sum: f64,
+    /// Sweeps whose recall was checked.
+    pub recall_sweeps: u64,
 }
+
+/// Words whose search is checked against brute force at each fast sweep's
+/// start (`O(RECALL_ROWS · V d)`, well under 1% of a sweep).
+pub const RECALL_ROWS: usize = 32;
 
 /// A KUBWE run in progress.
 #[derive(Debug)]
@@ -88,6 +99,16 @@ pub struct KubweTrainer {
     sample_loss: f64,
     sweep: u64,
     moments: Moments,
+    /// Moved rows' previous values (for the moments' update).
+    moved: Array2<f32>,
+    /// Each word's `k` neighbours of the last sweep (`n × k`, `u32::MAX` =
+    /// none yet), when searches start warm.
+    lists: Vec<u32>,
+    /// The step's search results, in visiting order (`rows_per_step × k`;
+    /// copied into `lists` when warm).
+    found: Vec<u32>,
+    /// Words whose search recall is checked each sweep.
+    check: Vec<u32>,
     stats: FastStats,
 }
 
@@ -125,9 +146,22 @@ impl KubweTrainer {
             0
         };
         let forces = if exact { rows_per_step * dim } else { 0 };
-        let sample = match settings.repulsion {
-            Repulsion::Exact => Vec::new(),
-            Repulsion::Nearest { .. } => loss_sample(n, settings.loss_sample, seed),
+        let (sample, check, lists, found, far) = match settings.repulsion {
+            Repulsion::Exact => Default::default(),
+            Repulsion::Nearest { k, warm, far, .. } => {
+                let k = resolve_k(k, n);
+                (
+                    loss_sample(n, settings.loss_sample, seed),
+                    loss_sample(n, RECALL_ROWS, seed ^ 0x7265_6361_6c6c),
+                    if warm {
+                        vec![u32::MAX; n * k]
+                    } else {
+                        Vec::new()
+                    },
+                    vec![u32::MAX; rows_per_step * k],
+                    far,
+                )
+            }
         };
         Ok(KubweTrainer {
             index,
@@ -149,7 +183,14 @@ impl KubweTrainer {
             sample_loss: f64::NAN,
             sweep: 0,
             moments: Moments::new(dim),
-            stats: FastStats::default(),
+            moved: Array2::zeros((if far > 0 { rows_per_step } else { 0 }, dim)),
+            lists,
+            found,
+            check,
+            stats: FastStats {
+                recall: f64::NAN,
+                ..FastStats::default()
+            },
             settings,
             a,
         })
@@ -235,9 +276,10 @@ impl KubweTrainer {
     }
 
     /// At a fast sweep's start: rebuilds the tree (every `rebuild` sweeps),
-    /// takes its preorder as the visiting order, and computes the sampled loss.
+    /// takes its preorder as the visiting order, computes the moments (far
+    /// field), checks the search's recall and computes the sampled loss.
     fn prepare_fast_sweep(&mut self, sweep: u64) {
-        let Repulsion::Nearest { rebuild, .. } = self.settings.repulsion else {
+        let Repulsion::Nearest { rebuild, far, .. } = self.settings.repulsion else {
             return;
         };
         if self.tree.is_none() || sweep.is_multiple_of(rebuild.max(1) as u64) {
@@ -248,11 +290,62 @@ impl KubweTrainer {
             self.stats.builds += 1;
             self.stats.build_seconds += t.elapsed().as_secs_f64();
         }
+        if far > 0 {
+            self.moments.compute(self.y.view());
+        }
+        self.check_recall();
         if !self.sample.is_empty() {
             let t = Instant::now();
             let e = row_energies(&self.a, self.y.view(), &self.sample, self.settings.kernel);
             self.sample_loss = 0.5 * e.iter().sum::<f64>() / e.len() as f64;
             self.stats.loss_seconds += t.elapsed().as_secs_f64();
+        }
+    }
+
+    /// Recall@k of this sweep's search (warm from the stored lists if the
+    /// run is warm) on the check words, against brute force.
+    fn check_recall(&mut self) {
+        let Repulsion::Nearest { k, bound, .. } = self.settings.repulsion else {
+            return;
+        };
+        let (n, dim) = self.y.dim();
+        let (k, bound) = (resolve_k(k, n), bound.resolve(dim));
+        let tree = self.tree.as_ref().expect("built at the sweep's start");
+        let mut heap = NeighborHeap::new(k);
+        let (mut hits, mut total) = (0usize, 0usize);
+        for &i in &self.check {
+            let query = Query {
+                point: self.y.row(i as usize).to_slice().expect("standard layout"),
+                id: Some(i),
+                exclude: self.a.row(i as usize).0,
+            };
+            if self.lists.is_empty() {
+                tree.search(&query, k, bound, &mut heap);
+            } else {
+                let list = &self.lists[i as usize * k..(i as usize + 1) * k];
+                tree.seed(query.point, list, k, &mut heap);
+                tree.refine_group(
+                    std::slice::from_ref(&query),
+                    bound,
+                    std::slice::from_mut(&mut heap),
+                );
+            }
+            let mut truth: Vec<u32> = brute_force(self.y.view(), &query, k)
+                .iter()
+                .map(|nb| nb.id)
+                .collect();
+            truth.sort_unstable();
+            total += truth.len();
+            hits += heap
+                .iter()
+                .filter(|nb| truth.binary_search(&nb.id).is_ok())
+                .count();
+        }
+        if total > 0 {
+            let recall = hits as f64 / total as f64;
+            self.stats.recall = recall;
+            self.stats.recall_sum += recall;
+            self.stats.recall_sweeps += 1;
         }
     }
 
@@ -269,9 +362,6 @@ impl KubweTrainer {
         let (kernel, rule) = (self.settings.kernel, self.settings.update);
         let rows = &self.order[range];
         let next = self.next.as_slice_mut().expect("standard layout");
-        if far > 0 {
-            self.moments.compute(self.y.view());
-        }
         let far = FarField {
             samples: far,
             seed: splitmix(self.seed ^ 0x6661_725f_6669_656c ^ splitmix(self.sweep + 1)),
@@ -283,11 +373,13 @@ impl KubweTrainer {
             bound,
             kernel,
             far,
+            seeds: (!self.lists.is_empty()).then_some(&self.lists[..]),
         };
         let near_len = if far.samples > 0 { n } else { 0 };
         let visited: usize = rows
             .par_chunks(GROUP)
             .zip(next.par_chunks_mut(GROUP * dim))
+            .zip(self.found.par_chunks_mut((GROUP * k).max(1)))
             .map_init(
                 || {
                     let heaps = vec![NeighborHeap::new(k); GROUP];
@@ -297,10 +389,24 @@ impl KubweTrainer {
                         near,
                         vec![0.0f64; GROUP * dim],
                         vec![0.0f64; GROUP * dim],
+                        Vec::with_capacity(k),
                     )
                 },
-                |(heaps, near, v1, v2), (group, out)| {
+                |(heaps, near, v1, v2, sorted), ((group, out), found)| {
                     let visited = search.forces(a, y, group, heaps, near, v1, v2);
+                    for (heap, slot) in heaps
+                        .iter()
+                        .take(group.len())
+                        .zip(found.chunks_mut(k.max(1)))
+                    {
+                        sorted.clear();
+                        sorted.extend(heap.iter().copied());
+                        sorted.sort_unstable();
+                        slot.fill(u32::MAX);
+                        for (s, nb) in slot.iter_mut().zip(sorted.iter()) {
+                            *s = nb.id;
+                        }
+                    }
                     for (r, &i) in group.iter().enumerate() {
                         let at = r * dim..(r + 1) * dim;
                         let yi = y.row(i as usize);
@@ -311,6 +417,12 @@ impl KubweTrainer {
                 },
             )
             .sum();
+        if !self.lists.is_empty() {
+            for (r, &i) in rows.iter().enumerate() {
+                let i = i as usize;
+                self.lists[i * k..(i + 1) * k].copy_from_slice(&self.found[r * k..(r + 1) * k]);
+            }
+        }
         self.stats.visited += visited as u64;
         self.stats.searches += rows.len() as u64;
         self.sample_loss
@@ -338,6 +450,15 @@ impl Trainer for KubweTrainer {
             Repulsion::Nearest { .. } => self.fast_step(range.clone(), lr),
         };
         let len = range.len();
+        if self.moved.nrows() > 0 {
+            for (r, &i) in self.order[range.clone()].iter().enumerate() {
+                self.moved.row_mut(r).assign(&self.y.row(i as usize));
+            }
+            self.moments.replace(
+                self.moved.slice(ndarray::s![..len, ..]),
+                self.next.slice(ndarray::s![..len, ..]),
+            );
+        }
         for (r, &i) in self.order[range].iter().enumerate() {
             self.y.row_mut(i as usize).assign(&self.next.row(r));
         }

@@ -83,8 +83,9 @@ pub struct Query<'a> {
 }
 
 impl Query<'_> {
+    /// Whether `id` may be returned (not the query, not a positive).
     #[inline]
-    fn admits(&self, id: u32) -> bool {
+    pub fn admits(&self, id: u32) -> bool {
         self.id != Some(id) && self.exclude.binary_search(&id).is_err()
     }
 }
@@ -120,6 +121,9 @@ impl PartialOrd for Neighbor {
 pub struct NeighborHeap {
     k: usize,
     heap: BinaryHeap<Neighbor>,
+    /// Holds neighbours from before the search ([`NeighborHeap::seed`]), so a
+    /// point the tree reaches may already be kept.
+    seeded: bool,
 }
 
 impl NeighborHeap {
@@ -128,6 +132,7 @@ impl NeighborHeap {
         NeighborHeap {
             k,
             heap: BinaryHeap::with_capacity(k + 1),
+            seeded: false,
         }
     }
 
@@ -136,6 +141,17 @@ impl NeighborHeap {
         self.heap.clear();
         self.heap.reserve(k + 1);
         self.k = k;
+        self.seeded = false;
+    }
+
+    /// Empties the heap and fills it with `neighbours` (at most `k` are
+    /// kept): a search then only adds points nearer than these.
+    pub fn seed(&mut self, k: usize, neighbours: impl IntoIterator<Item = Neighbor>) {
+        self.reset(k);
+        for n in neighbours {
+            self.offer(n);
+        }
+        self.seeded = !self.heap.is_empty();
     }
 
     /// Distance of the worst kept neighbour, `∞` until `k` are kept.
@@ -151,6 +167,9 @@ impl NeighborHeap {
     /// Keeps `n` if the heap is not full or `n` beats the worst kept one.
     #[inline]
     pub fn offer(&mut self, n: Neighbor) {
+        if self.seeded && self.heap.iter().any(|m| m.id == n.id) {
+            return;
+        }
         if self.heap.len() < self.k {
             self.heap.push(n);
         } else if let Some(mut top) = self.heap.peek_mut() {
@@ -189,6 +208,8 @@ pub struct VpTree {
     dim: usize,
     /// Point ids in tree order.
     ids: Vec<u32>,
+    /// Tree position of each point id (the inverse of `ids`).
+    positions: Vec<u32>,
     /// Coordinates in tree order (`ids.len() × dim`).
     coords: Vec<f32>,
     /// Median cosine distance of node `lo`'s range to its vantage point.
@@ -206,12 +227,15 @@ impl VpTree {
         ctx.build(&mut work, &mut medians, 0);
         let ids: Vec<u32> = work.iter().map(|&(_, id)| id).collect();
         let mut coords = Vec::with_capacity(n * dim);
-        for &id in &ids {
+        let mut positions = vec![0u32; n];
+        for (pos, &id) in ids.iter().enumerate() {
             coords.extend(points.row(id as usize).iter());
+            positions[id as usize] = pos as u32;
         }
         VpTree {
             dim,
             ids,
+            positions,
             coords,
             medians,
         }
@@ -236,6 +260,27 @@ impl VpTree {
     /// half): neighbours in this order are near each other on the sphere.
     pub fn ids(&self) -> &[u32] {
         &self.ids
+    }
+
+    /// The indexed coordinates of point `id` (as they were at the build).
+    pub fn point(&self, id: u32) -> &[f32] {
+        self.coords(self.positions[id as usize] as usize)
+    }
+
+    /// Seeds `heap` with the points `ids` (e.g. last sweep's neighbours;
+    /// `u32::MAX` marks an empty slot), their distances to `query` taken on
+    /// the indexed coordinates, so that [`VpTree::refine_group`] continues
+    /// from them. Ids are assumed admissible and distinct.
+    pub fn seed(&self, query: &[f32], ids: &[u32], k: usize, heap: &mut NeighborHeap) {
+        heap.seed(
+            k,
+            ids.iter()
+                .filter(|&&id| id != u32::MAX)
+                .map(|&id| Neighbor {
+                    dist: 1.0 - dot(query, self.point(id)),
+                    id,
+                }),
+        );
     }
 
     /// Fills `heap` with (up to) the `k` nearest admissible points of `query`
@@ -275,7 +320,21 @@ impl VpTree {
         for heap in heaps.iter_mut() {
             heap.reset(k);
         }
-        if k == 0 || queries.is_empty() {
+        self.refine_group(queries, bound, heaps)
+    }
+
+    /// Like [`VpTree::search_group`] but keeps what `heaps` hold (e.g. the
+    /// neighbours found by an earlier search, see [`NeighborHeap::seed`]):
+    /// the search only adds nearer points, and a tight `τ` from the start
+    /// prunes more. Returns the number of distances computed.
+    pub fn refine_group(
+        &self,
+        queries: &[Query<'_>],
+        bound: Bound,
+        heaps: &mut [NeighborHeap],
+    ) -> usize {
+        assert!(queries.len() <= GROUP && heaps.len() >= queries.len());
+        if queries.is_empty() || heaps[..queries.len()].iter().all(|h| h.k == 0) {
             return 0;
         }
         // One bit per query (GROUP < 32, so the shift cannot overflow).
