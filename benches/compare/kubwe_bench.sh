@@ -13,8 +13,9 @@
 #   alone (random start: every point equidistant, the tree's worst case),
 #   plus the growth exponent between consecutive sizes
 #   (log(t2/t1) / log(V2/V1): 2 for V^2, ~1.1 for V log V).
-#   kubwe-fast runs without the far-field term (FAR_SAMPLES=m in the environment adds it): the
-#   table measures the VP-tree search.
+#   kubwe-fast runs with its defaults (warm searches, far_samples=2048); FAR_SAMPLES=m in the
+#   environment sets the far field (0: the VP-tree search alone). For distances per search and
+#   the search's recall at each size, see examples/kubwe_scaling.rs (README, KUBWE scaling).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -69,7 +70,8 @@ for v in "${sizes[@]}"; do
     for algo in kubwe kubwe-fast; do
         extra=()
         # The sampled loss (O(sample V d) per sweep) on one row: only the sweep is timed.
-        [ "$algo" = kubwe-fast ] && extra=(--set k="$k" --set loss_sample=1 --set far_samples="${FAR_SAMPLES:-0}")
+        [ "$algo" = kubwe-fast ] && extra=(--set k="$k" --set loss_sample=1)
+        [ "$algo" = kubwe-fast ] && [ -n "${FAR_SAMPLES:-}" ] && extra+=(--set far_samples="$FAR_SAMPLES")
         csv="$work/$algo-$v.csv"
         "$bin" train "$corpus" --algo "$algo" --min-count 1 --max-vocab "$v" --dim 100 \
             --threads "$threads" --seed 1 -q --set window=5 --set sweeps="$sweeps" \

@@ -13,14 +13,16 @@
 //! the quality. So the rest of `N_i` — words neither positive, nor `i`, nor
 //! among its `k` nearest — is added as an unbiased Monte-Carlo estimate:
 //! systematic sampling of the word ids (`j_t = ⌊(t + u) n / m⌋`, `t < m`, one
-//! uniform offset `u` per word and sweep), so each word is drawn with
-//! probability exactly `m / n`, drawn ones that are not far are skipped, and
-//! the sum is scaled by `n / m`. The ids are frequency-ranked, so the sample
-//! is stratified by frequency; `m ≥ n` takes every word once (the exact
-//! force). Cost `O(m d)` more per word.
+//! uniform offset `u` per group of [`GROUP`] words searched together and per
+//! sweep), so each word is drawn with probability exactly `m / n`, drawn ones
+//! that are not far are skipped, and the sum is scaled by `n / m`. The ids
+//! are frequency-ranked, so the sample is stratified by frequency; `m ≥ n`
+//! takes every word once (the exact force). The group shares the sample, so
+//! the drawn rows are read once per group and the sums are two dense
+//! products: `O(m d)` flops more per word at matrix-product speed.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{Array2, ArrayView2};
+use ndarray::{s, Array2, ArrayView2};
 
 use super::affinity::Affinity;
 use super::kernel::Kernel;
@@ -129,57 +131,158 @@ impl FarField<'_> {
         (k0, kernel.p as f64 * k0)
     }
 
-    /// Adds the far field of word `i` to `v2`: the tangent summed exactly
-    /// over every word minus over `i` and its positives (the near words'
-    /// share is taken off by the caller), plus `(n/m) Σ (K − lin)(y_i·y_j) y_j`
-    /// over the sampled far words. `near` marks the `k` nearest (true).
-    pub fn add(
+    /// Adds the far field of the words `rows` (at most [`GROUP`]) to `v2`
+    /// (`rows.len() × dim`): for each, the tangent summed exactly over every
+    /// word minus over itself and its positives (the near words' share is
+    /// taken off by the caller), plus `(n/m) Σ (K − lin)(y_i·y_j) y_j` over
+    /// the sampled words that are far from it. The group shares one sample
+    /// (one offset per group and sweep: each word's estimate stays unbiased),
+    /// so the sampled rows are read once for the group and both sums are
+    /// dense products. `heaps[r]` holds row `r`'s `k` nearest.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_group(
         &self,
         a: &Affinity,
         y: ArrayView2<'_, f32>,
-        i: u32,
+        rows: &[u32],
         kernel: Kernel,
-        near: &[bool],
+        heaps: &[NeighborHeap],
+        scratch: &mut FarScratch,
         v2: &mut [f64],
     ) {
-        let n = y.nrows();
+        let (n, dim) = y.dim();
         let m = self.samples.min(n);
-        if m == 0 {
+        if m == 0 || rows.is_empty() {
             return;
         }
-        let row = |j: usize| y.row(j).to_slice().expect("standard layout");
-        let yi = row(i as usize);
-        let positives = a.row(i as usize).0;
         let (alpha, beta) = self.tangent(kernel);
         if let Some(mom) = self.moments {
-            let dim = yi.len();
-            let gram = mom.gram.as_slice().expect("standard layout");
-            for (r, acc) in v2.iter_mut().enumerate() {
-                let g = &gram[r * dim..(r + 1) * dim];
-                let gy: f64 = g.iter().zip(yi).map(|(g, &x)| g * x as f64).sum();
-                *acc += alpha * mom.sum[r] + beta * gy;
-            }
-            for j in positives.iter().map(|&j| j as usize).chain([i as usize]) {
-                let yj = row(j);
-                let w = alpha + beta * dot(yi, yj) as f64;
-                for (acc, &x) in v2.iter_mut().zip(yj) {
-                    *acc -= w * x as f64;
-                }
+            for (r, &i) in rows.iter().enumerate() {
+                add_tangent(a, y, i, mom, (alpha, beta), &mut v2[r * dim..(r + 1) * dim]);
             }
         }
-        let u = (splitmix(self.seed ^ splitmix(i as u64 + 1)) >> 11) as f64 / (1u64 << 53) as f64;
+        let g = rows.len();
+        scratch.resize(n, m, dim);
+        // Which (row, word) pairs are not far: bit r of mask[j].
+        for (r, &i) in rows.iter().enumerate() {
+            let bit = 1u16 << r;
+            scratch.mask[i as usize] |= bit;
+            for &j in a.row(i as usize).0 {
+                scratch.mask[j as usize] |= bit;
+            }
+            for nb in heaps[r].iter() {
+                scratch.mask[nb.id as usize] |= bit;
+            }
+        }
+        let u =
+            (splitmix(self.seed ^ splitmix(rows[0] as u64 + 1)) >> 11) as f64 / (1u64 << 53) as f64;
         let stride = n as f64 / m as f64;
-        for t in 0..m {
-            let j = (((t as f64 + u) * stride) as usize).min(n - 1);
-            if j == i as usize || near[j] || positives.binary_search(&(j as u32)).is_ok() {
-                continue;
+        for (t, (id, mut dst)) in scratch
+            .ids
+            .iter_mut()
+            .zip(scratch.drawn.rows_mut())
+            .enumerate()
+        {
+            *id = (((t as f64 + u) * stride) as usize).min(n - 1) as u32;
+            dst.assign(&y.row(*id as usize));
+        }
+        for (r, &i) in rows.iter().enumerate() {
+            scratch.group.row_mut(r).assign(&y.row(i as usize));
+        }
+        let group = scratch.group.slice(s![..g, ..]);
+        let mut w = scratch.weights.slice_mut(s![..g, ..]);
+        general_mat_mul(1.0, &group, &scratch.drawn.t(), 0.0, &mut w);
+        for (r, mut wr) in w.rows_mut().into_iter().enumerate() {
+            let bit = 1u16 << r;
+            for (c, &j) in wr.iter_mut().zip(&scratch.ids) {
+                *c = if scratch.mask[j as usize] & bit != 0 {
+                    0.0
+                } else {
+                    (stride * (kernel.weight(*c) as f64 - alpha - beta * *c as f64)) as f32
+                };
             }
-            let yj = row(j);
-            let c = dot(yi, yj);
-            let w = stride * (kernel.weight(c) as f64 - alpha - beta * c as f64);
-            for (acc, &x) in v2.iter_mut().zip(yj) {
-                *acc += w * x as f64;
+        }
+        let mut f = scratch.force.slice_mut(s![..g, ..]);
+        general_mat_mul(1.0, &w, &scratch.drawn, 0.0, &mut f);
+        for (acc, &x) in v2.iter_mut().zip(f.iter()) {
+            *acc += x as f64;
+        }
+        for &i in rows {
+            scratch.mask[i as usize] = 0;
+            for &j in a.row(i as usize).0 {
+                scratch.mask[j as usize] = 0;
             }
+        }
+        for heap in &heaps[..g] {
+            for nb in heap.iter() {
+                scratch.mask[nb.id as usize] = 0;
+            }
+        }
+    }
+}
+
+/// Adds to `f` the tangent `α + β c` of the kernel summed over every word
+/// (through the moments) minus over `i` itself and its positives.
+fn add_tangent(
+    a: &Affinity,
+    y: ArrayView2<'_, f32>,
+    i: u32,
+    mom: &Moments,
+    (alpha, beta): (f64, f64),
+    f: &mut [f64],
+) {
+    let dim = f.len();
+    let yi = y.row(i as usize).to_slice().expect("standard layout");
+    let gram = mom.gram.as_slice().expect("standard layout");
+    for (r, acc) in f.iter_mut().enumerate() {
+        let g = &gram[r * dim..(r + 1) * dim];
+        let gy: f64 = g.iter().zip(yi).map(|(g, &x)| g * x as f64).sum();
+        *acc += alpha * mom.sum[r] + beta * gy;
+    }
+    for j in a
+        .row(i as usize)
+        .0
+        .iter()
+        .map(|&j| j as usize)
+        .chain([i as usize])
+    {
+        let yj = y.row(j).to_slice().expect("standard layout");
+        let w = alpha + beta * dot(yi, yj) as f64;
+        for (acc, &x) in f.iter_mut().zip(yj) {
+            *acc -= w * x as f64;
+        }
+    }
+}
+
+/// Per-thread buffers of [`FarField::add_group`].
+#[derive(Debug, Clone, Default)]
+pub struct FarScratch {
+    /// Bit `r`: word excluded from row `r`'s sample (itself, positive, near).
+    mask: Vec<u16>,
+    /// The drawn word ids.
+    ids: Vec<u32>,
+    /// Their vectors (`m × dim`).
+    drawn: Array2<f32>,
+    /// The group's vectors (`GROUP × dim`).
+    group: Array2<f32>,
+    /// Cosines, then weights (`GROUP × m`).
+    weights: Array2<f32>,
+    /// The sampled force (`GROUP × dim`).
+    force: Array2<f32>,
+}
+
+impl FarScratch {
+    /// Sizes the buffers for `n` words, `m` draws, dimension `dim`.
+    fn resize(&mut self, n: usize, m: usize, dim: usize) {
+        if self.mask.len() != n {
+            self.mask = vec![0; n];
+        }
+        if self.drawn.dim() != (m, dim) {
+            self.ids = vec![0; m];
+            self.drawn = Array2::zeros((m, dim));
+            self.group = Array2::zeros((GROUP, dim));
+            self.weights = Array2::zeros((GROUP, m));
+            self.force = Array2::zeros((GROUP, dim));
         }
     }
 }
@@ -220,17 +323,12 @@ pub fn row_forces(
         far,
         seeds: None,
     };
-    let mut near = if far.samples > 0 {
-        vec![false; y.nrows()]
-    } else {
-        Vec::new()
-    };
     search.forces(
         a,
         y,
         &[i as u32],
         std::slice::from_mut(heap),
-        &mut near,
+        &mut FarScratch::default(),
         v1,
         v2,
     )
@@ -259,9 +357,9 @@ pub struct Search<'a> {
 impl Search<'_> {
     /// Forces on the words `rows` (at most [`GROUP`], searched in one
     /// traversal): attraction and repulsion, `rows.len() × dim` row-major,
-    /// into `v1` and `v2`. `heaps` needs one heap per row; `near` is `n`
-    /// falses when the far field is on (left so; may be empty when off).
-    /// Returns the distances computed by the search.
+    /// into `v1` and `v2`. `heaps` needs one heap per row; `far` holds the
+    /// far field's buffers (reused across calls). Returns the distances
+    /// computed by the search.
     #[allow(clippy::too_many_arguments)]
     pub fn forces(
         &self,
@@ -269,7 +367,7 @@ impl Search<'_> {
         y: ArrayView2<'_, f32>,
         rows: &[u32],
         heaps: &mut [NeighborHeap],
-        near: &mut [bool],
+        far: &mut FarScratch,
         v1: &mut [f64],
         v2: &mut [f64],
     ) -> usize {
@@ -320,16 +418,16 @@ impl Search<'_> {
                     *acc += w * x as f64;
                 }
             }
-            if self.far.samples > 0 {
-                for nb in heaps[r].iter() {
-                    near[nb.id as usize] = true;
-                }
-                self.far.add(a, y, i, self.kernel, near, f2);
-                for nb in heaps[r].iter() {
-                    near[nb.id as usize] = false;
-                }
-            }
         }
+        self.far.add_group(
+            a,
+            y,
+            rows,
+            self.kernel,
+            heaps,
+            far,
+            &mut v2[..rows.len() * dim],
+        );
         visited
     }
 }

@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use super::affinity::Affinity;
 use super::exact::{block_forces, BlockOut, BlockScratch, BLOCK};
-use super::fast::{FarField, Moments, Search};
+use super::fast::{FarField, FarScratch, Moments, Search};
 use super::init::random_sphere;
 use super::objective::row_energies;
 use super::update::move_word;
@@ -375,7 +375,6 @@ impl KubweTrainer {
             far,
             seeds: (!self.lists.is_empty()).then_some(&self.lists[..]),
         };
-        let near_len = if far.samples > 0 { n } else { 0 };
         let visited: usize = rows
             .par_chunks(GROUP)
             .zip(next.par_chunks_mut(GROUP * dim))
@@ -383,17 +382,17 @@ impl KubweTrainer {
             .map_init(
                 || {
                     let heaps = vec![NeighborHeap::new(k); GROUP];
-                    let near = vec![false; near_len];
+                    let far = FarScratch::default();
                     (
                         heaps,
-                        near,
+                        far,
                         vec![0.0f64; GROUP * dim],
                         vec![0.0f64; GROUP * dim],
                         Vec::with_capacity(k),
                     )
                 },
-                |(heaps, near, v1, v2, sorted), ((group, out), found)| {
-                    let visited = search.forces(a, y, group, heaps, near, v1, v2);
+                |(heaps, far, v1, v2, sorted), ((group, out), found)| {
+                    let visited = search.forces(a, y, group, heaps, far, v1, v2);
                     for (heap, slot) in heaps
                         .iter()
                         .take(group.len())
