@@ -642,6 +642,17 @@ fn run(
     seed: u64,
     threads: usize,
 ) -> (Embedding, Vec<Progress>) {
+    let (emb, history, _) = run_logged(method, sets, seed, threads);
+    (emb, history)
+}
+
+/// [`run`], also returning the log lines.
+fn run_logged(
+    method: &'static Method,
+    sets: &[(&str, &str)],
+    seed: u64,
+    threads: usize,
+) -> (Embedding, Vec<Progress>, Vec<String>) {
     let corpus = open(Path::new(FIXTURE), 0.1);
     let input = TrainInput {
         corpus,
@@ -649,15 +660,37 @@ fn run(
         seed,
         threads,
     };
-    let mut history = Vec::new();
+    let (mut history, mut logs) = (Vec::new(), Vec::new());
     let emb = Job::spawn(method, input, JobConfig::default())
-        .wait(|e| {
-            if let Event::Progress(p) = e {
-                history.push(*p);
-            }
+        .wait(|e| match e {
+            Event::Progress(p) => history.push(*p),
+            Event::Log(line) => logs.push(line.clone()),
+            _ => {}
         })
         .unwrap();
-    (emb, history)
+    (emb, history, logs)
+}
+
+#[test]
+fn kubwe_fast_logs_its_search_recall_every_sweep() {
+    // k = n - 1 with the exact bound: every other word is a neighbour, recall 1.
+    let (_, _, logs) = run_logged(
+        &KUBWE_FAST,
+        &[("dim", "8"), ("sweeps", "3"), ("search", "exact")],
+        5,
+        1,
+    );
+    let notes: Vec<&String> = logs
+        .iter()
+        .filter(|l| l.contains("search recall@"))
+        .collect();
+    assert_eq!(notes.len(), 3, "{logs:?}");
+    assert!(
+        notes[0].starts_with("kubwe-fast sweep 1: search recall@"),
+        "{}",
+        notes[0]
+    );
+    assert!(notes.iter().all(|l| l.contains(" 1.00 on ")), "{notes:?}");
 }
 
 #[test]

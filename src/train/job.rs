@@ -267,6 +267,9 @@ impl<'a> Runner<'a> {
             if self.trainer.finished() {
                 total = step;
             }
+            if let Some(line) = self.trainer.take_note() {
+                let _ = self.events.send(Event::Log(line));
+            }
             let mut perplexity = None;
             if self.sample.is_some() && (clock.elapsed() >= next_ppl || step == total) {
                 let t = Instant::now();

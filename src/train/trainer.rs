@@ -54,6 +54,14 @@ pub trait Trainer: Send {
         false
     }
 
+    /// A line for the log, if the last step has one (e.g. a method's own
+    /// diagnostics once per sweep); the job forwards it as [`Event::Log`].
+    ///
+    /// [`Event::Log`]: crate::train::Event::Log
+    fn take_note(&mut self) -> Option<String> {
+        None
+    }
+
     /// Current vectors for perplexity, if the method has them between steps.
     fn scores(&self) -> Option<ScoreView<'_>>;
 

@@ -109,6 +109,8 @@ pub struct KubweTrainer {
     found: Vec<u32>,
     /// Words whose search recall is checked each sweep.
     check: Vec<u32>,
+    /// The log line of the last sweep's check, until the job takes it.
+    note: Option<String>,
     stats: FastStats,
 }
 
@@ -187,6 +189,7 @@ impl KubweTrainer {
             lists,
             found,
             check,
+            note: None,
             stats: FastStats {
                 recall: f64::NAN,
                 ..FastStats::default()
@@ -346,6 +349,19 @@ impl KubweTrainer {
             self.stats.recall = recall;
             self.stats.recall_sum += recall;
             self.stats.recall_sweeps += 1;
+            let sweep = self.sweep + 1;
+            let distances = if self.stats.searches > 0 {
+                format!(
+                    ", {:.0} distances per search so far",
+                    self.stats.visited as f64 / self.stats.searches as f64
+                )
+            } else {
+                String::new()
+            };
+            self.note = Some(format!(
+                "kubwe-fast sweep {sweep}: search recall@{k} {recall:.2} on {} words vs brute force{distances}",
+                self.check.len()
+            ));
         }
     }
 
@@ -467,6 +483,10 @@ impl Trainer for KubweTrainer {
             epoch: sweep as u32,
             lr,
         })
+    }
+
+    fn take_note(&mut self) -> Option<String> {
+        self.note.take()
     }
 
     fn set(&mut self, name: &str, value: &Value) -> Result<()> {
