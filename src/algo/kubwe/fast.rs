@@ -254,6 +254,11 @@ fn add_tangent(
     }
 }
 
+const _: () = assert!(
+    GROUP <= 16,
+    "a far-field mask has one bit per row of a group"
+);
+
 /// Per-thread buffers of [`FarField::add_group`].
 #[derive(Debug, Clone, Default)]
 pub struct FarScratch {

@@ -61,7 +61,7 @@ pub struct FastStats {
     /// Recall@k of the search at the last sweep's start, on [`RECALL_ROWS`]
     /// sampled words against brute force on the same vectors (`NaN` before).
     pub recall: f64,
-    /// Sum of the per-sweep recalls and how many sweeps were checked.
+    /// Sum of the per-sweep recalls (mean = `recall_sum / recall_sweeps`).
     pub recall_sum: f64,
     /// Sweeps whose recall was checked.
     pub recall_sweeps: u64,
@@ -101,8 +101,8 @@ pub struct KubweTrainer {
     moments: Moments,
     /// Moved rows' previous values (for the moments' update).
     moved: Array2<f32>,
-    /// Each word's `k` neighbours of the last sweep (`n × k`, `u32::MAX` =
-    /// none yet), when searches start warm.
+    /// Each word's `k` neighbours of the last sweep, nearest first (`n × k`,
+    /// `u32::MAX` = none yet), when searches start warm.
     lists: Vec<u32>,
     /// The step's search results, in visiting order (`rows_per_step × k`;
     /// copied into `lists` when warm).
