@@ -22,11 +22,14 @@
 //! products: `O(m d)` flops more per word at matrix-product speed.
 
 use ndarray::linalg::general_mat_mul;
-use ndarray::{s, Array2, ArrayView2};
+use ndarray::{s, Array2, ArrayView1, ArrayView2};
 
 use super::affinity::Affinity;
 use super::kernel::Kernel;
-use super::vptree::{dot, splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
+use super::vptree::{dot, prefetch, splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
+
+/// Rows of random words requested this many ahead of their use.
+const PREFETCH_AHEAD: usize = 8;
 
 /// The default `k` for a vocabulary of `n` words (ALGORITHMS.md §13.6):
 /// the thesis' 3000 for `n ≥ 100,000`, else `max(√n, 50)` (its rule of thumb
@@ -177,14 +180,18 @@ impl FarField<'_> {
         let u =
             (splitmix(self.seed ^ splitmix(rows[0] as u64 + 1)) >> 11) as f64 / (1u64 << 53) as f64;
         let stride = n as f64 / m as f64;
-        for (t, (id, mut dst)) in scratch
-            .ids
-            .iter_mut()
-            .zip(scratch.drawn.rows_mut())
-            .enumerate()
-        {
+        for (t, id) in scratch.ids.iter_mut().enumerate() {
             *id = (((t as f64 + u) * stride) as usize).min(n - 1) as u32;
-            dst.assign(&y.row(*id as usize));
+        }
+        let row = |j: u32| y.row(j as usize).to_slice().expect("standard layout");
+        for &j in scratch.ids.iter().take(PREFETCH_AHEAD) {
+            prefetch(row(j));
+        }
+        for (t, (&id, mut dst)) in scratch.ids.iter().zip(scratch.drawn.rows_mut()).enumerate() {
+            if let Some(&next) = scratch.ids.get(t + PREFETCH_AHEAD) {
+                prefetch(row(next));
+            }
+            dst.assign(&ArrayView1::from(row(id)));
         }
         for (r, &i) in rows.iter().enumerate() {
             scratch.group.row_mut(r).assign(&y.row(i as usize));
@@ -296,8 +303,15 @@ impl FarScratch {
 pub fn attraction(a: &Affinity, y: ArrayView2<'_, f32>, i: usize, v1: &mut [f64]) {
     v1.fill(0.0);
     let (cols, vals) = a.row(i);
-    for (&j, &v) in cols.iter().zip(vals) {
-        for (acc, &x) in v1.iter_mut().zip(y.row(j as usize).iter()) {
+    let row = |j: u32| y.row(j as usize).to_slice().expect("standard layout");
+    for &j in cols.iter().take(PREFETCH_AHEAD) {
+        prefetch(row(j));
+    }
+    for (t, (&j, &v)) in cols.iter().zip(vals).enumerate() {
+        if let Some(&next) = cols.get(t + PREFETCH_AHEAD) {
+            prefetch(row(next));
+        }
+        for (acc, &x) in v1.iter_mut().zip(row(j)) {
             *acc += v as f64 * x as f64;
         }
     }
@@ -415,7 +429,14 @@ impl Search<'_> {
             f2.fill(0.0);
             let yi = row(i);
             let (alpha, beta) = self.far.tangent(self.kernel);
+            let mut ahead = heaps[r].iter().skip(PREFETCH_AHEAD);
+            for nb in heaps[r].iter().take(PREFETCH_AHEAD) {
+                prefetch(row(nb.id));
+            }
             for n in heaps[r].iter() {
+                if let Some(next) = ahead.next() {
+                    prefetch(row(next.id));
+                }
                 let yj = row(n.id);
                 let c = dot(yi, yj);
                 let w = self.kernel.weight(c) as f64 - alpha - beta * c as f64;

@@ -272,14 +272,24 @@ impl VpTree {
     /// the indexed coordinates, so that [`VpTree::refine_group`] continues
     /// from them. Ids are assumed admissible and distinct.
     pub fn seed(&self, query: &[f32], ids: &[u32], k: usize, heap: &mut NeighborHeap) {
+        /// How many seeds ahead to prefetch (they lie anywhere in the tree).
+        const AHEAD: usize = 8;
+        let live = |id: &&u32| **id != u32::MAX;
+        for &id in ids.iter().filter(live).take(AHEAD) {
+            self.prefetch(self.positions[id as usize] as usize);
+        }
+        let mut ahead = ids.iter().filter(live).skip(AHEAD);
         heap.seed(
             k,
-            ids.iter()
-                .filter(|&&id| id != u32::MAX)
-                .map(|&id| Neighbor {
+            ids.iter().filter(live).map(|&id| {
+                if let Some(&next) = ahead.next() {
+                    self.prefetch(self.positions[next as usize] as usize);
+                }
+                Neighbor {
                     dist: 1.0 - dot(query, self.point(id)),
                     id,
-                }),
+                }
+            }),
         );
     }
 
@@ -344,6 +354,12 @@ impl VpTree {
         visited
     }
 
+    /// Hints the cache to load the coordinates at tree position `pos`.
+    #[inline]
+    fn prefetch(&self, pos: usize) {
+        prefetch(self.coords(pos));
+    }
+
     #[inline]
     fn coords(&self, pos: usize) -> &[f32] {
         &self.coords[pos * self.dim..(pos + 1) * self.dim]
@@ -364,6 +380,11 @@ impl VpTree {
             return;
         }
         let (node, id, mu) = (self.coords(lo), self.ids[lo], self.medians[lo]);
+        if hi - lo > 2 {
+            // The far child's vantage point is far away in memory; ask for it
+            // while this node's distances are computed.
+            self.prefetch((lo + hi) / 2);
+        }
         let mut dist = [0.0f32; GROUP];
         let mut inside = 0u32;
         for q in bits(mask) {
@@ -498,8 +519,11 @@ pub fn brute_force(points: ArrayView2<'_, f32>, query: &Query<'_>, k: usize) -> 
             id: id as u32,
         })
         .collect();
+    if k < all.len() {
+        all.select_nth_unstable(k);
+        all.truncate(k);
+    }
     all.sort_unstable();
-    all.truncate(k);
     all
 }
 
@@ -522,6 +546,22 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
         tail += x * y;
     }
     ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
+/// Hints the cache to load `row` (a vector read soon from a random place:
+/// the hardware prefetcher cannot guess it).
+#[inline]
+pub fn prefetch(row: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        for line in row.chunks(16) {
+            // SAFETY: prefetching is a hint and the address lies inside `row`.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr() as *const i8) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = row;
 }
 
 /// SplitMix64: a well-mixed hash of a 64-bit value.
