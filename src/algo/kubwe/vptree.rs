@@ -27,6 +27,12 @@
 //!   `‖x − y‖ = √(2(1 − cos))` (same order as the cosine distance), which
 //!   returns the true `k` nearest — the reference the thesis bound is
 //!   measured against, and a run option.
+//!
+//! **Warm searches** ([`VpTree::seed`], then [`VpTree::refine_group`]) start
+//! from known candidates (the trainer's neighbours of the last sweep): `τ` is
+//! tight from the first node, so either bound prunes more, and the result is
+//! never worse than the seeds. Coordinates read from random places are
+//! prefetched ([`prefetch`]): at 80k words that is a third of a sweep's time.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
