@@ -378,16 +378,7 @@ fn schema_rejects_bad_values_naming_the_parameter() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("once, epoch"), "{err}");
-    // Names are snake_case like every other method's (CLI `--set`, session files).
-    for spec in GLOVE.schema {
-        assert!(
-            spec.name
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
-            "{}",
-            spec.name
-        );
-    }
+    // Names are snake_case: checked for every method in src/algo/mod.rs.
     let p = GLOVE.params([]).unwrap();
     assert_eq!(
         (p.usize("dim"), p.usize("epochs"), p.usize("window")),

@@ -302,6 +302,36 @@ fn energy_decreases_over_the_first_sweeps() {
     }
 }
 
+/// The ids of `neighbours`, in their order.
+fn ids(neighbours: &[Neighbor]) -> Vec<u32> {
+    neighbours.iter().map(|n| n.id).collect()
+}
+
+/// A random sorted subset of `0..n` with about `share` of the ids, as the
+/// positive contexts a query excludes are.
+fn random_exclude(rng: &mut Xoshiro256PlusPlus, n: usize, share: f64) -> Vec<u32> {
+    (0..n as u32)
+        .filter(|_| rng.random::<f64>() < share)
+        .collect()
+}
+
+/// The queries of the points `group` of `y`, each excluding `exclude(r)`.
+fn queries_of<'a>(
+    y: &'a Array2<f32>,
+    group: &[u32],
+    exclude: impl Fn(usize, u32) -> &'a [u32],
+) -> Vec<Query<'a>> {
+    group
+        .iter()
+        .enumerate()
+        .map(|(r, &q)| Query {
+            point: y.row(q as usize).to_slice().unwrap(),
+            id: Some(q),
+            exclude: exclude(r, q),
+        })
+        .collect()
+}
+
 #[test]
 fn vp_tree_exact_search_equals_brute_force() {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(17);
@@ -317,23 +347,11 @@ fn vp_tree_exact_search_equals_brute_force() {
         let tree = VpTree::build(y.view(), 2);
         let mut heap = NeighborHeap::new(k);
         for q in (0..n).step_by((n / 25).max(1)) {
-            // Exclude a random sorted subset, as the positive contexts are.
-            let mut exclude: Vec<u32> = (0..n as u32)
-                .filter(|_| rng.random::<f64>() < 0.2)
-                .collect();
-            exclude.sort_unstable();
-            let query = Query {
-                point: y.row(q).to_slice().unwrap(),
-                id: Some(q as u32),
-                exclude: &exclude,
-            };
-            tree.search(&query, k, Bound::Exact, &mut heap);
-            let got: Vec<u32> = heap.sorted().iter().map(|n| n.id).collect();
-            let want: Vec<u32> = brute_force(y.view(), &query, k)
-                .iter()
-                .map(|n| n.id)
-                .collect();
-            assert_eq!(got, want, "n={n} d={d} k={k} q={q}");
+            let exclude = random_exclude(&mut rng, n, 0.2);
+            let query = &queries_of(&y, &[q as u32], |_, _| &exclude)[0];
+            tree.search(query, k, Bound::Exact, &mut heap);
+            let want = ids(&brute_force(y.view(), query, k));
+            assert_eq!(ids(&heap.sorted()), want, "n={n} d={d} k={k} q={q}");
         }
     }
 }
@@ -347,35 +365,22 @@ fn vp_tree_group_search_equals_brute_force() {
     for (n, d, k) in [(3, 3, 2), (200, 5, 10), (700, 16, 30), (400, 100, 50)] {
         let y = random_sphere(n, d, 5 + n as u64);
         let tree = VpTree::build(y.view(), 4);
-        let excludes: Vec<Vec<u32>> = (0..n)
-            .map(|_| {
-                (0..n as u32)
-                    .filter(|_| rng.random::<f64>() < 0.1)
-                    .collect()
-            })
-            .collect();
+        let excludes: Vec<Vec<u32>> = (0..n).map(|_| random_exclude(&mut rng, n, 0.1)).collect();
         let mut heaps = vec![NeighborHeap::new(k); GROUP];
         for size in [1, 2, 7, GROUP] {
             let size = size.min(n);
             let consecutive: Vec<u32> = tree.ids()[n / 3..].iter().copied().take(size).collect();
             let scattered: Vec<u32> = (0..size).map(|r| ((r * 37) % n) as u32).collect();
             for group in [consecutive, scattered] {
-                let queries: Vec<Query> = group
-                    .iter()
-                    .map(|&q| Query {
-                        point: y.row(q as usize).to_slice().unwrap(),
-                        id: Some(q),
-                        exclude: &excludes[q as usize],
-                    })
-                    .collect();
+                let queries = queries_of(&y, &group, |_, q| &excludes[q as usize]);
                 tree.search_group(&queries, k, Bound::Exact, &mut heaps);
                 for (query, heap) in queries.iter().zip(&heaps) {
-                    let got: Vec<u32> = heap.sorted().iter().map(|n| n.id).collect();
-                    let want: Vec<u32> = brute_force(y.view(), query, k)
-                        .iter()
-                        .map(|n| n.id)
-                        .collect();
-                    assert_eq!(got, want, "n={n} d={d} k={k} group of {size}");
+                    let want = ids(&brute_force(y.view(), query, k));
+                    assert_eq!(
+                        ids(&heap.sorted()),
+                        want,
+                        "n={n} d={d} k={k} group of {size}"
+                    );
                 }
             }
         }
@@ -395,24 +400,12 @@ fn vp_tree_seeded_search_equals_brute_force_and_keeps_no_duplicate() {
         let group: Vec<u32> = tree.ids()[n / 4..].iter().copied().take(GROUP).collect();
         let excludes: Vec<Vec<u32>> = group
             .iter()
-            .map(|_| {
-                (0..n as u32)
-                    .filter(|_| rng.random::<f64>() < 0.1)
-                    .collect()
-            })
+            .map(|_| random_exclude(&mut rng, n, 0.1))
             .collect();
-        let queries: Vec<Query> = group
-            .iter()
-            .zip(&excludes)
-            .map(|(&q, exclude)| Query {
-                point: y.row(q as usize).to_slice().unwrap(),
-                id: Some(q),
-                exclude,
-            })
-            .collect();
+        let queries = queries_of(&y, &group, |r, _| &excludes[r]);
         let truths: Vec<Vec<u32>> = queries
             .iter()
-            .map(|q| brute_force(y.view(), q, k).iter().map(|n| n.id).collect())
+            .map(|q| ids(&brute_force(y.view(), q, k)))
             .collect();
         for bound in [Bound::Exact, Bound::thesis(d)] {
             for (r, query) in queries.iter().enumerate() {
@@ -430,7 +423,7 @@ fn vp_tree_seeded_search_equals_brute_force_and_keeps_no_duplicate() {
             let seeded: Vec<Vec<Neighbor>> = heaps.iter().map(|h| h.sorted()).collect();
             tree.refine_group(&queries, bound, &mut heaps);
             for (r, heap) in heaps.iter().take(queries.len()).enumerate() {
-                let got: Vec<u32> = heap.sorted().iter().map(|n| n.id).collect();
+                let got = ids(&heap.sorted());
                 let mut unique = got.clone();
                 unique.sort_unstable();
                 unique.dedup();

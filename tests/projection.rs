@@ -55,6 +55,18 @@ fn wordbench(args: &[&str]) -> std::process::Output {
         .expect("run wordbench")
 }
 
+/// `wordbench project <fixture vectors.txt> ARGS... --out OUT`, which must
+/// succeed; returns its output.
+fn project_fixture(out: &Path, args: &[&str]) -> std::process::Output {
+    let vectors = fixture("vectors.txt");
+    let mut all = vec!["project", vectors.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend(["--out", out.to_str().unwrap()]);
+    let o = wordbench(&all);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    o
+}
+
 fn read_csv(path: &Path) -> (Vec<String>, Vec<(f64, f64)>, Vec<String>) {
     let text = std::fs::read_to_string(path).unwrap();
     let mut lines = text.lines();
@@ -99,26 +111,23 @@ fn library_pipeline_separates_the_groups() {
 #[test]
 fn cli_tsne_csv_is_reproducible_and_separates_the_groups() {
     let dir = tempfile::tempdir().unwrap();
-    let vectors = fixture("vectors.txt");
     let mut runs = Vec::new();
     for threads in ["1", "2"] {
         let out = dir.path().join(format!("coords{threads}.csv"));
-        let o = wordbench(&[
-            "project",
-            vectors.to_str().unwrap(),
-            "--method",
-            "tsne",
-            "--perplexity",
-            "10",
-            "--threads",
-            threads,
-            "--clusters",
-            "4",
-            "--out",
-            out.to_str().unwrap(),
-            "--quiet",
-        ]);
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        project_fixture(
+            &out,
+            &[
+                "--method",
+                "tsne",
+                "--perplexity",
+                "10",
+                "--threads",
+                threads,
+                "--clusters",
+                "4",
+                "--quiet",
+            ],
+        );
         runs.push(read_csv(&out));
     }
     let (words, coords, clusters) = &runs[0];
@@ -134,17 +143,8 @@ fn cli_tsne_csv_is_reproducible_and_separates_the_groups() {
 #[test]
 fn cli_plots_pca_and_word_lists() {
     let dir = tempfile::tempdir().unwrap();
-    let vectors = fixture("vectors.txt");
     let svg = dir.path().join("pca.svg");
-    let o = wordbench(&[
-        "project",
-        vectors.to_str().unwrap(),
-        "--method",
-        "pca",
-        "--out",
-        svg.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    project_fixture(&svg, &["--method", "pca"]);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(
         text.contains("PCA (exact): PC1 ("),
@@ -152,35 +152,24 @@ fn cli_plots_pca_and_word_lists() {
     );
     assert!(text.contains("60 most frequent words of vectors.txt"));
     let png = dir.path().join("groups.png");
-    let o = wordbench(&[
-        "project",
-        vectors.to_str().unwrap(),
-        "--words",
-        fixture("groups.txt").to_str().unwrap(),
-        "--out",
-        png.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = project_fixture(
+        &png,
+        &[
+            "--words",
+            fixture("groups.txt").to_str().unwrap(),
+            "--quiet",
+        ],
+    );
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("1 listed words are not in the vectors (e.g. unicorn)"));
     assert_eq!(&std::fs::read(&png).unwrap()[1..4], b"PNG");
     let csv = dir.path().join("around.csv");
-    let o = wordbench(&[
-        "project",
-        vectors.to_str().unwrap(),
-        "--method",
-        "pca",
-        "--around",
-        "cat",
-        "--top",
-        "5",
-        "--dims",
-        "3",
-        "--out",
-        csv.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    project_fixture(
+        &csv,
+        &[
+            "--method", "pca", "--around", "cat", "--top", "5", "--dims", "3",
+        ],
+    );
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.starts_with("word,x,y,z,group\ncat,"), "{text}");
     assert_eq!(text.lines().count(), 7);
@@ -289,22 +278,19 @@ fn assert_well_formed(svg: &str) {
 #[test]
 fn cli_tsne_svg_is_well_formed_with_a_descriptive_title() {
     let dir = tempfile::tempdir().unwrap();
-    let vectors = fixture("vectors.txt");
     let svg = dir.path().join("tsne.svg");
-    let o = wordbench(&[
-        "project",
-        vectors.to_str().unwrap(),
-        "--method",
-        "tsne",
-        "--perplexity",
-        "10",
-        "--seed",
-        "7",
-        "--out",
-        svg.to_str().unwrap(),
-        "--quiet",
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    project_fixture(
+        &svg,
+        &[
+            "--method",
+            "tsne",
+            "--perplexity",
+            "10",
+            "--seed",
+            "7",
+            "--quiet",
+        ],
+    );
     let text = std::fs::read_to_string(&svg).unwrap();
     assert!(text.starts_with("<svg "), "{}", &text[..40]);
     assert!(text.contains("xmlns=\"http://www.w3.org/2000/svg\""));

@@ -374,6 +374,22 @@ pub struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// Fills `heaps` with the `k` nearest admissible points of each query (at
+    /// most [`GROUP`], one traversal): warm from the query's list in `seeds`
+    /// when set (its `id` indexes the lists), else a cold search. Returns the
+    /// distances computed.
+    pub fn neighbours(&self, queries: &[Query<'_>], heaps: &mut [NeighborHeap]) -> usize {
+        let Some(lists) = self.seeds else {
+            return self.tree.search_group(queries, self.k, self.bound, heaps);
+        };
+        let k = self.k;
+        for (q, heap) in queries.iter().zip(heaps.iter_mut()) {
+            let i = q.id.expect("a warm query is an indexed point") as usize;
+            self.tree.seed(q.point, &lists[i * k..(i + 1) * k], k, heap);
+        }
+        self.tree.refine_group(queries, self.bound, heaps)
+    }
+
     /// Forces on the words `rows` (at most [`GROUP`], searched in one
     /// traversal): attraction and repulsion, `rows.len() × dim` row-major,
     /// into `v1` and `v2`. `heaps` needs one heap per row; `far` holds the
@@ -405,21 +421,7 @@ impl Search<'_> {
             };
         }
         let queries = &queries[..rows.len()];
-        let visited = match self.seeds {
-            Some(lists) => {
-                let k = self.k;
-                for ((q, &i), heap) in queries.iter().zip(rows).zip(heaps.iter_mut()) {
-                    self.tree.seed(
-                        q.point,
-                        &lists[i as usize * k..(i as usize + 1) * k],
-                        k,
-                        heap,
-                    );
-                }
-                self.tree.refine_group(queries, self.bound, heaps)
-            }
-            None => self.tree.search_group(queries, self.k, self.bound, heaps),
-        };
+        let visited = self.neighbours(queries, heaps);
         for (r, &i) in rows.iter().enumerate() {
             let (f1, f2) = (
                 &mut v1[r * dim..(r + 1) * dim],

@@ -104,8 +104,8 @@ pub struct KubweTrainer {
     /// Each word's `k` neighbours of the last sweep, nearest first (`n × k`,
     /// `u32::MAX` = none yet), when searches start warm.
     lists: Vec<u32>,
-    /// The step's search results, in visiting order (`rows_per_step × k`;
-    /// copied into `lists` when warm).
+    /// The step's search results when warm, in visiting order
+    /// (`rows_per_step × k`; then copied into `lists`).
     found: Vec<u32>,
     /// Words whose search recall is checked each sweep.
     check: Vec<u32>,
@@ -312,8 +312,15 @@ impl KubweTrainer {
             return;
         };
         let (n, dim) = self.y.dim();
-        let (k, bound) = (resolve_k(k, n), bound.resolve(dim));
-        let tree = self.tree.as_ref().expect("built at the sweep's start");
+        let k = resolve_k(k, n);
+        let search = Search {
+            tree: self.tree.as_ref().expect("built at the sweep's start"),
+            k,
+            bound: bound.resolve(dim),
+            kernel: self.settings.kernel,
+            far: FarField::OFF,
+            seeds: (!self.lists.is_empty()).then_some(&self.lists[..]),
+        };
         let mut heap = NeighborHeap::new(k);
         let (mut hits, mut total) = (0usize, 0usize);
         for &i in &self.check {
@@ -322,17 +329,10 @@ impl KubweTrainer {
                 id: Some(i),
                 exclude: self.a.row(i as usize).0,
             };
-            if self.lists.is_empty() {
-                tree.search(&query, k, bound, &mut heap);
-            } else {
-                let list = &self.lists[i as usize * k..(i as usize + 1) * k];
-                tree.seed(query.point, list, k, &mut heap);
-                tree.refine_group(
-                    std::slice::from_ref(&query),
-                    bound,
-                    std::slice::from_mut(&mut heap),
-                );
-            }
+            search.neighbours(
+                std::slice::from_ref(&query),
+                std::slice::from_mut(&mut heap),
+            );
             let mut truth: Vec<u32> = brute_force(self.y.view(), &query, k)
                 .iter()
                 .map(|nb| nb.id)
@@ -383,13 +383,14 @@ impl KubweTrainer {
             seed: splitmix(self.seed ^ 0x6661_725f_6669_656c ^ splitmix(self.sweep + 1)),
             moments: Some(&self.moments),
         };
+        let warm = !self.lists.is_empty();
         let search = Search {
             tree,
             k,
             bound,
             kernel,
             far,
-            seeds: (!self.lists.is_empty()).then_some(&self.lists[..]),
+            seeds: warm.then_some(&self.lists[..]),
         };
         let visited: usize = rows
             .par_chunks(GROUP)
@@ -409,11 +410,8 @@ impl KubweTrainer {
                 },
                 |(heaps, far, v1, v2, sorted), ((group, out), found)| {
                     let visited = search.forces(a, y, group, heaps, far, v1, v2);
-                    for (heap, slot) in heaps
-                        .iter()
-                        .take(group.len())
-                        .zip(found.chunks_mut(k.max(1)))
-                    {
+                    let kept = if warm { group.len() } else { 0 };
+                    for (heap, slot) in heaps.iter().take(kept).zip(found.chunks_mut(k.max(1))) {
                         sorted.clear();
                         sorted.extend(heap.iter().copied());
                         sorted.sort_unstable();
@@ -432,7 +430,7 @@ impl KubweTrainer {
                 },
             )
             .sum();
-        if !self.lists.is_empty() {
+        if warm {
             for (r, &i) in rows.iter().enumerate() {
                 let i = i as usize;
                 self.lists[i * k..(i + 1) * k].copy_from_slice(&self.found[r * k..(r + 1) * k]);

@@ -141,19 +141,6 @@ mod tests {
     }
 
     #[test]
-    fn names_are_snake_case() {
-        for spec in SGNS_SCHEMA.iter().chain(CBOW_SCHEMA) {
-            assert!(
-                spec.name
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
-                "{}",
-                spec.name
-            );
-        }
-    }
-
-    #[test]
     fn only_lr_is_live() {
         let live: Vec<&str> = SGNS_SCHEMA
             .iter()
