@@ -108,6 +108,9 @@ fn corrupted_and_missing_inputs_give_located_errors() {
     let loaded = session::load(&s).unwrap();
     let mut lost = loaded.clone();
     lost.corpus.path = PathBuf::from("no/such/corpus.txt");
+    for run in &mut lost.runs {
+        run.corpus.as_mut().unwrap().path = PathBuf::from("no/such/corpus.txt");
+    }
     session::save(&lost, &moved.join("lost.ron")).unwrap();
     let out = wordbench(&["replay", moved.join("lost.ron").to_str().unwrap()]);
     let err = String::from_utf8_lossy(&out.stderr);
@@ -160,4 +163,82 @@ fn killing_during_autosave_leaves_a_loadable_session() {
     let loaded = session::load(&s).expect("the last good session survives a kill");
     assert_eq!(loaded.runs[0].outcome, Outcome::Running);
     assert!(loaded.runs[0].metrics.len() >= 3);
+}
+
+#[test]
+fn runs_are_numbered_from_one_and_out_keeps_the_replayed_vectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(dir.path(), "sgns", &["--set", "epochs=1"]);
+    let file = s.to_str().unwrap();
+    let out = wordbench(&["replay", file, "--run", "0"]);
+    assert!(!out.status.success());
+    let out = wordbench(&["replay", file, "--run", "2"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("--run 2:") && err.contains("has runs 1 to 1"),
+        "{err}"
+    );
+    let kept = dir.path().join("replayed");
+    let out = wordbench(&[
+        "replay",
+        file,
+        "--run",
+        "1",
+        "--out",
+        kept.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("replaying 1 of 1 run(s) of ")
+            && stdout.contains("--check makes them fail"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("run 1: sgns on "), "{stdout}");
+    let replayed = wordbench::embedding::Embedding::load(kept.join("run1-sgns.txt")).unwrap();
+    let original = wordbench::embedding::Embedding::load(dir.path().join("sgns.txt")).unwrap();
+    assert_eq!(replayed.len(), original.len());
+    assert_eq!(
+        replayed.vectors(),
+        original.vectors(),
+        "one thread: the same vectors"
+    );
+}
+
+#[test]
+fn an_interrupted_run_replays_up_to_its_last_recorded_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(dir.path(), "glove", &["--set", "epochs=6"]);
+    let mut cut = session::load(&s).unwrap();
+    let run = &mut cut.runs[0];
+    assert!(run.metrics.len() >= 6, "{}", run.metrics.len());
+    // As an autosave taken at step 3 of a run the program never finished.
+    run.metrics.truncate(3);
+    run.outcome = Outcome::Running;
+    run.evaluation = None;
+    session::save(&cut, &s).unwrap();
+    let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("ended alike: interrupted after step 3"),
+        "{stdout}"
+    );
+    // A recorded ending the replay cannot meet is a difference.
+    let mut wrong = session::load(&s).unwrap();
+    wrong.runs[0].outcome = Outcome::Finished;
+    session::save(&wrong, &s).unwrap();
+    let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success());
+    assert!(stdout.contains("ended differently"), "{stdout}");
 }

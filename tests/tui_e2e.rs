@@ -168,7 +168,11 @@ fn load_train_query_export_evaluate_save_and_reopen() {
     let saved = session::load(&file).unwrap();
     assert_eq!(saved.runs.len(), 1);
     assert_eq!(saved.runs[0].metrics, d.app.runs[0].metrics());
-    assert_eq!(saved.runs[0].vectors.as_deref(), Some(vectors.as_path()));
+    // Stored relative to the session's folder (here the same folder).
+    assert_eq!(
+        saved.runs[0].vectors.as_deref(),
+        Some(std::path::Path::new("run1.txt"))
+    );
     // (Debug text: the fixture analogy set answers nothing, and NaN != NaN.)
     assert_eq!(
         format!("{:?}", saved.runs[0].evaluation),
@@ -184,7 +188,8 @@ fn load_train_query_export_evaluate_save_and_reopen() {
     let r = &reopened.app.runs[0];
     assert_eq!(r.metrics(), d.app.runs[0].metrics());
     assert_eq!(r.params, d.app.runs[0].params);
-    assert_eq!(r.status_text(), "loaded");
+    assert_eq!(r.status_text(), "finished");
+    assert_eq!(r.corpus().unwrap().name(), "lee_background.txt");
 
     // The journal holds what the user did, and replaying it on a fresh
     // workbench trains the same run bit for bit (one thread, same seed).
@@ -332,5 +337,194 @@ fn training_autosaves_the_session_while_it_runs() {
     assert_eq!(
         session::load(&file).unwrap().runs[0].metrics,
         d.app.runs[0].metrics()
+    );
+}
+
+/// Trains a tiny SGNS run on the loaded corpus and waits for its end.
+fn train_small(d: &mut Driver, epochs: &str) -> usize {
+    d.act(Action::GoTo(Screen::Train));
+    d.act(Action::SelectMethod("sgns".into()));
+    for (k, v) in [("dim", "8"), ("epochs", epochs), ("threads", "1")] {
+        d.act(Action::SetParam(k.into(), v.into()));
+    }
+    d.act(Action::StartTraining);
+    let run = d.app.runs.len() - 1;
+    assert!(d.wait_until(LONG, |a| !a.runs[run].status.is_active()));
+    run
+}
+
+fn load_corpus(d: &mut Driver, path: &std::path::Path) {
+    d.act(Action::SetCorpusOption(
+        "path".into(),
+        path.display().to_string(),
+    ));
+    d.act(Action::LoadCorpus);
+    assert!(d.wait_until(LONG, |a| a.corpus.loading.is_none()
+        && a.corpus
+            .loaded
+            .as_ref()
+            .is_some_and(|l| l.reference.path == path)));
+}
+
+fn replay_check(file: &std::path::Path) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wordbench"))
+        .args(["replay", "--check"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+#[test]
+fn each_run_keeps_its_own_corpus_and_replays_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // A second corpus: the first half of the fixture's lines.
+    let text = std::fs::read_to_string(CORPUS).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let half = dir.path().join("half.txt");
+    std::fs::write(&half, lines[..lines.len() / 2].join("\n")).unwrap();
+
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    let first = train_small(&mut d, "1");
+    let vectors = dir.path().join("v1.txt");
+    d.act(Action::ExportRun(first, vectors.display().to_string()));
+    assert!(d.wait_until(LONG, |a| a.runs[first].exported.is_some()));
+    load_corpus(&mut d, &half);
+    let second = train_small(&mut d, "1");
+    assert_eq!(
+        d.app.runs[first].corpus().unwrap().name(),
+        "lee_background.txt"
+    );
+    assert_eq!(d.app.runs[second].corpus().unwrap().name(), "half.txt");
+
+    std::fs::create_dir(dir.path().join("sessions")).unwrap();
+    let file = dir.path().join("sessions/s.ron");
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+    let saved = session::load(&file).unwrap();
+    let corpora: Vec<String> = saved
+        .runs
+        .iter()
+        .map(|r| r.corpus.as_ref().unwrap().name())
+        .collect();
+    assert_eq!(corpora, ["lee_background.txt", "half.txt"]);
+    assert_eq!(saved.corpus.path, PathBuf::from("../half.txt"));
+    assert_eq!(saved.runs[0].vectors, Some(PathBuf::from("../v1.txt")));
+
+    // The headless replay trains each run on its own corpus: bit for bit.
+    let (ok, text) = replay_check(&file);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("run 1: sgns on ../lee_background.txt")
+            || text.contains("lee_background.txt"),
+        "{text}"
+    );
+    assert_eq!(text.matches("ended alike: finished").count(), 2, "{text}");
+
+    // Reopened, each run shows its corpus, and run 1's vectors are found
+    // next to the session (not in the working directory).
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.runs.len() == 2
+        && a.runs[0].embedding.is_some()
+        && a.corpus.loaded.is_some()));
+    assert_eq!(reopened.app.runs[1].corpus().unwrap().name(), "half.txt");
+    // Replaying run 1 in the workbench needs its own corpus loaded.
+    reopened.act(Action::ReplayRun(0));
+    assert_eq!(reopened.app.runs.len(), 2, "{}", reopened.app.status.text);
+    assert!(reopened.app.status.text.contains("load that corpus"));
+}
+
+#[test]
+fn a_stopped_run_comes_back_stopped_and_replays_to_the_same_step() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("stop.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    d.act(Action::GoTo(Screen::Train));
+    d.act(Action::SelectMethod("glove".into()));
+    for (k, v) in [("dim", "8"), ("epochs", "1000"), ("threads", "1")] {
+        d.act(Action::SetParam(k.into(), v.into()));
+    }
+    d.act(Action::StartTraining);
+    assert!(d.wait_until(LONG, |a| a.runs[0].metrics().len() >= 3));
+    d.act(Action::StopTraining);
+    assert!(d.wait_until(LONG, |a| !a.runs[0].status.is_active()));
+    let RunStatus::Stopped(step) = d.app.runs[0].status else {
+        panic!("{:?}", d.app.runs[0].status)
+    };
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.runs.len() == 1));
+    assert_eq!(
+        reopened.app.runs[0].status_text(),
+        format!("stopped@{step}")
+    );
+    let (ok, text) = replay_check(&file);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains(&format!("ended alike: stopped at step {step}")),
+        "{text}"
+    );
+}
+
+#[test]
+fn quitting_while_a_run_trains_leaves_it_out_of_the_session_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("quit.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    let kept = train_small(&mut d, "1");
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+    d.act(Action::SetParam("epochs".into(), "1000".into()));
+    d.act(Action::StartTraining);
+    // The autosave while it trains holds it...
+    let runs = |f: &std::path::Path| session::load(f).map_or(0, |s| s.runs.len());
+    assert!(d.wait_until(LONG, |_| runs(&file) == 2));
+    // ...and quitting (q, then y to discard it) saves the session without it.
+    d.act(Action::Quit);
+    assert!(matches!(
+        d.app.modal,
+        Some(wordbench::tui::app::Modal::Confirm { .. })
+    ));
+    d.act(Action::Yes);
+    assert!(d.wait_until(LONG, |a| a.quit), "{}", d.app.status.text);
+    let saved = session::load(&file).unwrap();
+    assert_eq!(saved.runs.len(), 1);
+    assert_eq!(saved.runs[0].metrics, d.app.runs[kept].metrics());
+}
+
+#[test]
+fn a_file_that_is_not_a_session_is_never_overwritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.ron");
+    std::fs::write(&notes, "my notes, not a session\n").unwrap();
+    let mut d = Driver::start(&AppOptions {
+        session: Some(notes.clone()),
+        ..options()
+    });
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    assert_eq!(d.app.session.path, None);
+    train_small(&mut d, "1");
+    d.send(Msg::Tick);
+    d.act(Action::Quit);
+    d.act(Action::Yes);
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "my notes, not a session\n"
     );
 }

@@ -13,9 +13,10 @@ use wordbench::algo;
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::embedding::{Embedding, Neighbor};
 use wordbench::eval::{AnalogyMethod, AnalogyResult, EvalPlan, Report, SimilarityResult};
+use wordbench::session::CorpusRef;
 use wordbench::train::{Event, Progress, Value};
 use wordbench::tui::app::{App, PromptKind};
-use wordbench::tui::msg::Query;
+use wordbench::tui::msg::{OpenedCorpus, Query};
 use wordbench::tui::neighbors::Answer;
 use wordbench::tui::projection::Layout;
 use wordbench::tui::run::RunEntry;
@@ -51,11 +52,16 @@ fn base() -> App {
         e => panic!("{e:?}"),
     };
     let corpus = Corpus::open(CORPUS, CorpusConfig::default()).unwrap();
+    let reference = CorpusRef::of(CORPUS.as_ref(), *corpus.config()).unwrap();
     update(
         &mut app,
         Msg::CorpusLoaded {
             request,
-            result: Ok((Arc::new(corpus), 0.25)),
+            result: Ok(OpenedCorpus {
+                corpus: Arc::new(corpus),
+                reference,
+                seconds: 0.25,
+            }),
         },
     );
     app
@@ -90,7 +96,8 @@ fn with_runs() -> App {
     let mut app = base();
     let sgns = algo::find("sgns").unwrap();
     let params = sgns.params([("dim", "50"), ("epochs", "5")]).unwrap();
-    let mut a = RunEntry::new(sgns, params, 1, 1);
+    let corpus = app.corpus.loaded.as_ref().unwrap().reference.clone();
+    let mut a = RunEntry::new(sgns, params, 1, 1, corpus.clone());
     for s in 1..=40 {
         if s == 12 {
             a.observe(Event::ParamApplied {
@@ -108,7 +115,7 @@ fn with_runs() -> App {
     a.exported = Some("run1-sgns.txt".into());
     let glove = algo::find("glove").unwrap();
     let params = glove.params([("dim", "50")]).unwrap();
-    let mut b = RunEntry::new(glove, params, 1, 1);
+    let mut b = RunEntry::new(glove, params, 1, 1, corpus);
     for s in 1..=9 {
         b.observe(Event::Progress(progress(s, 30)));
     }

@@ -211,12 +211,17 @@ pub struct TrainArgs {
 pub struct ReplayArgs {
     /// Session file.
     pub session: PathBuf,
-    /// Compare each metric curve with the recorded one; exit non-zero on a mismatch.
+    /// Exit non-zero when a replayed curve or ending differs from the recording
+    /// (without it the differences are only reported).
     #[arg(long)]
     pub check: bool,
-    /// Only this run (0-based).
-    #[arg(long)]
-    pub run: Option<usize>,
+    /// Only this run (numbered from 1, as the workbench's Runs screen shows them).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub run: Option<u64>,
+    /// Write each replayed run's vectors to this folder (`run<N>-<method>.txt`,
+    /// word2vec text); the folder is created if needed.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// `wordbench methods`

@@ -1,10 +1,14 @@
-//! `wordbench replay`: re-run a session's runs headless and, with `--check`,
-//! compare every metric curve with the recorded one.
+//! `wordbench replay`: re-run a session's runs headless, each on its own
+//! corpus with its recorded settings, changes and stop, and compare every
+//! metric curve and the ending with the recording. `--check` turns a
+//! difference into a non-zero exit; `--out DIR` keeps the replayed vectors.
 
 use std::io::Write;
+use std::path::Path;
 
-use anyhow::{bail, Result};
-use wordbench::session::{self, replay, ReplayReport};
+use anyhow::{bail, Context, Result};
+use wordbench::embedding::VectorFormat;
+use wordbench::session::{self, replay, ReplayReport, Session};
 use wordbench::train::Event;
 
 use super::args::ReplayArgs;
@@ -12,20 +16,38 @@ use super::args::ReplayArgs;
 /// Replays one run or all, printing a table of differences.
 pub fn run(args: ReplayArgs) -> Result<()> {
     let session = session::load(&args.session)?;
-    let runs: Vec<usize> = match args.run {
-        Some(n) => vec![n],
-        None => (0..session.runs.len()).collect(),
-    };
-    let mut failed = Vec::new();
+    let indices = selected(&session, args.run, &args.session)?;
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
+    }
     let mut out = std::io::stdout().lock();
-    for index in runs {
-        let run = session.runs.get(index);
-        let name = run.map_or("?", |r| r.method.as_str());
+    writeln!(
+        out,
+        "replaying {} of {} run(s) of {} and comparing them with the recording{}",
+        indices.len(),
+        session.runs.len(),
+        args.session.display(),
+        if args.check {
+            " (--check: a difference fails)"
+        } else {
+            " (differences are reported; --check makes them fail)"
+        }
+    )?;
+    let mut failed = Vec::new();
+    for index in indices {
+        let run = &session.runs[index];
+        let corpus = run.corpus.as_ref().unwrap_or(&session.corpus);
         writeln!(
             out,
-            "run {index}: {name} (seed {}, {} threads)",
-            run.map_or(0, |r| r.seed),
-            run.map_or(0, |r| r.threads)
+            "run {}: {} on {} (seed {}, {} thread{}, {})",
+            index + 1,
+            run.method,
+            corpus.path.display(),
+            run.seed,
+            run.threads,
+            if run.threads == 1 { "" } else { "s" },
+            run.end()
         )?;
         let report = replay(&session, &args.session, index, |e| {
             if let Event::Log(l) = e {
@@ -36,14 +58,30 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             writeln!(out, "  warning: {w}")?;
         }
         print_table(&mut out, &report)?;
-        if args.check && !report.passed() {
-            failed.push(index);
+        if let (Some(dir), Some(e)) = (&args.out, &report.embedding) {
+            let path = dir.join(format!("run{}-{}.txt", index + 1, run.method));
+            e.save(&path, VectorFormat::Word2VecText)?;
+            writeln!(out, "  vectors written to {}", path.display())?;
+        }
+        if !report.passed() {
+            failed.push(index + 1);
         }
     }
-    if !failed.is_empty() {
+    if args.check && !failed.is_empty() {
         bail!("replay --check: run(s) {failed:?} differ from the recording");
     }
     Ok(())
+}
+
+/// The 0-based indices of the runs to replay (`--run` counts from 1).
+fn selected(session: &Session, run: Option<u64>, file: &Path) -> Result<Vec<usize>> {
+    let n = session.runs.len();
+    match run {
+        None if n == 0 => bail!("{}: the session has no runs", file.display()),
+        None => Ok((0..n).collect()),
+        Some(k) if (k as usize) <= n => Ok(vec![k as usize - 1]),
+        Some(k) => bail!("--run {k}: {} has runs 1 to {n}", file.display()),
+    }
 }
 
 fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
@@ -65,6 +103,16 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
             out,
             "  {:<11} {:>7} {:>12.3e} {:>12.3e} {:>10}{first}",
             c.metric, c.points, c.max_abs, c.max_rel, c.mismatches
+        )?;
+    }
+    let (recorded, replayed) = (&report.recorded_end, report.replayed_end());
+    let (steps, replay_steps) = (report.recorded_steps, report.replayed.last_step());
+    if report.ended_alike() {
+        writeln!(out, "  ended alike: {replayed} ({steps} steps)")?;
+    } else {
+        writeln!(
+            out,
+            "  ended differently: recorded {recorded} after {steps} steps, replay {replayed} after {replay_steps}"
         )?;
     }
     writeln!(

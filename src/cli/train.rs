@@ -64,17 +64,18 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let params = method.params(assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
     let config = args.opts.config(args.corpus_format);
     let corpus = Corpus::open(&args.corpus, config)?;
-    let mut session = match &args.session_out {
-        Some(path) => Some((
-            path,
-            Session::new(CorpusRef::describe(&args.corpus, *corpus.config(), path)?),
-        )),
-        None => None,
-    };
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
+    let mut session = match &args.session_out {
+        Some(path) => {
+            let reference = CorpusRef::describe(&args.corpus, *corpus.config(), path)?;
+            recorder = recorder.on_corpus(reference.clone());
+            Some((path, Session::new(reference)))
+        }
+        None => None,
+    };
     let input = TrainInput {
         corpus: Arc::new(corpus),
         params,

@@ -39,15 +39,36 @@ pub enum CorpusCheck {
 }
 
 impl CorpusRef {
-    /// Describes `corpus` (hashing it) for a session to be saved as `session_file`.
-    pub fn describe(corpus: &Path, config: CorpusConfig, session_file: &Path) -> Result<Self> {
+    /// Describes `corpus` (hashing it) with its path as given.
+    pub fn of(corpus: &Path, config: CorpusConfig) -> Result<Self> {
         let (bytes, hash) = hash_file(corpus)?;
         Ok(CorpusRef {
-            path: path_for_session(corpus, session_file),
+            path: corpus.to_path_buf(),
             bytes,
             hash,
             config,
         })
+    }
+
+    /// Describes `corpus` (hashing it) for a session to be saved as `session_file`.
+    pub fn describe(corpus: &Path, config: CorpusConfig, session_file: &Path) -> Result<Self> {
+        let mut r = Self::of(corpus, config)?;
+        r.path = path_for_session(corpus, session_file);
+        Ok(r)
+    }
+
+    /// Whether `other` names the same data read the same way (same bytes and
+    /// settings, wherever the file lies).
+    pub fn same_data(&self, other: &CorpusRef) -> bool {
+        self.bytes == other.bytes && self.hash == other.hash && self.config == other.config
+    }
+
+    /// The file name, for tables.
+    pub fn name(&self) -> String {
+        self.path.file_name().map_or_else(
+            || self.path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
     }
 
     /// The corpus path resolved against the session file's directory (or the
@@ -104,6 +125,22 @@ pub fn hash_file(path: &Path) -> Result<(u64, String)> {
 /// can move together.
 pub fn path_for_session(target: &Path, session_file: &Path) -> PathBuf {
     relative_to(target, session_file.parent().unwrap_or(Path::new(".")))
+}
+
+/// A path read from a session saved as `session_file`, made usable from the
+/// working directory: next to the session if the file is there, else as
+/// written if that exists from the working directory, else next to the
+/// session (where the session says it is, for the error message).
+pub fn resolve_path(path: &Path, session_file: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let beside = session_file.parent().unwrap_or(Path::new(".")).join(path);
+    if beside.exists() || !path.exists() {
+        beside
+    } else {
+        path.to_path_buf()
+    }
 }
 
 /// `target` relative to directory `base` when both resolve; `target` as given otherwise.

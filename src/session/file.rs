@@ -50,10 +50,15 @@ pub fn from_str(text: &str, path: &Path) -> Result<Session> {
             ));
         }
     }
-    ron::from_str(text).map_err(|e| {
+    let mut session: Session = ron::from_str(text).map_err(|e| {
         let at = e.span.start;
         Error::parse(path, at.line, format!("column {}: {}", at.col, e.code))
-    })
+    })?;
+    for run in &mut session.runs {
+        // Version 1 stored one corpus for the whole session.
+        run.corpus.get_or_insert_with(|| session.corpus.clone());
+    }
+    Ok(session)
 }
 
 #[cfg(test)]
@@ -80,11 +85,18 @@ mod tests {
                 hash: "0123456789abcdef".into(),
                 config: CorpusConfig::default(),
             },
+            datasets: vec![PathBuf::from("extra/sim.tsv")],
             runs: vec![Run {
                 method: "sgns".into(),
                 params,
                 seed: 7,
                 threads: 1,
+                corpus: Some(CorpusRef {
+                    path: PathBuf::from("../tests/fixtures/corpus/other.txt"),
+                    bytes: 99,
+                    hash: "fedcba9876543210".into(),
+                    config: CorpusConfig::default(),
+                }),
                 timeline: vec![
                     TimelineEntry {
                         step: 3,
@@ -163,8 +175,52 @@ mod tests {
     fn newer_versions_are_refused_clearly() {
         let text = to_string(&sample())
             .unwrap()
-            .replacen("version: 1", "version: 9", 1);
+            .replacen("version: 2", "version: 9", 1);
         let err = from_str(&text, Path::new("s.ron")).unwrap_err().to_string();
-        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 1); update wordbench");
+        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 2); update wordbench");
+    }
+
+    #[test]
+    fn version_1_runs_take_the_session_corpus() {
+        let mut s = sample();
+        s.version = 1;
+        s.datasets.clear();
+        s.runs[0].corpus = None;
+        let text = to_string(&s).unwrap();
+        assert!(!text.contains("datasets"), "{text}");
+        let back = from_str(&text, Path::new("s.ron")).unwrap();
+        assert_eq!(back.runs[0].corpus.as_ref(), Some(&s.corpus));
+    }
+
+    #[test]
+    fn anchor_and_resolve_move_paths_between_the_session_folder_and_the_working_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
+        for f in ["c.txt", "v.txt", "sim.tsv"] {
+            std::fs::write(data.join(f), "x").unwrap();
+        }
+        let file = dir.path().join("sessions/s.ron");
+        let mut s = sample();
+        s.corpus.path = data.join("c.txt");
+        s.datasets = vec![data.join("sim.tsv")];
+        s.runs[0].corpus.as_mut().unwrap().path = data.join("c.txt");
+        s.runs[0].vectors = Some(data.join("v.txt"));
+        let anchored = s.clone().anchor(&file);
+        assert_eq!(anchored.corpus.path, PathBuf::from("../data/c.txt"));
+        assert_eq!(anchored.datasets, vec![PathBuf::from("../data/sim.tsv")]);
+        assert_eq!(
+            anchored.runs[0].vectors,
+            Some(PathBuf::from("../data/v.txt"))
+        );
+        let back = anchored.resolve(&file);
+        let canon = |p: &Path| p.canonicalize().unwrap();
+        assert_eq!(canon(&back.corpus.path), canon(&s.corpus.path));
+        assert_eq!(
+            canon(back.runs[0].vectors.as_ref().unwrap()),
+            canon(&data.join("v.txt"))
+        );
+        assert_eq!(canon(&back.datasets[0]), canon(&data.join("sim.tsv")));
     }
 }

@@ -1,11 +1,17 @@
 //! Session files: what a user did, saved so it can be reopened, shared and
 //! replayed (RON, human-readable, versioned).
 //!
-//! A [`Session`] names its corpus (path, byte size, content hash and the
-//! preprocessing settings) and holds one [`Run`] per training run: method,
-//! every hyperparameter, seed, threads, the timeline of changes, pauses and
-//! stops by step, the metric history, evaluation results, exported plots and
-//! the saved vectors. [`file`] reads and writes it atomically with located
+//! A [`Session`] names the corpus the workbench had open (path, byte size,
+//! content hash and the preprocessing settings), the evaluation files the user
+//! added, and holds one [`Run`] per training run: method, every
+//! hyperparameter, seed, threads, the corpus that run trained on, the timeline
+//! of changes, pauses and stops by step, the metric history, how it ended,
+//! evaluation results, exported plots and the saved vectors.
+//!
+//! Paths in a file are relative to the session file's folder (so a session
+//! and its data move together); [`Session::anchor`] turns paths usable from
+//! the working directory into that form before saving, and
+//! [`Session::resolve`] turns them back after loading. [`file`] reads and writes it atomically with located
 //! errors; [`record`] builds a run from engine events; [`replay`] re-runs one
 //! and compares the curves.
 
@@ -15,11 +21,11 @@ pub mod record;
 pub mod replay;
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use corpus_ref::{path_for_session, CorpusRef};
+pub use corpus_ref::{path_for_session, resolve_path, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
 pub use replay::{replay, ReplayReport};
@@ -27,7 +33,9 @@ pub use replay::{replay, ReplayReport};
 use crate::train::{Progress, Value};
 
 /// The session format version this build writes (and the newest it reads).
-pub const VERSION: u32 = 1;
+/// Version 2 added each run's own corpus and the added evaluation files;
+/// version-1 runs take the session's corpus.
+pub const VERSION: u32 = 2;
 
 /// A whole session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -35,8 +43,11 @@ pub const VERSION: u32 = 1;
 pub struct Session {
     /// Format version, [`VERSION`] when written by this build.
     pub version: u32,
-    /// The corpus every run of the session trained on.
+    /// The corpus the workbench had open (what it opens again).
     pub corpus: CorpusRef,
+    /// Evaluation files the user added to the bundled ones.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub datasets: Vec<PathBuf>,
     /// Training runs, in the order they were started.
     #[serde(default)]
     pub runs: Vec<Run>,
@@ -48,8 +59,47 @@ impl Session {
         Session {
             version: VERSION,
             corpus,
+            datasets: Vec::new(),
             runs: Vec::new(),
         }
+    }
+
+    /// The session with every path (corpora, vectors, datasets, plots) made
+    /// relative to `session_file`'s folder, as files store them. Paths are
+    /// taken as usable from the working directory.
+    pub fn anchor(mut self, session_file: &Path) -> Session {
+        let rel = |p: &Path| path_for_session(p, session_file);
+        self.corpus.path = rel(&self.corpus.path);
+        self.datasets = self.datasets.iter().map(|p| rel(p)).collect();
+        for run in &mut self.runs {
+            if let Some(c) = &mut run.corpus {
+                c.path = rel(&c.path);
+            }
+            run.vectors = run.vectors.as_deref().map(rel);
+            for plot in &mut run.plots {
+                plot.path = rel(&plot.path);
+            }
+        }
+        self
+    }
+
+    /// The reverse of [`anchor`](Self::anchor): every path made usable from
+    /// the working directory (a file is looked for next to the session
+    /// first, then where the path points from the working directory).
+    pub fn resolve(mut self, session_file: &Path) -> Session {
+        let abs = |p: &Path| resolve_path(p, session_file);
+        self.corpus.path = abs(&self.corpus.path);
+        self.datasets = self.datasets.iter().map(|p| abs(p)).collect();
+        for run in &mut self.runs {
+            if let Some(c) = &mut run.corpus {
+                c.path = abs(&c.path);
+            }
+            run.vectors = run.vectors.as_deref().map(abs);
+            for plot in &mut run.plots {
+                plot.path = abs(&plot.path);
+            }
+        }
+        self
     }
 }
 
@@ -65,6 +115,10 @@ pub struct Run {
     pub seed: u64,
     /// Worker threads (1 makes a run bit-for-bit reproducible).
     pub threads: usize,
+    /// The corpus this run trained on. Always set once a session is loaded
+    /// (version-1 files did not store it: their runs take the session's).
+    #[serde(default)]
+    pub corpus: Option<CorpusRef>,
     /// Changes, pauses and stops, by step.
     #[serde(default)]
     pub timeline: Vec<TimelineEntry>,
@@ -83,6 +137,56 @@ pub struct Run {
     /// Where the vectors were saved.
     #[serde(default)]
     pub vectors: Option<PathBuf>,
+}
+
+impl Run {
+    /// The step at which the run was stopped early, if it was.
+    pub fn stop_step(&self) -> Option<u64> {
+        self.timeline.iter().find_map(|e| match e.event {
+            TimelineEvent::Stop => Some(e.step),
+            _ => None,
+        })
+    }
+
+    /// Steps done, as the last progress report says.
+    pub fn last_step(&self) -> u64 {
+        self.metrics.last().map_or(0, |p| p.step)
+    }
+
+    /// How the run ended, in the terms the user sees.
+    pub fn end(&self) -> RunEnd {
+        match (&self.outcome, self.stop_step()) {
+            (Outcome::Failed(m), _) => RunEnd::Failed(m.clone()),
+            (Outcome::Finished, Some(step)) => RunEnd::Stopped(step),
+            (Outcome::Finished, None) => RunEnd::Finished,
+            (Outcome::Running, _) => RunEnd::Interrupted(self.last_step()),
+        }
+    }
+}
+
+/// How a run ended, derived from its outcome and timeline.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunEnd {
+    /// Ran all its steps (or its solver converged).
+    Finished,
+    /// Stopped by the user before this step.
+    Stopped(u64),
+    /// The program ended (or the record was saved) while it trained, after
+    /// this many steps.
+    Interrupted(u64),
+    /// Failed with this message.
+    Failed(String),
+}
+
+impl std::fmt::Display for RunEnd {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunEnd::Finished => f.write_str("finished"),
+            RunEnd::Stopped(s) => write!(f, "stopped at step {s}"),
+            RunEnd::Interrupted(s) => write!(f, "interrupted after step {s}"),
+            RunEnd::Failed(m) => write!(f, "failed: {m}"),
+        }
+    }
 }
 
 /// Something that happened to a run at a step.

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Outcome, Run, TimelineEntry, TimelineEvent};
+use super::{CorpusRef, Outcome, Run, TimelineEntry, TimelineEvent};
 use crate::train::{Event, Params};
 
 /// Accumulates one run's record while it trains.
@@ -24,6 +24,7 @@ impl Recorder {
                 params,
                 seed,
                 threads,
+                corpus: None,
                 timeline: Vec::new(),
                 metrics: Vec::new(),
                 outcome: Outcome::Running,
@@ -32,6 +33,12 @@ impl Recorder {
                 vectors: None,
             },
         }
+    }
+
+    /// Names the corpus the run trains on (every run saved in a session does).
+    pub fn on_corpus(mut self, corpus: CorpusRef) -> Self {
+        self.run.corpus = Some(corpus);
+        self
     }
 
     /// Records what an event says about the run; returns true when the record changed.

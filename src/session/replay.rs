@@ -1,8 +1,10 @@
 //! Replaying a recorded run headless and comparing its curves with the record.
 //!
-//! The replay uses the session's corpus and settings and applies the recorded
+//! The replay uses the run's own corpus and settings and applies the recorded
 //! hyperparameter changes and stop at exactly the recorded steps (pauses do
-//! not change results and are not replayed). Single-thread runs must match
+//! not change results and are not replayed); a run that was interrupted (the
+//! program ended while it trained) is replayed up to its last recorded step,
+//! so the two end alike and every replayed step has a recorded one to meet. Single-thread runs must match
 //! bit for bit; with more threads Hogwild-style updates race, so the curves
 //! are compared within a relative tolerance of [`MULTI_THREAD_TOLERANCE`].
 
@@ -10,8 +12,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::corpus_ref::CorpusCheck;
-use super::{Recorder, Run, Session, TimelineEvent};
+use super::{Outcome, Recorder, Run, RunEnd, Session, TimelineEvent};
 use crate::corpus::Corpus;
+use crate::embedding::Embedding;
 use crate::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
 use crate::{algo, Error, Result};
 
@@ -38,7 +41,7 @@ pub struct CurveDiff {
 /// The outcome of a replay.
 #[derive(Debug, Clone)]
 pub struct ReplayReport {
-    /// Which run (0-based).
+    /// Which run (0-based index; users see it numbered from 1).
     pub run: usize,
     /// Relative tolerance used (0 = bit for bit).
     pub tolerance: f64,
@@ -46,16 +49,39 @@ pub struct ReplayReport {
     pub curves: Vec<CurveDiff>,
     /// Things to tell the user (changed corpus, defaults filled in, ...).
     pub warnings: Vec<String>,
+    /// How the recorded run ended.
+    pub recorded_end: RunEnd,
+    /// Steps done in the recording (its last progress report).
+    pub recorded_steps: u64,
     /// The replayed run's record.
     pub replayed: Run,
+    /// The replayed vectors (none when the replay failed).
+    pub embedding: Option<Embedding>,
 }
 
 impl ReplayReport {
+    /// How the replay ended.
+    pub fn replayed_end(&self) -> RunEnd {
+        match (&self.recorded_end, self.replayed.end()) {
+            // An interrupted run is replayed up to its last step and stopped
+            // there: that is ending alike.
+            (RunEnd::Interrupted(r), RunEnd::Stopped(s)) if *r == s => RunEnd::Interrupted(s),
+            (_, end) => end,
+        }
+    }
+
+    /// Whether the replay ended like the recording, after as many steps.
+    pub fn ended_alike(&self) -> bool {
+        self.recorded_end == self.replayed_end() && self.recorded_steps == self.replayed.last_step()
+    }
+
     /// True when every curve matched and the replay ended like the record.
     pub fn passed(&self) -> bool {
-        self.curves
-            .iter()
-            .all(|c| c.mismatches == 0 && c.points > 0)
+        self.ended_alike()
+            && self
+                .curves
+                .iter()
+                .all(|c| c.mismatches == 0 && c.points > 0)
     }
 }
 
@@ -70,7 +96,11 @@ pub fn replay(
     let run = session.runs.get(index).ok_or_else(|| {
         Error::param(
             "run",
-            format!("{index} (the session has {} runs)", session.runs.len()),
+            format!(
+                "{} (the session has runs 1 to {})",
+                index + 1,
+                session.runs.len()
+            ),
         )
     })?;
     let method = algo::find(&run.method)?;
@@ -88,14 +118,15 @@ pub fn replay(
             ));
         }
     }
-    let path = session.corpus.resolve(session_file)?;
-    if let CorpusCheck::Changed { recorded, actual } = session.corpus.check(&path)? {
+    let reference = run.corpus.as_ref().unwrap_or(&session.corpus);
+    let path = reference.resolve(session_file)?;
+    if let CorpusCheck::Changed { recorded, actual } = reference.check(&path)? {
         warnings.push(format!(
             "corpus {} changed: hash {actual}, recorded {recorded}",
             path.display()
         ));
     }
-    let corpus = Corpus::open(&path, session.corpus.config)?;
+    let corpus = Corpus::open(&path, reference.config)?;
     let config = job_config(run);
     let input = TrainInput {
         corpus: Arc::new(corpus),
@@ -108,11 +139,11 @@ pub fn replay(
         recorder.observe(e);
         on_event(e);
     });
-    if let Err(e) = result {
-        if matches!(run.outcome, super::Outcome::Finished) {
-            return Err(e);
-        }
-    }
+    let embedding = match result {
+        Ok(e) => Some(e),
+        Err(e) if !matches!(run.outcome, Outcome::Failed(_)) => return Err(e),
+        Err(_) => None,
+    };
     let replayed = recorder.into_run();
     let tolerance = if run.threads <= 1 {
         0.0
@@ -125,14 +156,21 @@ pub fn replay(
         tolerance,
         curves,
         warnings,
+        recorded_end: run.end(),
+        recorded_steps: run.last_step(),
         replayed,
+        embedding,
     })
 }
 
 /// The recorded changes and stop of `run` as a job schedule (what a replay,
-/// headless or in the workbench, feeds the engine).
+/// headless or in the workbench, feeds the engine). An interrupted run stops
+/// after its last recorded step.
 pub fn job_config(run: &Run) -> JobConfig {
     let mut config = JobConfig::default();
+    if let RunEnd::Interrupted(step) = run.end() {
+        config.stop_at = Some(step);
+    }
     for entry in &run.timeline {
         match &entry.event {
             TimelineEvent::Set { name, value } => {

@@ -167,6 +167,8 @@ pub enum Action {
     ReplaySelected,
     /// Ask for a dataset file to add to the evaluation.
     AddDatasetPrompt,
+    /// Remove the most recently added dataset file.
+    RemoveLastDataset,
     /// Ask for a path and export the projection.
     ExportPlotPrompt,
     /// Reset the selected field to its default.
@@ -230,9 +232,20 @@ pub enum Action {
     ExportPlot(String),
     /// Save the session to a file.
     SaveSession(String),
-    /// Open a session file.
+    /// Open a session file (asking first when runs are not saved).
     OpenSession(String),
-    /// Quit now, discarding what is not saved.
+    /// Open a session file in place of the current runs, saving them to the
+    /// session file first or discarding them.
+    OpenSessionNow {
+        /// The file.
+        path: String,
+        /// Save the current session before opening.
+        save_first: bool,
+    },
+    /// Remove an added evaluation file (index among the added ones).
+    RemoveDataset(usize),
+    /// Quit now: a run still training is discarded; with a session file,
+    /// the session is saved first (without that run).
     QuitNow,
 }
 
@@ -262,6 +275,8 @@ impl Action {
                 | Action::ExportPlot(_)
                 | Action::SaveSession(_)
                 | Action::OpenSession(_)
+                | Action::OpenSessionNow { .. }
+                | Action::RemoveDataset(_)
                 | Action::GoTo(_)
                 | Action::QuitNow
         )

@@ -79,12 +79,17 @@ pub enum PromptKind {
 /// A dialog over the screen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Modal {
-    /// A yes/no question; yes runs the action.
+    /// A question: y (or Enter) runs `yes`; n runs `no` when there is one
+    /// and otherwise closes, as Esc always does.
     Confirm {
         /// The question.
         question: String,
         /// What yes does.
         yes: Action,
+        /// What n does, with its label, when it is more than "cancel".
+        no: Option<(Action, String)>,
+        /// The label of yes.
+        yes_label: String,
     },
     /// A line of text to type.
     Prompt {
@@ -167,8 +172,11 @@ impl App {
     }
 
     /// The effects to run at start: open the session, or load the corpus.
+    /// The session file becomes the save target only once it is read (or
+    /// found missing: a new session starts there), never when it is
+    /// something else.
     pub fn startup(&mut self) -> Vec<Effect> {
-        match self.session.path.clone() {
+        match self.session.opening.clone() {
             Some(path) => vec![Effect::LoadSession { path }],
             None => corpus::load(self),
         }
@@ -241,6 +249,18 @@ impl App {
         self.modal = Some(Modal::Confirm {
             question: question.into(),
             yes,
+            no: None,
+            yes_label: "yes".into(),
+        });
+    }
+
+    /// Offers two actions (y and n) besides cancelling (Esc).
+    pub fn choose(&mut self, question: impl Into<String>, yes: (Action, &str), no: (Action, &str)) {
+        self.modal = Some(Modal::Confirm {
+            question: question.into(),
+            yes: yes.0,
+            no: Some((no.0, no.1.to_string())),
+            yes_label: yes.1.to_string(),
         });
     }
 }
@@ -324,10 +344,7 @@ pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::NextScreen => act(app, Action::GoTo(app.screen.offset(1))),
         Action::PrevScreen => act(app, Action::GoTo(app.screen.offset(-1))),
         Action::Quit | Action::Interrupt => quit(app),
-        Action::QuitNow => {
-            app.quit = true;
-            vec![Effect::Quit]
-        }
+        Action::QuitNow => session::quit_now(app),
         Action::SaveSessionPrompt => session::save_prompt(app),
         Action::OpenSessionPrompt => {
             let text = app
@@ -344,9 +361,10 @@ pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
             Vec::new()
         }
         Action::SaveSession(path) => session::save(app, PathBuf::from(path), false),
-        Action::OpenSession(path) => vec![Effect::LoadSession {
-            path: PathBuf::from(path),
-        }],
+        Action::OpenSession(path) => session::open(app, PathBuf::from(path)),
+        Action::OpenSessionNow { path, save_first } => {
+            session::open_now(app, PathBuf::from(path), save_first)
+        }
         Action::SetCorpusOption(name, text) => corpus::set_option(app, &name, &text),
         Action::LoadCorpus => corpus::load(app),
         Action::SelectMethod(name) => train::select_method(app, &name),
@@ -363,6 +381,7 @@ pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::EvaluateRun(run) => evaluate::evaluate(app, run),
         Action::ReplayRun(run) => train::replay(app, run),
         Action::AddDataset(path) => evaluate::add_dataset(app, &path),
+        Action::RemoveDataset(index) => evaluate::remove_dataset(app, index),
         Action::Query(word) => neighbors::query_word(app, &word),
         Action::Analogy(a, b, c) => neighbors::query_analogy(app, &a, &b, &c),
         Action::SetK(k) => neighbors::set_k(app, k),
@@ -380,7 +399,8 @@ pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
     }
 }
 
-/// `q` and Ctrl-C: quit, asking first when something would be lost.
+/// `q` and Ctrl-C: quit, asking first when something would be lost. With
+/// a session file, quitting saves it (without a run discarded here).
 fn quit(app: &mut App) -> Vec<Effect> {
     if let Some(i) = app.active_run() {
         let r = &app.runs[i];
@@ -393,7 +413,7 @@ fn quit(app: &mut App) -> Vec<Effect> {
         app.confirm(question, Action::QuitNow);
         return Vec::new();
     }
-    if app.session.unsaved(&app.runs) {
+    if app.session.path.is_none() && app.session.unsaved(&app.runs) {
         app.confirm(
             "Runs are not saved (Ctrl-S saves the session). Quit anyway?",
             Action::QuitNow,
@@ -413,6 +433,16 @@ fn modal(app: &mut App, action: Action) -> Vec<Effect> {
             let yes = yes.clone();
             app.modal = None;
             act(app, yes)
+        }
+        (
+            Modal::Confirm {
+                no: Some((no, _)), ..
+            },
+            Action::No,
+        ) => {
+            let no = no.clone();
+            app.modal = None;
+            act(app, no)
         }
         (Modal::Confirm { .. }, Action::No | Action::Cancel) => {
             app.modal = None;

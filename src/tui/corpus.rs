@@ -10,11 +10,12 @@ use super::action::{Action, EditOp};
 use super::app::{App, Level};
 use super::form::Form;
 use super::input::LineInput;
-use super::msg::Effect;
+use super::msg::{Effect, OpenedCorpus};
 use super::ui::format::thousands;
 use crate::corpus::{
     Corpus, CorpusConfig, Format, HeldoutConfig, Numbers, ReadConfig, TokenizerConfig, VocabConfig,
 };
+use crate::session::CorpusRef;
 use crate::train::{DefaultValue, Kind, ParamSpec};
 
 /// The preprocessing options, declared like a method's hyperparameters.
@@ -81,6 +82,8 @@ pub static OPTIONS: &[ParamSpec] = &[
 pub struct LoadedCorpus {
     /// The corpus.
     pub corpus: Arc<Corpus>,
+    /// What session files record of it (path, size, hash, settings).
+    pub reference: CorpusRef,
     /// Seconds the load took.
     pub seconds: f64,
     /// Vocabulary words per count band: (`"10-99"`, words).
@@ -329,13 +332,17 @@ pub fn load(app: &mut App) -> Vec<Effect> {
 }
 
 /// A load finished (stale answers are dropped).
-pub fn loaded(app: &mut App, request: u64, result: Result<(Arc<Corpus>, f64), String>) {
+pub fn loaded(app: &mut App, request: u64, result: Result<OpenedCorpus, String>) {
     if app.corpus.loading.as_ref().map(|l| l.0) != Some(request) {
         return;
     }
     app.corpus.loading = None;
     match result {
-        Ok((corpus, seconds)) => {
+        Ok(OpenedCorpus {
+            corpus,
+            reference,
+            seconds,
+        }) => {
             let s = corpus.stats();
             // After a session opens, its runs are the next thing to see; a
             // warning from opening it (changed corpus) stays on the line.
@@ -358,6 +365,7 @@ pub fn loaded(app: &mut App, request: u64, result: Result<(Arc<Corpus>, f64), St
             app.corpus.loaded = Some(LoadedCorpus {
                 histogram: histogram(corpus.vocab().counts()),
                 corpus,
+                reference,
                 seconds,
             });
         }

@@ -1,27 +1,52 @@
 //! The Evaluate screen: the bundled similarity and analogy sets (and files
 //! the user adds) run on a run's vectors in the background; results go into
-//! the run's record, so session files keep them.
+//! the run's record, so session files keep them. Added files are read when
+//! added (a malformed one is refused with its line), can be removed again,
+//! and are saved in the session.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::action::Action;
 use super::app::{act, App, Level, PromptKind};
 use super::msg::Effect;
-use crate::eval::{EvalPlan, Report};
+use crate::eval::{AnalogyDataset, EvalPlan, Report, SimilarityDataset};
 
 /// The Evaluate screen.
 #[derive(Debug, Clone)]
 pub struct EvalView {
-    /// Datasets to run.
+    /// Datasets to run: the bundled ones and those added.
     pub plan: EvalPlan,
     /// Selected run.
     pub selected: usize,
+    /// The files the user added, in order (saved in the session).
+    pub added: Vec<PathBuf>,
+    /// The plan before anything was added.
+    bundled: EvalPlan,
 }
 
 impl EvalView {
     /// The screen with the bundled datasets.
     pub fn new(plan: EvalPlan) -> Self {
-        EvalView { plan, selected: 0 }
+        EvalView {
+            bundled: plan.clone(),
+            plan,
+            selected: 0,
+            added: Vec::new(),
+        }
+    }
+
+    /// The plan: bundled similarity sets plus the added ones; the analogy
+    /// set is the last added analogy file, else the bundled one.
+    fn rebuild(&mut self) {
+        let mut plan = self.bundled.clone();
+        for path in &self.added {
+            if is_analogy(path) {
+                plan.analogy = Some(path.clone());
+            } else if !plan.similarity.contains(path) {
+                plan.similarity.push(path.clone());
+            }
+        }
+        self.plan = plan;
     }
 }
 
@@ -38,24 +63,68 @@ fn is_analogy(path: &std::path::Path) -> bool {
         .is_some_and(|l| l.trim_start().starts_with(':'))
 }
 
-/// Adds a similarity file, or replaces the analogy set with an analogy file.
+/// Reads a dataset file to check it: what it holds, or the located error.
+fn check(path: &Path) -> Result<String, String> {
+    if !path.is_file() {
+        return Err(format!("{}: no such file", path.display()));
+    }
+    if is_analogy(path) {
+        let d = AnalogyDataset::read(path).map_err(|e| e.to_string())?;
+        Ok(format!("analogy set, {} questions", d.questions()))
+    } else {
+        let d = SimilarityDataset::read(path).map_err(|e| e.to_string())?;
+        Ok(format!("similarity set, {} pairs", d.pairs.len()))
+    }
+}
+
+/// Adds a similarity file, or replaces the analogy set with an analogy
+/// file, once it reads without error.
 pub fn add_dataset(app: &mut App, path: &str) -> Vec<Effect> {
     let path = PathBuf::from(path);
-    if !path.is_file() {
-        app.set_status(Level::Error, format!("{}: no such file", path.display()));
-        return Vec::new();
-    }
-    if is_analogy(&path) {
-        app.set_status(Level::Info, format!("analogy set: {}", path.display()));
-        app.eval.plan.analogy = Some(path);
-    } else if !app.eval.plan.similarity.contains(&path) {
-        app.set_status(
-            Level::Info,
-            format!("similarity set added: {}", path.display()),
-        );
-        app.eval.plan.similarity.push(path);
+    match check(&path) {
+        Err(e) => app.set_status(Level::Error, e),
+        Ok(_) if app.eval.added.contains(&path) => {
+            app.set_status(Level::Info, format!("{} is already added", path.display()))
+        }
+        Ok(what) => {
+            app.set_status(
+                Level::Info,
+                format!("added {} ({what}); d removes it", path.display()),
+            );
+            app.eval.added.push(path);
+            app.eval.rebuild();
+            app.session.changed();
+        }
     }
     Vec::new()
+}
+
+/// Removes added file `index`.
+pub fn remove_dataset(app: &mut App, index: usize) -> Vec<Effect> {
+    if index >= app.eval.added.len() {
+        app.set_status(Level::Info, "no added dataset to remove (f adds one)");
+        return Vec::new();
+    }
+    let path = app.eval.added.remove(index);
+    app.eval.rebuild();
+    app.session.changed();
+    app.set_status(Level::Info, format!("removed {}", path.display()));
+    Vec::new()
+}
+
+/// The added files of an opened session replace the current ones; files
+/// that are missing or do not read are reported and left out.
+pub fn restore_datasets(app: &mut App, paths: &[PathBuf]) -> Vec<String> {
+    let mut problems = Vec::new();
+    app.eval.added.clear();
+    for path in paths {
+        match check(path) {
+            Ok(_) => app.eval.added.push(path.clone()),
+            Err(e) => problems.push(format!("dataset left out: {e}")),
+        }
+    }
+    app.eval.rebuild();
+    problems
 }
 
 /// Evaluates run `run` in the background.
@@ -121,6 +190,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::EvaluateSelected => {
             app.set_status(Level::Info, "no runs yet: train one on 2 Train")
         }
+        Action::RemoveLastDataset => {
+            let last = app.eval.added.len().wrapping_sub(1);
+            return act(app, Action::RemoveDataset(last));
+        }
         Action::AddDatasetPrompt => app.prompt(
             PromptKind::AddDataset,
             "Add a dataset",
@@ -152,8 +225,32 @@ mod tests {
         add_dataset(&mut app, sim.to_str().unwrap());
         add_dataset(&mut app, ana.to_str().unwrap());
         add_dataset(&mut app, "/nonexistent/file");
-        assert_eq!(app.eval.plan.similarity, vec![sim]);
-        assert_eq!(app.eval.plan.analogy, Some(ana));
+        assert_eq!(app.eval.plan.similarity, vec![sim.clone()]);
+        assert_eq!(app.eval.plan.analogy, Some(ana.clone()));
         assert_eq!(app.status.level, Level::Error);
+        assert_eq!(app.eval.added, vec![sim.clone(), ana]);
+        remove_dataset(&mut app, 1);
+        assert_eq!(app.eval.plan.analogy, None);
+        assert_eq!(app.eval.added, vec![sim]);
+    }
+
+    #[test]
+    fn malformed_files_are_refused_with_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let bad = dir.path().join("bad.tsv");
+        std::fs::write(&bad, "king queen 8.5\nonly-two words\n").unwrap();
+        let mut app = App::new(&crate::tui::app::AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: EvalPlan::default(),
+            cores: 1,
+        });
+        add_dataset(&mut app, bad.to_str().unwrap());
+        assert_eq!(app.status.level, Level::Error);
+        assert!(app.status.text.contains("bad.tsv:2"), "{}", app.status.text);
+        assert!(app.eval.added.is_empty());
+        assert!(app.eval.plan.similarity.is_empty());
+        let missing = restore_datasets(&mut app, &[bad, "/nonexistent".into()]);
+        assert_eq!(missing.len(), 2);
     }
 }

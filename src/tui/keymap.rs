@@ -105,7 +105,8 @@ pub static BINDINGS: &[Binding] = &[
         "yes",
         true,
     ),
-    b(Confirm, &[c('n'), k(KeyCode::Esc)], Action::No, "no", true),
+    b(Confirm, &[c('n')], Action::No, "no", true),
+    b(Confirm, &[k(KeyCode::Esc)], Action::Cancel, "cancel", true),
     b(
         Always,
         &[ctrl('c')],
@@ -433,6 +434,13 @@ pub static BINDINGS: &[Binding] = &[
         Action::AddDatasetPrompt,
         "add a dataset file",
         true,
+    ),
+    b(
+        EVALUATE,
+        &[c('d')],
+        Action::RemoveLastDataset,
+        "remove the last added file",
+        false,
     ),
     // Projection
     b(PROJECTION, UP_DOWN, Action::Down, "select option", false),

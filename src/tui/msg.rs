@@ -17,7 +17,7 @@ use super::projection::{ProjectionJob, ProjectionResult};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Embedding, Neighbor, VectorFormat};
 use crate::eval::{EvalPlan, Report};
-use crate::session::{self, Session};
+use crate::session::{CorpusRef, Session};
 use crate::train::{Command, Event, JobConfig, Method, TrainInput};
 
 /// A neighbour query.
@@ -29,15 +29,36 @@ pub enum Query {
     Analogy(String, String, String),
 }
 
+/// A corpus read for the workbench, with what sessions record of it.
+#[derive(Debug, Clone)]
+pub struct OpenedCorpus {
+    /// The corpus.
+    pub corpus: Arc<Corpus>,
+    /// Its path (as given), size, hash and settings.
+    pub reference: CorpusRef,
+    /// Seconds the load took.
+    pub seconds: f64,
+}
+
 /// A session read from disk, with its corpus located (or why not).
 #[derive(Debug, Clone)]
 pub struct LoadedSession {
-    /// The session.
+    /// The session, its paths resolved for the working directory.
     pub session: Session,
     /// The corpus path, resolved next to the session or in the working directory.
     pub corpus: Result<PathBuf, String>,
     /// Non-fatal findings (changed corpus hash).
     pub warnings: Vec<String>,
+}
+
+/// Why a session file could not be opened.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionLoadError {
+    /// No such file: a new session starts there.
+    Missing,
+    /// The file exists but is not a session wordbench can read; it is never
+    /// written over.
+    Invalid(String),
 }
 
 /// Everything `update` reacts to.
@@ -57,8 +78,8 @@ pub enum Msg {
     CorpusLoaded {
         /// Request id.
         request: u64,
-        /// The corpus and the seconds it took, or the error.
-        result: Result<(Arc<Corpus>, f64), String>,
+        /// The corpus, or the error.
+        result: Result<OpenedCorpus, String>,
     },
     /// An event of run `run`'s training job.
     Job {
@@ -110,8 +131,8 @@ pub enum Msg {
     SessionLoaded {
         /// The file.
         path: PathBuf,
-        /// The session or the error.
-        result: Result<LoadedSession, String>,
+        /// The session or why not.
+        result: Result<LoadedSession, SessionLoadError>,
     },
     /// A run's saved vectors were read back.
     VectorsLoaded {
@@ -188,16 +209,12 @@ pub enum Effect {
         /// File format.
         format: VectorFormat,
     },
-    /// Write the session (atomically).
+    /// Write the session (atomically), its paths made relative to the file.
     SaveSession {
         /// Where.
         path: PathBuf,
-        /// The corpus file.
-        corpus: PathBuf,
-        /// Its preprocessing.
-        config: CorpusConfig,
-        /// Every run's record.
-        runs: Vec<session::Run>,
+        /// What, with paths as the workbench uses them.
+        session: Box<Session>,
         /// Whether it is an autosave (quieter status).
         autosave: bool,
     },

@@ -360,7 +360,13 @@ mod tests {
             cores: 2,
         });
         let m = crate::algo::find("sgns").unwrap();
-        let mut r = RunEntry::new(m, crate::train::Params::defaults(m.schema), 1, 1);
+        let mut r = RunEntry::new(
+            m,
+            crate::train::Params::defaults(m.schema),
+            1,
+            1,
+            crate::tui::run::tests::corpus_ref(),
+        );
         let words = WordIndex::from_words(
             ["king", "queen", "kingdom", "man", "woman"]
                 .map(String::from)

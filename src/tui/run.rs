@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::embedding::Embedding;
 use crate::eval::Report;
-use crate::session::{self, Outcome, Recorder, TimelineEvent};
+use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
 use crate::train::{Event, Method, Params, Progress};
 
 use super::form::default_text;
@@ -28,8 +28,9 @@ pub enum RunStatus {
     Stopped(u64),
     /// Failed with this message.
     Failed(String),
-    /// Read from a session file (curves only, unless its vectors were found).
-    Recorded,
+    /// Read from a session file (curves only, unless its vectors were
+    /// found), ended as its record says.
+    Recorded(RunEnd),
 }
 
 impl RunStatus {
@@ -63,15 +64,26 @@ pub struct RunEntry {
     pub exported: Option<PathBuf>,
     /// Log lines of its job.
     pub log: Vec<String>,
+    /// Why it cannot be replayed (a setting in its session file that this
+    /// build does not accept), if so.
+    pub problem: Option<String>,
+    /// Discarded at quit: left out of the session file.
+    pub discarded: bool,
     /// The step it was stopped at (the status changes when the vectors arrive).
     stopped_at: Option<u64>,
 }
 
 impl RunEntry {
-    /// A new run about to start.
-    pub fn new(method: &'static Method, params: Params, seed: u64, threads: usize) -> Self {
+    /// A new run about to start on `corpus`.
+    pub fn new(
+        method: &'static Method,
+        params: Params,
+        seed: u64,
+        threads: usize,
+        corpus: CorpusRef,
+    ) -> Self {
         RunEntry {
-            recorder: Recorder::new(method.name, &params, seed, threads),
+            recorder: Recorder::new(method.name, &params, seed, threads).on_corpus(corpus),
             method,
             params,
             status: RunStatus::Starting,
@@ -80,17 +92,16 @@ impl RunEntry {
             evaluating: false,
             exported: None,
             log: Vec::new(),
+            problem: None,
+            discarded: false,
             stopped_at: None,
         }
     }
 
-    /// A run read from a session file.
+    /// A run read from a session file (its record kept as read).
     pub fn recorded(method: &'static Method, params: Params, run: session::Run) -> Self {
         let perplexity = run.metrics.iter().rev().find_map(|p| p.perplexity);
-        let status = match &run.outcome {
-            Outcome::Failed(m) => RunStatus::Failed(m.clone()),
-            _ => RunStatus::Recorded,
-        };
+        let status = RunStatus::Recorded(run.end());
         let mut recorder = Recorder::new(method.name, &params, run.seed, run.threads);
         *recorder.run_mut() = run;
         RunEntry {
@@ -103,8 +114,15 @@ impl RunEntry {
             perplexity,
             evaluating: false,
             log: Vec::new(),
+            problem: None,
+            discarded: false,
             stopped_at: None,
         }
+    }
+
+    /// The corpus it trained on.
+    pub fn corpus(&self) -> Option<&CorpusRef> {
+        self.record().corpus.as_ref()
     }
 
     /// Why run `index` (0-based) has no vectors, and what to do about it.
@@ -114,8 +132,10 @@ impl RunEntry {
             RunStatus::Starting | RunStatus::Training | RunStatus::Paused => {
                 format!("run #{n} is still training: its vectors come when it ends")
             }
-            RunStatus::Failed(_) => format!("run #{n} failed: it has no vectors"),
-            RunStatus::Recorded => {
+            RunStatus::Failed(_) | RunStatus::Recorded(RunEnd::Failed(_)) => {
+                format!("run #{n} failed: it has no vectors")
+            }
+            RunStatus::Recorded(_) => {
                 format!("run #{n} came from the session without vectors: R on 3 Runs replays it")
             }
             RunStatus::Finished | RunStatus::Stopped(_) => {
@@ -223,22 +243,35 @@ impl RunEntry {
             RunStatus::Finished => "finished".into(),
             RunStatus::Stopped(s) => format!("stopped@{s}"),
             RunStatus::Failed(_) => "failed".into(),
-            RunStatus::Recorded if self.embedding.is_some() => "loaded".into(),
-            RunStatus::Recorded => "recorded".into(),
+            RunStatus::Recorded(end) => match end {
+                RunEnd::Finished => "finished".into(),
+                RunEnd::Stopped(s) => format!("stopped@{s}"),
+                RunEnd::Interrupted(s) => format!("interrupted@{s}"),
+                RunEnd::Failed(_) => "failed".into(),
+            },
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::algo;
     use crate::train::Value;
 
+    pub(crate) fn corpus_ref() -> CorpusRef {
+        CorpusRef {
+            path: "c.txt".into(),
+            bytes: 1,
+            hash: "0".into(),
+            config: Default::default(),
+        }
+    }
+
     fn sgns() -> RunEntry {
         let m = algo::find("sgns").unwrap();
         let params = m.params([("dim", "50"), ("epochs", "1")]).unwrap();
-        RunEntry::new(m, params, 1, 1)
+        RunEntry::new(m, params, 1, 1, corpus_ref())
     }
 
     fn progress(step: u64, ppl: Option<f64>) -> Progress {

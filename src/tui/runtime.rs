@@ -14,11 +14,16 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use super::msg::{Effect, LoadedSession, Msg, Query};
+use super::msg::{Effect, LoadedSession, Msg, OpenedCorpus, Query, SessionLoadError};
 use super::project_worker;
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Embedding, NeighborParams};
-use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef, Session};
+use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
+
+/// Hashes the corpus file for the session record.
+fn reference(path: &Path, config: CorpusConfig) -> Result<CorpusRef, String> {
+    CorpusRef::of(path, config).map_err(|e| e.to_string())
+}
 use crate::train::Job;
 
 /// Messages waiting for the interface before workers block.
@@ -134,12 +139,10 @@ impl Runtime {
             }),
             Effect::SaveSession {
                 path,
-                corpus,
-                config,
-                runs,
+                session,
                 autosave,
             } => self.spawn("session-save", move || Msg::SessionSaved {
-                result: save_session(&path, &corpus, config, runs),
+                result: session::save(&session.anchor(&path), &path).map_err(|e| e.to_string()),
                 path,
                 autosave,
             }),
@@ -208,11 +211,14 @@ pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "a worker panicked".into())
 }
 
-fn open_corpus(path: &Path, config: CorpusConfig) -> Result<(Arc<Corpus>, f64), String> {
+fn open_corpus(path: &Path, config: CorpusConfig) -> Result<OpenedCorpus, String> {
     let t = Instant::now();
-    Corpus::open(path, config)
-        .map(|c| (Arc::new(c), t.elapsed().as_secs_f64()))
-        .map_err(|e| e.to_string())
+    let corpus = Corpus::open(path, config).map_err(|e| e.to_string())?;
+    Ok(OpenedCorpus {
+        reference: reference(path, *corpus.config())?,
+        corpus: Arc::new(corpus),
+        seconds: t.elapsed().as_secs_f64(),
+    })
 }
 
 fn search(
@@ -228,24 +234,26 @@ fn search(
     .map_err(|e| e.to_string())
 }
 
-fn save_session(
-    path: &Path,
-    corpus: &Path,
-    config: CorpusConfig,
-    runs: Vec<session::Run>,
-) -> Result<(), String> {
-    let corpus = CorpusRef::describe(corpus, config, path).map_err(|e| e.to_string())?;
-    let mut s = Session::new(corpus);
-    s.runs = runs;
-    session::save(&s, path).map_err(|e| e.to_string())
-}
-
-fn load_session(path: &Path) -> Result<LoadedSession, String> {
-    let session = session::load(path).map_err(|e| e.to_string())?;
+fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
+    if !path.exists() {
+        return Err(SessionLoadError::Missing);
+    }
+    let session = session::load(path)
+        .map_err(|e| SessionLoadError::Invalid(e.to_string()))?
+        .resolve(path);
     let mut warnings = Vec::new();
-    let corpus = session.corpus.resolve(path).map_err(|e| e.to_string());
-    if let Ok(p) = &corpus {
-        if let Ok(CorpusCheck::Changed { recorded, actual }) = session.corpus.check(p) {
+    let corpus = &session.corpus;
+    let located = if corpus.path.is_file() {
+        Ok(corpus.path.clone())
+    } else {
+        Err(format!(
+            "{}: corpus {} not found",
+            path.display(),
+            corpus.path.display()
+        ))
+    };
+    if let Ok(p) = &located {
+        if let Ok(CorpusCheck::Changed { recorded, actual }) = corpus.check(p) {
             warnings.push(format!(
                 "corpus {} changed since the session was saved (hash {actual}, recorded {recorded})",
                 p.display()
@@ -254,7 +262,7 @@ fn load_session(path: &Path) -> Result<LoadedSession, String> {
     }
     Ok(LoadedSession {
         session,
-        corpus,
+        corpus: located,
         warnings,
     })
 }

@@ -1,40 +1,64 @@
 //! Session files from the workbench: Ctrl-S saves (asking for a file the
 //! first time), training autosaves every two seconds while a session file is
 //! set, and `--session FILE` or Ctrl-O opens one: the corpus is located and
-//! loaded, every run comes back with its curves, and runs whose vectors were
-//! exported get them read back.
+//! loaded, every run comes back with its curves, its own corpus and how it
+//! ended, and runs whose vectors were exported get them read back.
+//!
+//! The rules that keep a user's work: a file that is not a session is never
+//! written over; opening a session replaces the runs on screen, after asking
+//! to save or discard those not saved; a run discarded at quit is left out
+//! of the file; every path is stored relative to the session file.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use super::action::Action;
 use super::app::{App, Level, PromptKind, TICKS_PER_SECOND};
-use super::msg::{Effect, LoadedSession};
+use super::msg::{Effect, LoadedSession, SessionLoadError};
 use super::run::RunEntry;
 use crate::algo;
-use crate::train::Params;
+use crate::session::{Run, Session};
+use crate::train::{Command, Params};
 
 /// Seconds between autosaves while a run trains.
 pub const AUTOSAVE_SECONDS: u64 = 2;
 
+/// What to do once the save in flight has succeeded.
+#[derive(Debug, Clone, PartialEq)]
+enum AfterSave {
+    /// Open this session file.
+    Open(PathBuf),
+    /// Leave the program.
+    Quit,
+}
+
 /// The session file and whether what is on screen was saved.
 #[derive(Debug, Clone)]
 pub struct SessionState {
-    /// The session file, once chosen.
+    /// The session file, once one was read, saved, or found missing at start.
     pub path: Option<PathBuf>,
+    /// The file given at start, to read before it may become `path`.
+    pub opening: Option<PathBuf>,
     revision: u64,
     saved_revision: u64,
     saving: Option<u64>,
     last_save_tick: u64,
+    after_save: Option<AfterSave>,
+    /// A save made to quit failed: the next quit leaves without one.
+    quit_save_failed: bool,
 }
 
 impl SessionState {
     /// State for an optional file given at start.
-    pub fn new(path: Option<PathBuf>) -> Self {
+    pub fn new(opening: Option<PathBuf>) -> Self {
         SessionState {
-            path,
+            path: None,
+            opening,
             revision: 0,
             saved_revision: 0,
             saving: None,
             last_save_tick: 0,
+            after_save: None,
+            quit_save_failed: false,
         }
     }
 
@@ -65,23 +89,40 @@ pub fn save_prompt(app: &mut App) -> Vec<Effect> {
     }
 }
 
+/// What the session file should hold now (paths as the workbench uses
+/// them; the runtime makes them relative to the file). `None` when there is
+/// no corpus to name.
+pub fn snapshot(app: &App) -> Option<Session> {
+    let runs: Vec<Run> = app
+        .runs
+        .iter()
+        .filter(|r| !r.discarded)
+        .map(|r| r.record().clone())
+        .collect();
+    let corpus = match &app.corpus.loaded {
+        Some(l) => l.reference.clone(),
+        None => runs.iter().find_map(|r| r.corpus.clone())?,
+    };
+    let mut session = Session::new(corpus);
+    session.datasets = app.eval.added.clone();
+    session.runs = runs;
+    Some(session)
+}
+
 /// Saves the session to `path` (atomically, on a worker).
 pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
-    let Some(loaded) = &app.corpus.loaded else {
+    let Some(session) = snapshot(app) else {
         app.set_status(Level::Error, "nothing to save: no corpus is loaded");
         return Vec::new();
     };
-    let effect = Effect::SaveSession {
-        path: path.clone(),
-        corpus: loaded.corpus.path().to_path_buf(),
-        config: *loaded.corpus.config(),
-        runs: app.runs.iter().map(|r| r.record().clone()).collect(),
-        autosave,
-    };
-    app.session.path = Some(path);
+    app.session.path = Some(path.clone());
     app.session.saving = Some(app.session.revision);
     app.session.last_save_tick = app.tick;
-    vec![effect]
+    vec![Effect::SaveSession {
+        path,
+        session: Box::new(session),
+        autosave,
+    }]
 }
 
 /// Saves now if a session file is set and something changed.
@@ -106,7 +147,7 @@ pub fn tick(app: &mut App) -> Vec<Effect> {
 }
 
 /// A save finished; what changed while it was written is saved next (so
-/// the end of a run is never left out).
+/// the end of a run is never left out), then what waited for the save runs.
 pub fn saved(
     app: &mut App,
     path: PathBuf,
@@ -114,31 +155,131 @@ pub fn saved(
     result: Result<(), String>,
 ) -> Vec<Effect> {
     let revision = app.session.saving.take();
-    match result {
-        Ok(()) => {
-            if let Some(r) = revision {
-                app.session.saved_revision = r;
-            }
-            if !autosave {
-                app.set_status(Level::Info, format!("session saved to {}", path.display()));
-            }
-            if app.active_run().is_none() {
-                return autosave_now(app);
-            }
+    if let Err(e) = result {
+        app.set_status(Level::Error, format!("saving the session failed: {e}"));
+        if app.session.after_save.take() == Some(AfterSave::Quit) {
+            app.session.quit_save_failed = true;
+            app.set_status(
+                Level::Error,
+                format!("saving the session failed: {e}; q again quits without saving"),
+            );
         }
-        Err(e) => app.set_status(Level::Error, format!("saving the session failed: {e}")),
+        return Vec::new();
+    }
+    if let Some(r) = revision {
+        app.session.saved_revision = r;
+    }
+    if !autosave {
+        app.set_status(Level::Info, format!("session saved to {}", path.display()));
+    }
+    if app.active_run().is_none() {
+        let again = autosave_now(app);
+        if !again.is_empty() {
+            return again;
+        }
+    }
+    match app.session.after_save.take() {
+        Some(AfterSave::Open(file)) => vec![Effect::LoadSession { path: file }],
+        Some(AfterSave::Quit) => {
+            app.quit = true;
+            vec![Effect::Quit]
+        }
+        None => Vec::new(),
+    }
+}
+
+/// `QuitNow`: a run still training is stopped and discarded; with a session
+/// file the session is saved without it before the program ends.
+pub fn quit_now(app: &mut App) -> Vec<Effect> {
+    let mut effects = Vec::new();
+    if let Some(i) = app.active_run() {
+        app.runs[i].discarded = true;
+        app.session.changed();
+        effects.push(Effect::JobCommand {
+            run: i,
+            command: Command::Stop,
+        });
+    }
+    let s = &app.session;
+    let save_due = s.path.is_some()
+        && !s.quit_save_failed
+        && (s.revision != s.saved_revision || s.saving.is_some());
+    if !save_due {
+        app.quit = true;
+        effects.push(Effect::Quit);
+        return effects;
+    }
+    app.session.after_save = Some(AfterSave::Quit);
+    app.set_status(Level::Info, "saving the session before quitting…");
+    effects.extend(autosave_now(app));
+    effects
+}
+
+/// `OpenSession`: opens `path` in place of the runs on screen, asking first
+/// when some are not saved.
+pub fn open(app: &mut App, path: PathBuf) -> Vec<Effect> {
+    if let Some(i) = app.active_run() {
+        app.set_status(
+            Level::Warn,
+            format!(
+                "run #{} is training: stop it (x on 2 Train) before opening a session",
+                i + 1
+            ),
+        );
+        return Vec::new();
+    }
+    if !app.session.unsaved(&app.runs) {
+        return vec![Effect::LoadSession { path }];
+    }
+    let file = path.display().to_string();
+    let n = app.runs.iter().filter(|r| !r.discarded).count();
+    let now = |save_first| Action::OpenSessionNow {
+        path: file.clone(),
+        save_first,
+    };
+    match app.session.path.clone() {
+        Some(current) => app.choose(
+            format!(
+                "{n} run(s) changed since {} was saved. Opening {file} replaces them.",
+                current.display()
+            ),
+            (now(true), "save, then open"),
+            (now(false), "discard changes and open"),
+        ),
+        None => app.confirm(
+            format!(
+                "{n} run(s) are not saved. Discard them and open {file}? (Esc, then Ctrl-S saves them first)"
+            ),
+            now(false),
+        ),
     }
     Vec::new()
 }
 
-/// A session was read: take its corpus settings and runs.
-pub fn loaded(app: &mut App, path: PathBuf, result: Result<LoadedSession, String>) -> Vec<Effect> {
+/// Opens `path` now, after saving the current session when asked to.
+pub fn open_now(app: &mut App, path: PathBuf, save_first: bool) -> Vec<Effect> {
+    if !save_first || app.session.path.is_none() {
+        return vec![Effect::LoadSession { path }];
+    }
+    app.session.after_save = Some(AfterSave::Open(path));
+    let current = app.session.path.clone();
+    match current {
+        Some(file) if app.session.saving.is_none() => save(app, file, false),
+        // A save is under way; `saved` saves again and then opens.
+        _ => Vec::new(),
+    }
+}
+
+/// A session was read: it replaces the runs on screen.
+pub fn loaded(
+    app: &mut App,
+    path: PathBuf,
+    result: Result<LoadedSession, SessionLoadError>,
+) -> Vec<Effect> {
+    let starting = app.session.opening.take().is_some();
     let loaded = match result {
         Ok(l) => l,
-        Err(e) => {
-            app.set_status(Level::Error, e);
-            return Vec::new();
-        }
+        Err(e) => return load_failed(app, path, e, starting),
     };
     let LoadedSession {
         session,
@@ -146,37 +287,45 @@ pub fn loaded(app: &mut App, path: PathBuf, result: Result<LoadedSession, String
         warnings,
     } = loaded;
     app.session.path = Some(path.clone());
+    app.session.quit_save_failed = false;
     app.corpus.set_config(&session.corpus.config);
-    let first = app.runs.len();
-    let mut skipped = Vec::new();
+    clear_runs(app);
+    let mut notes = warnings;
+    notes.extend(super::evaluate::restore_datasets(app, &session.datasets));
     let mut effects = Vec::new();
-    for run in session.runs {
+    for (k, run) in session.runs.into_iter().enumerate() {
         let Ok(method) = algo::find(&run.method) else {
-            skipped.push(run.method.clone());
+            notes.push(format!(
+                "run {}: unknown method {} skipped",
+                k + 1,
+                run.method
+            ));
             continue;
         };
-        let mut params = Params::defaults(method.schema);
-        for (name, value) in &run.params {
-            let _ = params.set(method.name, name, value);
-        }
+        let (params, problem) = match run_params(method, &run, &path, k) {
+            Ok(p) => (p, None),
+            Err((p, e)) => {
+                notes.push(e.clone());
+                (p, Some(e))
+            }
+        };
         let index = app.runs.len();
-        if let Some(v) = run.vectors.as_ref().and_then(|v| locate(v, &path)) {
+        if let Some(v) = run.vectors.as_ref().filter(|v| v.is_file()) {
             effects.push(Effect::LoadVectors {
                 run: index,
-                path: v,
+                path: v.clone(),
             });
         }
-        app.runs.push(RunEntry::recorded(method, params, run));
+        let mut entry = RunEntry::recorded(method, params, run);
+        entry.problem = problem;
+        app.runs.push(entry);
     }
-    if app.runs.len() > first {
-        app.picks[0] = Some(first);
-        app.train.shown = Some(first);
+    if !app.runs.is_empty() {
+        app.picks[0] = Some(0);
+        app.picks[1] = (app.runs.len() > 1).then_some(app.runs.len() - 1);
+        app.train.shown = Some(0);
     }
     app.session.saved_revision = app.session.revision;
-    let mut notes = warnings;
-    if !skipped.is_empty() {
-        notes.push(format!("unknown methods skipped: {}", skipped.join(", ")));
-    }
     match corpus {
         Ok(corpus_path) => {
             app.corpus.path.set(corpus_path.display().to_string());
@@ -186,11 +335,7 @@ pub fn loaded(app: &mut App, path: PathBuf, result: Result<LoadedSession, String
             } else {
                 Level::Warn
             };
-            let mut text = format!(
-                "session {}: {} run(s)",
-                path.display(),
-                app.runs.len() - first
-            );
+            let mut text = format!("session {}: {} run(s)", path.display(), app.runs.len());
             for n in notes {
                 text.push_str("; ");
                 text.push_str(&n);
@@ -213,13 +358,79 @@ pub fn loaded(app: &mut App, path: PathBuf, result: Result<LoadedSession, String
     effects
 }
 
-/// A vectors file named in a session: as written, or next to the session.
-fn locate(vectors: &Path, session_file: &Path) -> Option<PathBuf> {
-    if vectors.is_file() {
-        return Some(vectors.to_path_buf());
+/// A session file could not be read. A missing file given at start becomes
+/// the new session's file; an unreadable one is never written over.
+fn load_failed(
+    app: &mut App,
+    path: PathBuf,
+    error: SessionLoadError,
+    starting: bool,
+) -> Vec<Effect> {
+    let message = match error {
+        SessionLoadError::Missing if starting => {
+            app.session.path = Some(path.clone());
+            format!(
+                "new session {}: Ctrl-S saves it, then training autosaves to it",
+                path.display()
+            )
+        }
+        SessionLoadError::Missing => format!("{}: no such session file", path.display()),
+        SessionLoadError::Invalid(e) => {
+            format!("{e} (not opened, and it will not be written; Ctrl-S saves elsewhere)")
+        }
+    };
+    let level = if app.session.path.as_ref() == Some(&path) {
+        Level::Info
+    } else {
+        Level::Error
+    };
+    app.set_status(level, message);
+    if starting && app.corpus.loaded.is_none() && app.corpus.loading.is_none() {
+        // Keep the message: the corpus load reports only when it ends.
+        let status = app.status.clone();
+        let effects = super::corpus::load(app);
+        app.status = status;
+        return effects;
     }
-    let beside = session_file.parent()?.join(vectors);
-    beside.is_file().then_some(beside)
+    Vec::new()
+}
+
+/// The runs on screen make way for a session's.
+fn clear_runs(app: &mut App) {
+    app.runs.clear();
+    app.picks = [None, None];
+    app.train.shown = None;
+    app.runs_view.selected = 0;
+    app.eval.selected = 0;
+}
+
+/// A recorded run's hyperparameters; a value this build refuses is a
+/// located error (the run keeps its record and the defaults stand in for
+/// what was refused, so its curves still show).
+fn run_params(
+    method: &'static crate::train::Method,
+    run: &Run,
+    file: &std::path::Path,
+    index: usize,
+) -> Result<Params, (Params, String)> {
+    let mut params = Params::defaults(method.schema);
+    let mut refused = Vec::new();
+    for (name, value) in &run.params {
+        if let Err(e) = params.set(method.name, name, value) {
+            refused.push(e.to_string());
+        }
+    }
+    if refused.is_empty() {
+        return Ok(params);
+    }
+    let message = format!(
+        "{}: run {} ({}): {}; it cannot be replayed",
+        file.display(),
+        index + 1,
+        method.name,
+        refused.join("; ")
+    );
+    Err((params, message))
 }
 
 #[cfg(test)]
@@ -227,7 +438,9 @@ mod tests {
     use super::*;
     use crate::corpus::CorpusConfig;
     use crate::session::{CorpusRef, Session};
-    use crate::tui::app::AppOptions;
+    use crate::train::Value;
+    use crate::tui::app::{update, AppOptions, Modal};
+    use crate::tui::msg::Msg;
 
     fn app() -> App {
         App::new(&AppOptions {
@@ -238,16 +451,22 @@ mod tests {
         })
     }
 
-    fn session_with_run(method: &str) -> Session {
-        let mut s = Session::new(CorpusRef {
-            path: "c.txt".into(),
+    fn corpus(name: &str) -> CorpusRef {
+        CorpusRef {
+            path: name.into(),
             bytes: 1,
             hash: "0".into(),
             config: CorpusConfig::default(),
-        });
+        }
+    }
+
+    fn session_with_run(method: &str) -> Session {
+        let mut s = Session::new(corpus("c.txt"));
         let m = algo::find("sgns").unwrap();
         let params = m.params([("dim", "20")]).unwrap();
-        let mut run = crate::session::Recorder::new(method, &params, 7, 1).into_run();
+        let mut run = crate::session::Recorder::new(method, &params, 7, 1)
+            .on_corpus(corpus("other.txt"))
+            .into_run();
         run.metrics.push(crate::train::Progress {
             step: 1,
             total_steps: 2,
@@ -259,23 +478,32 @@ mod tests {
         s
     }
 
+    fn load(a: &mut App, session: Session, corpus: Result<PathBuf, String>) -> Vec<Effect> {
+        loaded(
+            a,
+            "s.ron".into(),
+            Ok(LoadedSession {
+                session,
+                corpus,
+                warnings: Vec::new(),
+            }),
+        )
+    }
+
     #[test]
     fn a_loaded_session_brings_its_runs_and_asks_for_a_missing_corpus() {
         let mut a = app();
-        let effects = loaded(
+        let effects = load(
             &mut a,
-            "s.ron".into(),
-            Ok(LoadedSession {
-                session: session_with_run("sgns"),
-                corpus: Err("s.ron: corpus c.txt not found".into()),
-                warnings: Vec::new(),
-            }),
+            session_with_run("sgns"),
+            Err("s.ron: corpus c.txt not found".into()),
         );
         assert!(effects.is_empty());
         assert_eq!(a.runs.len(), 1);
         assert_eq!(a.runs[0].params.usize("dim"), 20);
         assert_eq!(a.runs[0].perplexity, Some(100.0));
-        assert_eq!(a.runs[0].status_text(), "recorded");
+        assert_eq!(a.runs[0].status_text(), "interrupted@1");
+        assert_eq!(a.runs[0].corpus().unwrap().name(), "other.txt");
         assert!(a.corpus.editing_path, "the path field waits for the corpus");
         assert_eq!(a.corpus.path.text(), "c.txt");
         assert!(!a.session.unsaved(&a.runs));
@@ -287,7 +515,7 @@ mod tests {
         a.session.path = Some("s.ron".into());
         assert!(autosave_now(&mut a).is_empty(), "nothing changed");
         a.session.changed();
-        // No corpus loaded: the save is refused with a message.
+        // No corpus loaded and no run: the save is refused with a message.
         assert!(autosave_now(&mut a).is_empty());
         assert_eq!(a.status.level, Level::Error);
         assert!(tick(&mut a).is_empty(), "no run is training");
@@ -311,6 +539,160 @@ mod tests {
         assert!(a
             .status
             .text
-            .contains("unknown methods skipped: word2vec-9000"));
+            .contains("run 1: unknown method word2vec-9000 skipped"));
+    }
+
+    #[test]
+    fn a_refused_value_is_reported_with_file_and_run_and_blocks_replay() {
+        let mut s = session_with_run("sgns");
+        s.runs[0].params.insert("dim".into(), Value::Int(-3));
+        let mut a = app();
+        load(&mut a, s, Ok("c.txt".into()));
+        assert_eq!(a.status.level, Level::Warn);
+        assert!(
+            a.status.text.contains("s.ron: run 1 (sgns): "),
+            "{}",
+            a.status.text
+        );
+        assert!(a.runs[0].problem.is_some());
+        assert_eq!(
+            a.runs[0].record().params["dim"],
+            Value::Int(-3),
+            "the record keeps what the file says"
+        );
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_session_never_becomes_the_save_target() {
+        let mut a = App::new(&AppOptions {
+            corpus: "x".into(),
+            session: Some("notes.txt".into()),
+            eval_plan: Default::default(),
+            cores: 2,
+        });
+        assert!(matches!(a.startup()[..], [Effect::LoadSession { .. }]));
+        let effects = update(
+            &mut a,
+            Msg::SessionLoaded {
+                path: "notes.txt".into(),
+                result: Err(SessionLoadError::Invalid(
+                    "notes.txt:1: column 1: bad".into(),
+                )),
+            },
+        );
+        assert_eq!(a.session.path, None);
+        assert_eq!(a.status.level, Level::Error);
+        assert!(a.status.text.contains("will not be written"));
+        assert!(
+            matches!(effects[..], [Effect::LoadCorpus { .. }]),
+            "the corpus still loads"
+        );
+        a.session.changed();
+        assert!(autosave_now(&mut a).is_empty());
+    }
+
+    #[test]
+    fn a_missing_file_given_at_start_is_the_new_session() {
+        let mut a = App::new(&AppOptions {
+            corpus: "x".into(),
+            session: Some("new.ron".into()),
+            eval_plan: Default::default(),
+            cores: 2,
+        });
+        a.startup();
+        update(
+            &mut a,
+            Msg::SessionLoaded {
+                path: "new.ron".into(),
+                result: Err(SessionLoadError::Missing),
+            },
+        );
+        assert_eq!(a.session.path, Some(PathBuf::from("new.ron")));
+        assert_eq!(a.status.level, Level::Info);
+    }
+
+    #[test]
+    fn opening_with_unsaved_runs_asks_and_then_replaces() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.path = None;
+        a.session.changed();
+        let effects = open(&mut a, "b.ron".into());
+        assert!(effects.is_empty(), "asks first");
+        let Some(Modal::Confirm { yes, .. }) = a.modal.clone() else {
+            panic!("{:?}", a.modal)
+        };
+        assert_eq!(
+            yes,
+            Action::OpenSessionNow {
+                path: "b.ron".into(),
+                save_first: false
+            }
+        );
+        let effects = update(&mut a, Msg::Action(Action::Yes));
+        assert!(matches!(effects[..], [Effect::LoadSession { .. }]));
+        // The opened session replaces the runs instead of adding to them.
+        let mut other = session_with_run("sgns");
+        other.runs.push(other.runs[0].clone());
+        load(&mut a, other, Ok("c.txt".into()));
+        assert_eq!(a.runs.len(), 2);
+        assert_eq!(a.picks, [Some(0), Some(1)]);
+    }
+
+    #[test]
+    fn opening_can_save_the_current_session_first() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.changed();
+        open(&mut a, "b.ron".into());
+        let Some(Modal::Confirm { no: Some(_), .. }) = &a.modal else {
+            panic!("{:?}", a.modal)
+        };
+        let effects = update(&mut a, Msg::Action(Action::Yes));
+        assert!(
+            matches!(effects[..], [Effect::SaveSession { .. }]),
+            "{effects:?}"
+        );
+        let effects = saved(&mut a, "s.ron".into(), false, Ok(()));
+        let [Effect::LoadSession { path }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(path, &PathBuf::from("b.ron"));
+    }
+
+    #[test]
+    fn a_run_discarded_at_quit_is_left_out_of_the_saved_session() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        let m = algo::find("sgns").unwrap();
+        let mut training = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus("c.txt"));
+        training.status = super::super::run::RunStatus::Training;
+        a.runs.push(training);
+        a.session.changed();
+        let effects = quit_now(&mut a);
+        assert!(!a.quit, "the session is saved first");
+        let saved_runs = effects.iter().find_map(|e| match e {
+            Effect::SaveSession { session, .. } => Some(session.runs.len()),
+            _ => None,
+        });
+        assert_eq!(saved_runs, Some(1), "{effects:?}");
+        assert!(effects
+            .iter()
+            .any(|e| matches!(e, Effect::JobCommand { run: 1, .. })));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        assert!(matches!(effects[..], [Effect::Quit]));
+        assert!(a.quit);
+    }
+
+    #[test]
+    fn a_failed_save_at_quit_lets_the_next_quit_leave() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.changed();
+        assert!(!quit_now(&mut a).is_empty());
+        assert!(saved(&mut a, "s.ron".into(), true, Err("disk full".into())).is_empty());
+        assert!(!a.quit);
+        assert!(a.status.text.contains("disk full"));
+        assert!(matches!(quit_now(&mut a)[..], [Effect::Quit]));
     }
 }

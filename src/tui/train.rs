@@ -178,11 +178,29 @@ pub fn start(app: &mut App) -> Vec<Effect> {
     }
 }
 
-/// Re-runs run `index` with its recorded settings, changes and stop.
+/// Re-runs run `index` with its recorded settings, changes and stop, on
+/// the corpus it trained on (which must be the one loaded).
 pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
     let Some(run) = app.runs.get(index) else {
         return Vec::new();
     };
+    if let Some(problem) = &run.problem {
+        app.set_status(Level::Error, problem.clone());
+        return Vec::new();
+    }
+    let loaded = app.corpus.loaded.as_ref().map(|l| &l.reference);
+    if let (Some(want), Some(have)) = (run.corpus(), loaded) {
+        if !want.same_data(have) {
+            let text = format!(
+                "run #{} trained on {} ({}): load that corpus with those settings on 1 Corpus to replay it",
+                index + 1,
+                want.path.display(),
+                &want.hash
+            );
+            app.set_status(Level::Warn, text);
+            return Vec::new();
+        }
+    }
     let record = run.record();
     let config = session::replay::job_config(record);
     let (method, params, seed, threads) =
@@ -215,10 +233,15 @@ fn launch(
         app.set_status(Level::Warn, why);
         return Vec::new();
     };
-    let corpus = loaded.corpus.clone();
+    let (corpus, reference) = (loaded.corpus.clone(), loaded.reference.clone());
     let run = app.runs.len();
-    app.runs
-        .push(RunEntry::new(method, params.clone(), seed, threads));
+    app.runs.push(RunEntry::new(
+        method,
+        params.clone(),
+        seed,
+        threads,
+        reference,
+    ));
     app.train.shown = Some(run);
     app.runs_view.selected = run;
     // The first run is A; each later one becomes B, so the Neighbours and
@@ -277,7 +300,7 @@ pub fn toggle_pause(app: &mut App) -> Vec<Effect> {
 
 /// An engine event of run `run`.
 pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
-    let Some(entry) = app.runs.get_mut(run) else {
+    let Some(entry) = app.runs.get_mut(run).filter(|r| !r.discarded) else {
         return Vec::new();
     };
     let label = format!("run #{} {}", run + 1, entry.method.name);

@@ -73,15 +73,23 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         let inner = table_area.inner(ratatui::layout::Margin::new(1, 2));
         frame.render_widget(p, inner);
     }
+    let added = |p: &std::path::PathBuf| {
+        if app.eval.added.contains(p) {
+            " (added)"
+        } else {
+            ""
+        }
+    };
     let mut lines: Vec<Line> = plan
         .similarity
         .iter()
-        .map(|p| Line::raw(format!(" similarity  {}", p.display())))
+        .map(|p| Line::raw(format!(" similarity  {}{}", p.display(), added(p))))
         .collect();
     if let Some(a) = &plan.analogy {
         lines.push(Line::raw(format!(
-            " analogy     {} (3CosAdd, top {} words)",
+            " analogy     {}{} (3CosAdd, top {} words)",
             a.display(),
+            added(a),
             plan.analogy_config.restrict
         )));
     }
@@ -93,7 +101,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(block("Datasets (f adds a file)", false)),
+            .block(block(
+                "Datasets (f adds a file, d removes the last added)",
+                false,
+            )),
         info,
     );
 }

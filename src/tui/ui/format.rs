@@ -1,5 +1,17 @@
 //! Numbers for people: counts with thousands separators or SI suffixes,
-//! durations, and values that keep a sensible number of digits.
+//! durations, values that keep a sensible number of digits, and text cut
+//! to a column.
+
+/// `text` cut to `width` characters with a trailing `…` when it is longer,
+/// so a cut name never reads as a whole (different) one.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
 
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {

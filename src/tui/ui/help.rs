@@ -82,18 +82,31 @@ pub fn draw_help(frame: &mut Frame, area: Rect, app: &App) {
 /// Draws a dialog.
 pub fn draw_modal(frame: &mut Frame, area: Rect, modal: &Modal) {
     match modal {
-        Modal::Confirm { question, .. } => {
+        Modal::Confirm {
+            question,
+            no,
+            yes_label,
+            ..
+        } => {
             let rect = centered(area, 64, 7);
             frame.render_widget(Clear, rect);
+            let mut keys = vec![
+                Span::styled("y", theme::key()),
+                Span::raw(format!(" {yes_label}   ")),
+                Span::styled("n", theme::key()),
+            ];
+            match no {
+                Some((_, label)) => keys.extend([
+                    Span::raw(format!(" {label}   ")),
+                    Span::styled("Esc", theme::key()),
+                    Span::raw(" cancel"),
+                ]),
+                None => keys.push(Span::raw(" no")),
+            }
             let lines = vec![
                 Line::raw(question.clone()),
                 Line::default(),
-                Line::from(vec![
-                    Span::styled("y", theme::key()),
-                    Span::raw(" yes   "),
-                    Span::styled("n", theme::key()),
-                    Span::raw(" no"),
-                ]),
+                Line::from(keys),
             ];
             // Padding, not leading spaces, so wrapped lines keep the margin.
             let p = Paragraph::new(lines)

@@ -5,7 +5,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Row, Table, TableState, Wrap};
 use ratatui::Frame;
 
-use super::format::{duration, value};
+use super::format::{duration, fit, value};
 use super::{block, theme};
 use crate::tui::action::Slot;
 use crate::tui::app::App;
@@ -19,6 +19,9 @@ pub fn picks_mark(app: &App, i: usize) -> &'static str {
         _ => "",
     }
 }
+
+/// Characters of the vectors column.
+const VECTORS_WIDTH: u16 = 16;
 
 /// Draws the Runs screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -38,6 +41,14 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let details_h = (area.height / 3).clamp(5, 10);
     let [table_area, details] =
         Layout::vertical([Constraint::Min(0), Constraint::Length(details_h)]).areas(area);
+    // The corpus column only when the runs did not all train on one corpus
+    // (the details below always name it).
+    let corpora: std::collections::BTreeSet<String> = app
+        .runs
+        .iter()
+        .filter_map(|r| r.corpus().map(|c| c.hash.clone()))
+        .collect();
+    let show_corpus = corpora.len() > 1;
     let rows: Vec<Row> = app
         .runs
         .iter()
@@ -65,7 +76,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                     format!("ρ {}{ana}", sims.join("/"))
                 },
             );
-            Row::new(vec![
+            let mut cells = vec![
                 picks_mark(app, i).to_string(),
                 format!("{}", i + 1),
                 r.method.name.to_string(),
@@ -75,13 +86,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 last.map_or("-".into(), |p| value(p.loss)),
                 r.perplexity.map_or("-".into(), value),
                 eval,
-                r.exported
-                    .as_ref()
-                    .map_or("-".into(), |p| p.display().to_string()),
-            ])
+            ];
+            if show_corpus {
+                cells.push(fit(&r.corpus().map_or("-".into(), |c| c.name()), 12));
+            }
+            let vectors = match (&r.exported, &r.embedding) {
+                (Some(p), Some(_)) => p.display().to_string(),
+                (Some(p), None) => format!("{} (not read)", p.display()),
+                (None, Some(_)) => "in memory".into(),
+                (None, None) => "-".into(),
+            };
+            cells.push(fit(&vectors, VECTORS_WIDTH as usize));
+            Row::new(cells)
         })
         .collect();
-    let widths = [
+    let mut widths = vec![
         Constraint::Length(1),
         Constraint::Length(2),
         Constraint::Length(10),
@@ -91,12 +110,17 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Constraint::Length(7),
         Constraint::Length(7),
         Constraint::Length(18),
-        Constraint::Length(16),
     ];
-    let header = Row::new(vec![
-        "", "#", "method", "settings", "status", "time", "loss", "ppl", "eval", "vectors",
-    ])
-    .style(theme::dim());
+    let mut header = vec![
+        "", "#", "method", "settings", "status", "time", "loss", "ppl", "eval",
+    ];
+    if show_corpus {
+        header.push("corpus");
+        widths.push(Constraint::Length(12));
+    }
+    header.push("vectors");
+    widths.push(Constraint::Length(VECTORS_WIDTH));
+    let header = Row::new(header).style(theme::dim());
     let table = Table::new(rows, widths)
         .header(header)
         .row_highlight_style(theme::selected())
@@ -120,6 +144,14 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
             theme::dim(),
         ),
     ])];
+    if let Some(c) = r.corpus() {
+        lines.push(Line::raw(format!(
+            " corpus: {} ({} bytes, hash {})",
+            c.path.display(),
+            c.bytes,
+            c.hash
+        )));
+    }
     let changes = r.changes();
     if !changes.is_empty() {
         let text: Vec<String> = changes
@@ -133,6 +165,9 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
     }
     if let crate::tui::run::RunStatus::Failed(m) = &r.status {
         lines.push(Line::styled(format!(" failed: {m}"), theme::error()));
+    }
+    if let Some(problem) = &r.problem {
+        lines.push(Line::styled(format!(" {problem}"), theme::error()));
     }
     for l in r.log.iter().rev().take(3).rev() {
         lines.push(Line::styled(format!(" {l}"), theme::dim()));
