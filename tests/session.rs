@@ -242,3 +242,25 @@ fn an_interrupted_run_replays_up_to_its_last_recorded_step() {
     assert!(!out.status.success());
     assert!(stdout.contains("ended differently"), "{stdout}");
 }
+
+#[test]
+fn a_refused_value_names_the_file_and_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(dir.path(), "sgns", &["--set", "epochs=1"]);
+    let text = std::fs::read_to_string(&s).unwrap();
+    std::fs::write(&s, text.replace("\"dim\": 16", "\"dim\": -3")).unwrap();
+    let out = wordbench(&["replay", s.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("sgns.ron: run 1 (sgns): invalid value for dim"),
+        "{err}"
+    );
+    // The workbench reads the same values through the same path.
+    let loaded = session::load(&s).unwrap();
+    let settings = loaded.runs[0].settings(&s, 0).unwrap();
+    assert_eq!(
+        settings.refused().unwrap().to_string(),
+        err.trim().trim_start_matches("wordbench: ")
+    );
+}

@@ -30,7 +30,8 @@ pub use file::{load, save};
 pub use record::Recorder;
 pub use replay::{replay, ReplayReport};
 
-use crate::train::{Progress, Value};
+use crate::train::{Method, Params, Progress, Value};
+use crate::{algo, Error, Result};
 
 /// The session format version this build writes (and the newest it reads).
 /// Version 2 added each run's own corpus and the added evaluation files;
@@ -139,7 +140,67 @@ pub struct Run {
     pub vectors: Option<PathBuf>,
 }
 
+/// A recorded run's method and hyperparameters, read against this build's
+/// schemas: the one path from a session's values to parameters, for the
+/// headless replay and the workbench alike.
+#[derive(Debug)]
+pub struct RunSettings {
+    /// The method.
+    pub method: &'static Method,
+    /// Its hyperparameters; defaults stand in for values missing or refused.
+    pub params: Params,
+    /// Hyperparameters the file does not name (defaults used).
+    pub missing: Vec<&'static str>,
+    /// Values this build refuses, as the error that names file and run.
+    refused: Option<Error>,
+}
+
+impl RunSettings {
+    /// The values this build refuses, as one error naming the session file
+    /// and the run; such a run cannot be replayed.
+    pub fn refused(&self) -> Option<&Error> {
+        self.refused.as_ref()
+    }
+
+    /// The parameters, or the refusal.
+    pub fn into_params(self) -> Result<Params> {
+        match self.refused {
+            None => Ok(self.params),
+            Some(e) => Err(e),
+        }
+    }
+}
+
 impl Run {
+    /// The run's method and hyperparameters; `file` and `index` (0-based)
+    /// locate errors. An unknown method (a session from a newer build) is
+    /// an error; refused values are reported by [`RunSettings::refused`].
+    pub fn settings(&self, file: &Path, index: usize) -> Result<RunSettings> {
+        let at = format!("run {} ({})", index + 1, self.method);
+        let method =
+            algo::find(&self.method).map_err(|e| Error::format(file, format!("{at}: {e}")))?;
+        let mut params = Params::defaults(method.schema);
+        let mut refused = Vec::new();
+        for (name, value) in &self.params {
+            if let Err(e) = params.set(method.name, name, value) {
+                refused.push(e.to_string());
+            }
+        }
+        let missing = method
+            .schema
+            .iter()
+            .map(|spec| spec.name)
+            .filter(|name| !self.params.contains_key(*name))
+            .collect();
+        Ok(RunSettings {
+            method,
+            params,
+            missing,
+            refused: (!refused.is_empty())
+                .then(|| Error::format(file, format!("{at}: {}", refused.join("; ")))),
+        })
+    }
+
     /// The step at which the run was stopped early, if it was.
     pub fn stop_step(&self) -> Option<u64> {
         self.timeline.iter().find_map(|e| match e.event {

@@ -15,8 +15,8 @@ use super::corpus_ref::CorpusCheck;
 use super::{Outcome, Recorder, Run, RunEnd, Session, TimelineEvent};
 use crate::corpus::Corpus;
 use crate::embedding::Embedding;
-use crate::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
-use crate::{algo, Error, Result};
+use crate::train::{Event, Job, JobConfig, Progress, TrainInput};
+use crate::{Error, Result};
 
 /// Relative tolerance on loss and perplexity for multi-thread runs.
 pub const MULTI_THREAD_TOLERANCE: f64 = 0.10;
@@ -103,21 +103,18 @@ pub fn replay(
             ),
         )
     })?;
-    let method = algo::find(&run.method)?;
-    let mut warnings = Vec::new();
-    let mut params = Params::defaults(method.schema);
-    for (name, value) in &run.params {
-        params.set(method.name, name, value)?;
-    }
-    for spec in method.schema {
-        if !run.params.contains_key(spec.name) {
-            warnings.push(format!(
-                "{} not in the session: default {} used",
-                spec.name,
-                params.get(spec.name)
-            ));
-        }
-    }
+    let settings = run.settings(session_file, index)?;
+    let (method, missing) = (settings.method, settings.missing.clone());
+    let params = settings.into_params()?;
+    let mut warnings: Vec<String> = missing
+        .iter()
+        .map(|name| {
+            format!(
+                "{name} not in the session: default {} used",
+                params.get(name)
+            )
+        })
+        .collect();
     let reference = run.corpus.as_ref().unwrap_or(&session.corpus);
     let path = reference.resolve(session_file)?;
     if let CorpusCheck::Changed { recorded, actual } = reference.check(&path)? {

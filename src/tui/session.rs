@@ -15,9 +15,8 @@ use super::action::Action;
 use super::app::{App, Level, PromptKind, TICKS_PER_SECOND};
 use super::msg::{Effect, LoadedSession, SessionLoadError};
 use super::run::RunEntry;
-use crate::algo;
 use crate::session::{Run, Session};
-use crate::train::{Command, Params};
+use crate::train::Command;
 
 /// Seconds between autosaves while a run trains.
 pub const AUTOSAVE_SECONDS: u64 = 2;
@@ -294,21 +293,18 @@ pub fn loaded(
     notes.extend(super::evaluate::restore_datasets(app, &session.datasets));
     let mut effects = Vec::new();
     for (k, run) in session.runs.into_iter().enumerate() {
-        let Ok(method) = algo::find(&run.method) else {
-            notes.push(format!(
-                "run {}: unknown method {} skipped",
-                k + 1,
-                run.method
-            ));
-            continue;
-        };
-        let (params, problem) = match run_params(method, &run, &path, k) {
-            Ok(p) => (p, None),
-            Err((p, e)) => {
-                notes.push(e.clone());
-                (p, Some(e))
+        let settings = match run.settings(&path, k) {
+            Ok(s) => s,
+            Err(e) => {
+                notes.push(format!("{e}: skipped"));
+                continue;
             }
         };
+        let problem = settings
+            .refused()
+            .map(|e| format!("{e}; it cannot be replayed"));
+        notes.extend(problem.clone());
+        let (method, params) = (settings.method, settings.params);
         let index = app.runs.len();
         if let Some(v) = run.vectors.as_ref().filter(|v| v.is_file()) {
             effects.push(Effect::LoadVectors {
@@ -404,35 +400,6 @@ fn clear_runs(app: &mut App) {
     app.eval.selected = 0;
 }
 
-/// A recorded run's hyperparameters; a value this build refuses is a
-/// located error (the run keeps its record and the defaults stand in for
-/// what was refused, so its curves still show).
-fn run_params(
-    method: &'static crate::train::Method,
-    run: &Run,
-    file: &std::path::Path,
-    index: usize,
-) -> Result<Params, (Params, String)> {
-    let mut params = Params::defaults(method.schema);
-    let mut refused = Vec::new();
-    for (name, value) in &run.params {
-        if let Err(e) = params.set(method.name, name, value) {
-            refused.push(e.to_string());
-        }
-    }
-    if refused.is_empty() {
-        return Ok(params);
-    }
-    let message = format!(
-        "{}: run {} ({}): {}; it cannot be replayed",
-        file.display(),
-        index + 1,
-        method.name,
-        refused.join("; ")
-    );
-    Err((params, message))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -441,6 +408,7 @@ mod tests {
     use crate::train::Value;
     use crate::tui::app::{update, AppOptions, Modal};
     use crate::tui::msg::Msg;
+    use crate::{algo, train::Params};
 
     fn app() -> App {
         App::new(&AppOptions {
@@ -539,7 +507,7 @@ mod tests {
         assert!(a
             .status
             .text
-            .contains("run 1: unknown method word2vec-9000 skipped"));
+            .contains("s.ron: run 1 (word2vec-9000): invalid value for algo"));
     }
 
     #[test]
