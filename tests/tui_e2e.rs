@@ -27,6 +27,7 @@ fn options() -> AppOptions {
             analogy_config: Default::default(),
         },
         cores: 2,
+        exports: "exports".into(),
     }
 }
 
@@ -526,5 +527,67 @@ fn a_file_that_is_not_a_session_is_never_overwritten() {
     assert_eq!(
         std::fs::read_to_string(&notes).unwrap(),
         "my notes, not a session\n"
+    );
+}
+
+/// The README's "first minute" walk, key for key (on the small fixture
+/// corpus, and with `government` for `king`, which the fixture lacks): if
+/// this test needs other keys, the README must change with it.
+#[test]
+fn the_readme_first_minute_walk_works_as_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let exports = dir.path().join("exports");
+    let mut d = Driver::start(&AppOptions {
+        exports: exports.clone(),
+        ..options()
+    });
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    // `2`, Enter on `dim`, type 50, Enter, `s`.
+    key(&mut d, KeyCode::Char('2'));
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "50");
+    key(&mut d, KeyCode::Enter);
+    key(&mut d, KeyCode::Char('s'));
+    assert_eq!(d.app.runs.len(), 1, "{}", d.app.status.text);
+    assert!(d.wait_until(LONG, |a| !a.runs[0].status.is_active()));
+    // Tab, ↓↓, Enter picks GloVe; dim 50 and epochs 10; `s`.
+    key(&mut d, KeyCode::Tab);
+    key(&mut d, KeyCode::Down);
+    key(&mut d, KeyCode::Down);
+    key(&mut d, KeyCode::Enter);
+    assert_eq!(d.app.train.method().name, "glove");
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "50");
+    key(&mut d, KeyCode::Enter);
+    key(&mut d, KeyCode::Down);
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "10");
+    key(&mut d, KeyCode::Enter);
+    key(&mut d, KeyCode::Char('s'));
+    assert_eq!(d.app.runs.len(), 2, "{}", d.app.status.text);
+    assert_eq!(d.app.runs[1].settings(), "dim=50 epochs=10");
+    assert!(d.wait_until(LONG, |a| !a.runs[1].status.is_active()));
+    // `4`, Enter, a word, Enter: both runs answer side by side.
+    key(&mut d, KeyCode::Char('4'));
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "government");
+    key(&mut d, KeyCode::Enter);
+    assert!(d.wait_until(LONG, |a| a
+        .neighbors
+        .answers
+        .iter()
+        .all(|x| x.as_ref().is_some_and(|x| x.result.is_ok()))));
+    // `6`, `p`, `e`, Enter writes the plot into the exports folder.
+    key(&mut d, KeyCode::Char('6'));
+    key(&mut d, KeyCode::Char('p'));
+    assert!(d.wait_until(LONG, |a| a.projection.layout.is_some()
+        && a.projection.pending.is_none()));
+    key(&mut d, KeyCode::Char('e'));
+    key(&mut d, KeyCode::Enter);
+    let png = exports.join("run1-tsne.png");
+    assert!(
+        d.wait_until(LONG, |_| png.is_file()),
+        "{}",
+        d.app.status.text
     );
 }

@@ -44,6 +44,7 @@ fn base() -> App {
             analogy_config: Default::default(),
         },
         cores: 2,
+        exports: "exports".into(),
     };
     let mut app = App::new(&options);
     let effects = app.startup();

@@ -27,6 +27,7 @@ pub fn run(args: TuiArgs) -> Result<()> {
         session: args.session,
         eval_plan: bundled_plan(),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        exports: "exports".into(),
     };
     let trace = args
         .key_trace

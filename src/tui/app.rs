@@ -39,6 +39,9 @@ pub struct AppOptions {
     pub eval_plan: EvalPlan,
     /// Cores of the machine (training defaults to one less, for the UI).
     pub cores: usize,
+    /// The folder exports go to unless the user types another path
+    /// (created when the first export is written).
+    pub exports: PathBuf,
 }
 
 /// Severity of a status message.
@@ -141,6 +144,8 @@ pub struct App {
     pub tick: u64,
     /// Set when the program should end.
     pub quit: bool,
+    /// Where exports go by default.
+    pub exports: PathBuf,
     next_id: u64,
 }
 
@@ -167,6 +172,7 @@ impl App {
             journal: Vec::new(),
             tick: 0,
             quit: false,
+            exports: options.exports.clone(),
             next_id: 0,
         }
     }
@@ -531,6 +537,7 @@ mod tests {
             session: None,
             eval_plan: EvalPlan::default(),
             cores: 2,
+            exports: "exports".into(),
         }
     }
 

@@ -221,6 +221,7 @@ mod tests {
             session: None,
             eval_plan: EvalPlan::default(),
             cores: 1,
+            exports: "exports".into(),
         });
         add_dataset(&mut app, sim.to_str().unwrap());
         add_dataset(&mut app, ana.to_str().unwrap());
@@ -244,6 +245,7 @@ mod tests {
             session: None,
             eval_plan: EvalPlan::default(),
             cores: 1,
+            exports: "exports".into(),
         });
         add_dataset(&mut app, bad.to_str().unwrap());
         assert_eq!(app.status.level, Level::Error);

@@ -358,6 +358,7 @@ mod tests {
             session: None,
             eval_plan: Default::default(),
             cores: 2,
+            exports: "exports".into(),
         });
         let m = crate::algo::find("sgns").unwrap();
         let mut r = RunEntry::new(

@@ -169,6 +169,7 @@ fn pick(embedding: &Embedding, selection: &Selection) -> Result<Selected> {
 
 /// Writes a layout as PNG, SVG or CSV by the path's extension.
 pub fn export(layout: &Layout, path: &Path) -> Result<()> {
+    super::runtime::ensure_parent(path)?;
     let coords = Array2::from_shape_fn((layout.coords.len(), 2), |(i, d)| layout.coords[i][d]);
     if let Some(format) = ImageFormat::from_path(path) {
         let mut p = Plot::new(&layout.words, coords.view());

@@ -443,10 +443,11 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             v.pan.1 += dy as f64 * step;
         }
         Action::ExportPlotPrompt => {
-            let default = match &v.layout {
+            let name = match &v.layout {
                 Some(l) => format!("run{}-{}.png", l.run + 1, l.method),
                 None => "projection.png".into(),
             };
+            let default = app.exports.join(name).display().to_string();
             app.prompt(
                 PromptKind::ExportPlot,
                 "Export projection",

@@ -129,7 +129,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Activate => return super::train::show(app, sel),
         Action::ExportSelectedPrompt => {
             let r = &app.runs[sel];
-            let default = format!("run{}-{}.txt", sel + 1, r.method.name);
+            let name = format!("run{}-{}.txt", sel + 1, r.method.name);
+            let default = app.exports.join(name).display().to_string();
             app.prompt(
                 PromptKind::ExportRun(sel),
                 &format!("Export run #{} vectors", sel + 1),

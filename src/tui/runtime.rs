@@ -134,7 +134,9 @@ impl Runtime {
                 format,
             } => self.spawn("export", move || Msg::Exported {
                 run,
-                result: embedding.save(&path, format).map_err(|e| e.to_string()),
+                result: ensure_parent(&path)
+                    .and_then(|()| embedding.save(&path, format))
+                    .map_err(|e| e.to_string()),
                 path,
             }),
             Effect::SaveSession {
@@ -199,6 +201,17 @@ impl Runtime {
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.shutdown();
+    }
+}
+
+/// Creates the folder an export goes to (the workbench's `exports/` on
+/// first use, or a folder the user typed), as a file dialog would.
+pub fn ensure_parent(path: &Path) -> crate::Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => {
+            std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -416,6 +416,7 @@ mod tests {
             session: None,
             eval_plan: Default::default(),
             cores: 2,
+            exports: "exports".into(),
         })
     }
 
@@ -537,6 +538,7 @@ mod tests {
             session: Some("notes.txt".into()),
             eval_plan: Default::default(),
             cores: 2,
+            exports: "exports".into(),
         });
         assert!(matches!(a.startup()[..], [Effect::LoadSession { .. }]));
         let effects = update(
@@ -566,6 +568,7 @@ mod tests {
             session: Some("new.ron".into()),
             eval_plan: Default::default(),
             cores: 2,
+            exports: "exports".into(),
         });
         a.startup();
         update(

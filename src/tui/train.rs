@@ -446,6 +446,7 @@ mod tests {
             session: None,
             eval_plan: Default::default(),
             cores: 4,
+            exports: "exports".into(),
         })
     }
 
