@@ -13,6 +13,7 @@
 pub mod format;
 mod glove_text;
 pub mod neighbors;
+pub mod queries;
 mod text_line;
 mod word2vec_binary;
 mod word2vec_text;
@@ -21,6 +22,7 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
 pub use format::{ReadReport, VectorFormat};
 pub use neighbors::{Neighbor, NeighborParams};
+pub use queries::Combine;
 
 use crate::words::WordIndex;
 use crate::{Error, Result};

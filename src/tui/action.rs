@@ -177,6 +177,8 @@ pub enum Action {
     TogglePause,
     /// Log scale on the charts.
     ToggleLogScale,
+    /// Switch how several query words combine (3CosAdd / 3CosMul).
+    ToggleCombine,
     /// More neighbours.
     MoreNeighbors,
     /// Fewer neighbours.

@@ -419,6 +419,13 @@ pub static BINDINGS: &[Binding] = &[
         "fewer neighbours",
         false,
     ),
+    b(
+        NEIGHBORS,
+        &[c('m')],
+        Action::ToggleCombine,
+        "3CosAdd / 3CosMul",
+        false,
+    ),
     // Evaluate
     b(EVALUATE, UP_DOWN, Action::Down, "select run", false),
     b(

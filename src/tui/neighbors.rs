@@ -1,5 +1,8 @@
-//! The Neighbours screen: a word (completed from the vocabulary) or an
-//! analogy `a : b :: c : ?`, answered by the picked runs side by side.
+//! The Neighbours screen: a word (completed from the vocabulary), gensim's
+//! queries typed in the word field (`king -man +woman` for `most_similar`,
+//! `? breakfast cereal dinner lunch` for `doesnt_match`) or an analogy
+//! `a : b :: c : ?`, answered by the picked runs side by side; `m` switches
+//! how several words combine (3CosAdd or 3CosMul).
 //!
 //! Searches run while the user types: each keystroke that forms a known word
 //! sends a request tagged with a fresh id, and only the answer to the latest
@@ -9,7 +12,7 @@ use super::action::{Action, Slot};
 use super::app::{act, App, Level};
 use super::input::LineInput;
 use super::msg::{Effect, Query};
-use crate::embedding::{Embedding, Neighbor};
+use crate::embedding::{Combine, Embedding, Neighbor};
 
 /// Which input has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -53,6 +56,8 @@ pub struct NeighborsView {
     pub pending: [Option<u64>; 2],
     /// Vocabulary words starting with what is typed, most frequent first.
     pub suggestions: Vec<String>,
+    /// How several query words combine.
+    pub combine: Combine,
 }
 
 impl Default for NeighborsView {
@@ -67,8 +72,52 @@ impl Default for NeighborsView {
             answers: [None, None],
             pending: [None, None],
             suggestions: Vec::new(),
+            combine: Combine::Add,
         }
     }
+}
+
+/// What the word field asks: one word, `a -b +c` (most similar), or
+/// `? a b c` (the odd one out).
+pub fn parse_query(text: &str) -> Result<Query, String> {
+    let text = text.trim();
+    if let Some(rest) = text.strip_prefix('?') {
+        let words: Vec<String> = rest.split_whitespace().map(String::from).collect();
+        if words.len() < 2 {
+            return Err("? needs two or more words: ? breakfast cereal dinner lunch".into());
+        }
+        return Ok(Query::OddOneOut(words));
+    }
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    if tokens.len() == 1 && !tokens[0].starts_with(['-', '+']) {
+        return Ok(Query::Word(tokens[0].to_string()));
+    }
+    let (mut positive, mut negative) = (Vec::new(), Vec::new());
+    let mut sign = '+';
+    for t in tokens {
+        match t {
+            "+" | "-" => sign = t.chars().next().unwrap_or('+'),
+            _ => {
+                let (s, w) = match t.strip_prefix(['-', '+']) {
+                    Some(w) => (t.chars().next().unwrap_or('+'), w),
+                    None => (sign, t),
+                };
+                if !w.is_empty() {
+                    if s == '-' {
+                        &mut negative
+                    } else {
+                        &mut positive
+                    }
+                    .push(w.to_string());
+                }
+                sign = '+';
+            }
+        }
+    }
+    if positive.is_empty() {
+        return Err("a query needs a positive word: king -man +woman".into());
+    }
+    Ok(Query::Similar { positive, negative })
 }
 
 /// Up to `n` words of `embedding` (rows are frequency-sorted) starting with `prefix`.
@@ -94,7 +143,7 @@ fn known(embedding: &Embedding, word: &str) -> Option<String> {
         .find(|w| embedding.id(w).is_some())
 }
 
-/// Asks the picked runs for a word's neighbours.
+/// Asks the picked runs what the word field says (a word or a query).
 pub fn query_word(app: &mut App, word: &str) -> Vec<Effect> {
     let word = word.trim();
     if word.is_empty() {
@@ -103,7 +152,28 @@ pub fn query_word(app: &mut App, word: &str) -> Vec<Effect> {
     if app.neighbors.word.text() != word {
         app.neighbors.word.set(word);
     }
-    ask(app, Query::Word(word.to_string()))
+    match parse_query(word) {
+        Ok(q) => ask(app, q),
+        Err(e) => {
+            app.set_status(Level::Warn, e);
+            Vec::new()
+        }
+    }
+}
+
+/// Switches between 3CosAdd and 3CosMul and asks again.
+pub fn toggle_combine(app: &mut App) -> Vec<Effect> {
+    let v = &mut app.neighbors;
+    v.combine = match v.combine {
+        Combine::Add => Combine::Mul,
+        Combine::Mul => Combine::Add,
+    };
+    let text = format!(
+        "several words now combine by {} (m switches)",
+        v.combine.name()
+    );
+    app.set_status(Level::Info, text);
+    refresh(app)
 }
 
 /// Asks the picked runs an analogy.
@@ -149,22 +219,14 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
             });
             continue;
         };
-        let resolved = match &query {
-            Query::Word(w) => known(&embedding, w)
-                .map(Query::Word)
-                .ok_or_else(|| w.clone()),
-            Query::Analogy(a, b, c) => match (
-                known(&embedding, a),
-                known(&embedding, b),
-                known(&embedding, c),
-            ) {
-                (Some(a), Some(b), Some(c)) => Ok(Query::Analogy(a, b, c)),
-                _ => Err([a, b, c]
-                    .into_iter()
-                    .find(|w| known(&embedding, w).is_none())
-                    .cloned()
-                    .unwrap_or_default()),
-            },
+        let missing = query
+            .words()
+            .into_iter()
+            .find(|w| known(&embedding, w).is_none())
+            .map(String::from);
+        let resolved = match missing {
+            None => Ok(query.map_words(|w| known(&embedding, w).unwrap_or_default())),
+            Some(w) => Err(w),
         };
         match resolved {
             Ok(q) => {
@@ -175,6 +237,7 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
                     slot,
                     embedding,
                     query: q,
+                    combine: app.neighbors.combine,
                     k: app.neighbors.k,
                 });
             }
@@ -300,6 +363,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                 NeighborsFocus::Analogy => NeighborsFocus::Word,
             };
         }
+        Action::ToggleCombine => return toggle_combine(app),
         Action::MoreNeighbors => {
             let k = v.k + 5;
             return act(app, Action::SetK(k));
@@ -440,5 +504,64 @@ mod tests {
         assert!(app.status.text.starts_with("an analogy is three words"));
         app.neighbors.analogy.set("man king woman");
         assert_eq!(submit(&mut app).len(), 1);
+    }
+
+    #[test]
+    fn the_word_field_reads_gensim_queries() {
+        let q = |t: &str| parse_query(t);
+        assert_eq!(q(" king "), Ok(Query::Word("king".into())));
+        let similar = |p: &[&str], n: &[&str]| {
+            Ok(Query::Similar {
+                positive: p.iter().map(|w| w.to_string()).collect(),
+                negative: n.iter().map(|w| w.to_string()).collect(),
+            })
+        };
+        assert_eq!(q("king -man +woman"), similar(&["king", "woman"], &["man"]));
+        assert_eq!(
+            q("king - man + woman"),
+            similar(&["king", "woman"], &["man"])
+        );
+        assert_eq!(
+            q("-man"),
+            Err("a query needs a positive word: king -man +woman".into())
+        );
+        assert_eq!(
+            q("? breakfast cereal dinner"),
+            Ok(Query::OddOneOut(vec![
+                "breakfast".into(),
+                "cereal".into(),
+                "dinner".into()
+            ]))
+        );
+        assert!(q("? lunch").is_err());
+    }
+
+    #[test]
+    fn queries_reach_the_runs_with_the_chosen_combination() {
+        let mut app = app_with_run();
+        let effects = query_word(&mut app, "KING -man +Woman");
+        let [Effect::Neighbors { query, combine, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(
+            query,
+            &Query::Similar {
+                positive: vec!["king".into(), "woman".into()],
+                negative: vec!["man".into()]
+            },
+            "words spelled as the run knows them"
+        );
+        assert_eq!(*combine, Combine::Add);
+        app.screen = crate::tui::action::Screen::Neighbors;
+        let effects = act(&mut app, Action::ToggleCombine);
+        let [Effect::Neighbors { combine, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(*combine, Combine::Mul, "the question is asked again");
+        assert!(query_word(&mut app, "? king zebra").is_empty());
+        assert_eq!(
+            app.neighbors.answers[0].as_ref().unwrap().result,
+            Err("'zebra' is not in run #1's vocabulary".to_string())
+        );
     }
 }

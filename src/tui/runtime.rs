@@ -17,7 +17,7 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 use super::msg::{Effect, LoadedSession, Msg, OpenedCorpus, Query, SessionLoadError};
 use super::project_worker;
 use crate::corpus::{Corpus, CorpusConfig};
-use crate::embedding::{Embedding, NeighborParams};
+use crate::embedding::{Combine, Embedding, NeighborParams};
 use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
 
 /// Hashes the corpus file for the session record.
@@ -113,11 +113,12 @@ impl Runtime {
                 slot,
                 embedding,
                 query,
+                combine,
                 k,
             } => self.spawn("neighbors", move || Msg::Neighbors {
                 request,
                 slot,
-                result: search(&embedding, &query, k),
+                result: search(&embedding, &query, combine, k),
             }),
             Effect::Evaluate {
                 run,
@@ -234,15 +235,24 @@ fn open_corpus(path: &Path, config: CorpusConfig) -> Result<OpenedCorpus, String
     })
 }
 
+fn strs(words: &[String]) -> Vec<&str> {
+    words.iter().map(String::as_str).collect()
+}
+
 fn search(
     embedding: &Embedding,
     query: &Query,
+    combine: Combine,
     k: usize,
 ) -> Result<Vec<crate::embedding::Neighbor>, String> {
     let params = NeighborParams::k(k);
     match query {
         Query::Word(w) => embedding.neighbors(w, params),
-        Query::Analogy(a, b, c) => embedding.analogy(a, b, c, params),
+        Query::Analogy(a, b, c) => embedding.most_similar(&[b, c], &[a], combine, params),
+        Query::Similar { positive, negative } => {
+            embedding.most_similar(&strs(positive), &strs(negative), combine, params)
+        }
+        Query::OddOneOut(words) => embedding.doesnt_match(&strs(words)),
     }
     .map_err(|e| e.to_string())
 }

@@ -84,7 +84,11 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
         field_line(
             "word",
             7,
-            input_spans(&v.word, v.editing && word_sel, "a word, e.g. king"),
+            input_spans(
+                &v.word,
+                v.editing && word_sel,
+                "a word (king), king -man +woman, or ? odd one out",
+            ),
             word_sel,
             None,
         ),
@@ -93,7 +97,14 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
     let suggestions = if v.editing && !v.suggestions.is_empty() {
         Line::styled(format!("  Tab: {}", v.suggestions.join("  ")), theme::dim())
     } else {
-        Line::styled(format!("  {} neighbours per run (+/-)", v.k), theme::dim())
+        Line::styled(
+            format!(
+                "  {} neighbours per run (+/-) · words combine by {} (m)",
+                v.k,
+                v.combine.name()
+            ),
+            theme::dim(),
+        )
     };
     lines.push(suggestions);
     let title = if v.editing {
@@ -102,6 +113,16 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
         "Query"
     };
     frame.render_widget(Paragraph::new(lines).block(block(title, v.editing)), area);
+}
+
+/// What the number column holds for a query.
+fn score_name(app: &App, query: &Query) -> &'static str {
+    let several = matches!(query, Query::Analogy(..) | Query::Similar { .. });
+    match query {
+        Query::OddOneOut(_) => "to mean",
+        _ if several && app.neighbors.combine == crate::embedding::Combine::Mul => "3CosMul",
+        _ => "cosine",
+    }
 }
 
 fn draw_answer(
@@ -116,10 +137,7 @@ fn draw_answer(
     let title = format!(
         "{slot} {} · {}",
         run.map_or("?".into(), |r| r.label(answer.run)),
-        match &answer.query {
-            Query::Word(w) => w.clone(),
-            Query::Analogy(a, b, c) => format!("{a}:{b}::{c}:?"),
-        }
+        answer.query.describe()
     );
     let list = match &answer.result {
         Ok(list) => list,
@@ -164,7 +182,7 @@ fn draw_answer(
             Constraint::Length(bar_width as u16),
         ],
     )
-    .header(Row::new(vec!["#", "word", "cosine", ""]).style(theme::dim()))
+    .header(Row::new(vec!["#", "word", score_name(app, &answer.query), ""]).style(theme::dim()))
     .block(block(&format!("{title}{note}"), false));
     frame.render_widget(table, area);
 }
