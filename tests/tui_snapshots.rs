@@ -12,7 +12,9 @@ use ratatui::Terminal;
 use wordbench::algo;
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::embedding::{Embedding, Neighbor};
-use wordbench::eval::{AnalogyMethod, AnalogyResult, EvalPlan, Report, SimilarityResult};
+use wordbench::eval::{
+    AnalogyMethod, AnalogyResult, EvalPlan, Report, SectionResult, SimilarityResult,
+};
 use wordbench::session::CorpusRef;
 use wordbench::train::{Event, Progress, Value};
 use wordbench::tui::app::{App, PromptKind};
@@ -279,6 +281,38 @@ fn evaluate_screen() {
     let mut app = with_runs();
     app.screen = Screen::Evaluate;
     app.runs[1].evaluating = true;
+    insta::assert_snapshot!(render(&app, 110, 24));
+}
+
+#[test]
+fn evaluate_screen_comparing_a_and_b_by_section() {
+    let mut app = with_runs();
+    app.screen = Screen::Evaluate;
+    let mut b = report();
+    b.similarity[0].spearman = 0.5012;
+    b.similarity[1].spearman = 0.3310;
+    if let Some(a) = b.analogy.as_mut() {
+        a.total = 0.255;
+    }
+    app.runs[1].recorder.run_mut().evaluation = Some(b);
+    if let Some(a) = app.runs[0].recorder.run_mut().evaluation.as_mut() {
+        a.analogy.as_mut().unwrap().sections = [
+            "capital-common-countries",
+            "currency",
+            "gram1-adjective-to-adverb",
+        ]
+        .iter()
+        .zip([0.52, 0.08, 0.11])
+        .map(|(name, accuracy)| SectionResult {
+            section: name.to_string(),
+            syntactic: name.starts_with("gram"),
+            questions: 100,
+            answered: 90,
+            correct: (90.0 * accuracy) as usize,
+            accuracy,
+        })
+        .collect();
+    }
     insta::assert_snapshot!(render(&app, 110, 24));
 }
 

@@ -163,6 +163,8 @@ pub enum Action {
     ExportSelectedPrompt,
     /// Evaluate the selected run.
     EvaluateSelected,
+    /// Evaluate every run that has vectors and no evaluation yet.
+    EvaluateAll,
     /// Replay the selected run (same settings and mid-run changes).
     ReplaySelected,
     /// Ask for a dataset file to add to the evaluation.

@@ -149,6 +149,29 @@ pub fn evaluate(app: &mut App, run: usize) -> Vec<Effect> {
     }]
 }
 
+/// Evaluates every run that has vectors and no evaluation (or one from
+/// other datasets than those now in use).
+pub fn evaluate_all(app: &mut App) -> Vec<Effect> {
+    let todo: Vec<usize> = app
+        .runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.embedding.is_some() && !r.evaluating && r.evaluation().is_none())
+        .map(|(i, _)| i)
+        .collect();
+    if todo.is_empty() {
+        app.set_status(
+            Level::Info,
+            "every run with vectors is evaluated (v evaluates the selected one again)",
+        );
+        return Vec::new();
+    }
+    let n = todo.len();
+    let effects: Vec<Effect> = todo.into_iter().flat_map(|i| evaluate(app, i)).collect();
+    app.set_status(Level::Info, format!("evaluating {n} run(s)…"));
+    effects
+}
+
 /// An evaluation finished.
 pub fn evaluated(app: &mut App, run: usize, result: Result<Report, String>) {
     let Some(r) = app.runs.get_mut(run) else {
@@ -187,9 +210,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Up => app.eval.selected = sel.saturating_sub(1),
         Action::Down => app.eval.selected = (sel + 1).min(n.saturating_sub(1)),
         Action::EvaluateSelected if n > 0 => return act(app, Action::EvaluateRun(sel)),
-        Action::EvaluateSelected => {
+        Action::EvaluateSelected | Action::EvaluateAll if n == 0 => {
             app.set_status(Level::Info, "no runs yet: train one on 2 Train")
         }
+        Action::EvaluateAll => return evaluate_all(app),
         Action::RemoveLastDataset => {
             let last = app.eval.added.len().wrapping_sub(1);
             return act(app, Action::RemoveDataset(last));
@@ -254,5 +278,43 @@ mod tests {
         assert!(app.eval.plan.similarity.is_empty());
         let missing = restore_datasets(&mut app, &[bad, "/nonexistent".into()]);
         assert_eq!(missing.len(), 2);
+    }
+
+    #[test]
+    fn evaluate_all_asks_for_every_run_with_vectors_once() {
+        use crate::tui::run::RunEntry;
+        let mut app = App::new(&crate::tui::app::AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: EvalPlan::default(),
+            cores: 1,
+            exports: "exports".into(),
+        });
+        let m = crate::algo::find("sgns").unwrap();
+        let words = crate::words::WordIndex::from_words(vec!["a".into(), "b".into()]);
+        let e = std::sync::Arc::new(
+            crate::embedding::Embedding::new(words, ndarray::Array2::eye(2)).unwrap(),
+        );
+        for with_vectors in [true, false, true] {
+            let params = crate::train::Params::defaults(m.schema);
+            let mut r = RunEntry::new(m, params, 1, 1, crate::tui::run::tests::corpus_ref());
+            r.status = crate::tui::run::RunStatus::Finished;
+            r.embedding = with_vectors.then(|| e.clone());
+            app.runs.push(r);
+        }
+        app.screen = crate::tui::action::Screen::Evaluate;
+        let effects = act(&mut app, Action::EvaluateAll);
+        let runs: Vec<usize> = effects
+            .iter()
+            .map(|e| match e {
+                Effect::Evaluate { run, .. } => *run,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(runs, [0, 2]);
+        assert!(
+            act(&mut app, Action::EvaluateAll).is_empty(),
+            "already under way"
+        );
     }
 }

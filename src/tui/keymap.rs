@@ -437,6 +437,13 @@ pub static BINDINGS: &[Binding] = &[
     ),
     b(
         EVALUATE,
+        &[c('V')],
+        Action::EvaluateAll,
+        "evaluate every run",
+        true,
+    ),
+    b(
+        EVALUATE,
         &[c('f')],
         Action::AddDatasetPrompt,
         "add a dataset file",

@@ -1,5 +1,7 @@
 //! The Evaluate screen: one row per run, one column per dataset
-//! (Spearman ρ with coverage, analogy accuracy), and the datasets in use.
+//! (Spearman ρ with coverage, analogy accuracy), an `A−B` row once both
+//! picked runs are evaluated, the selected run's analogy accuracy per
+//! section, and the datasets in use.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -9,6 +11,7 @@ use ratatui::Frame;
 use super::runs::picks_mark;
 use super::{block, theme};
 use crate::eval::{dataset_name, Report};
+use crate::tui::action::Slot;
 use crate::tui::app::App;
 
 /// Draws the Evaluate screen.
@@ -17,7 +20,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let sims: Vec<String> = plan.similarity.iter().map(|p| dataset_name(p)).collect();
     let analogy = plan.analogy.as_ref().map(|p| dataset_name(p));
     let [table_area, info] =
-        Layout::vertical([Constraint::Min(0), Constraint::Length(7)]).areas(area);
+        Layout::vertical([Constraint::Min(0), Constraint::Length(8)]).areas(area);
     let mut header = vec!["".to_string(), "#".into(), "run".into()];
     header.extend(sims.iter().map(|s| format!("{s} ρ")));
     if let Some(a) = &analogy {
@@ -42,6 +45,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             Row::new(cells)
         })
         .collect();
+    let mut rows = rows;
+    if let Some(diff) = difference_row(app, &sims, analogy.as_deref()) {
+        rows.push(diff);
+    }
     let label = app
         .runs
         .iter()
@@ -93,6 +100,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             plan.analogy_config.restrict
         )));
     }
+    lines.extend(sections_line(app));
     lines.push(Line::from(vec![Span::styled(
         " ρ: Spearman correlation of cosines with human scores, then pairs found/total; \
          acc: analogy accuracy (semantic/syntactic), then questions answered/total",
@@ -107,6 +115,58 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             )),
         info,
     );
+}
+
+/// `A−B`: run A's scores minus run B's, once both are evaluated.
+fn difference_row(app: &App, sims: &[String], analogy: Option<&str>) -> Option<Row<'static>> {
+    let a = app.picked(Slot::A)?.1.evaluation()?;
+    let b = app.picked(Slot::B)?.1.evaluation()?;
+    let rho = |r: &Report, name: &str| {
+        r.similarity
+            .iter()
+            .find(|s| s.dataset == name)
+            .map(|s| s.spearman)
+    };
+    let mut cells = vec!["".to_string(), "".into(), "A−B".into()];
+    for name in sims {
+        cells.push(match (rho(a, name), rho(b, name)) {
+            (Some(x), Some(y)) => format!("{:+.3}", x - y),
+            _ => "-".into(),
+        });
+    }
+    if let Some(name) = analogy {
+        let acc = |r: &Report| {
+            r.analogy
+                .as_ref()
+                .filter(|x| x.dataset == name)
+                .map(|x| x.total)
+        };
+        cells.push(match (acc(a), acc(b)) {
+            (Some(x), Some(y)) => format!("{:+.1} points", 100.0 * (x - y)),
+            _ => "-".into(),
+        });
+    }
+    Some(Row::new(cells).style(theme::title()))
+}
+
+/// The selected run's analogy accuracy per section, as one line.
+fn sections_line(app: &App) -> Option<Line<'static>> {
+    let i = app.eval.selected.min(app.runs.len().checked_sub(1)?);
+    let a = app.runs[i].evaluation()?.analogy.as_ref()?;
+    let parts: Vec<String> = a
+        .sections
+        .iter()
+        .filter(|s| s.answered > 0)
+        .map(|s| format!("{} {:.0}%", s.section, 100.0 * s.accuracy))
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    Some(Line::raw(format!(
+        " #{} by section: {}",
+        i + 1,
+        parts.join(" · ")
+    )))
 }
 
 /// The cells of one report in column order.
