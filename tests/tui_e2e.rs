@@ -591,3 +591,48 @@ fn the_readme_first_minute_walk_works_as_written() {
         d.app.status.text
     );
 }
+
+#[test]
+fn a_run_started_while_another_trains_is_queued_and_starts_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("queue.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    d.act(Action::SaveSession(file.display().to_string()));
+    d.act(Action::GoTo(Screen::Train));
+    for (k, v) in [("dim", "8"), ("epochs", "40"), ("threads", "1")] {
+        d.act(Action::SetParam(k.into(), v.into()));
+    }
+    d.act(Action::StartTraining);
+    d.act(Action::SetParam("epochs".into(), "1".into()));
+    d.act(Action::StartTraining);
+    assert_eq!(d.app.runs[1].status, RunStatus::Queued);
+    assert!(
+        d.app.status.text.contains("queued"),
+        "{}",
+        d.app.status.text
+    );
+    // A queued run is not in the session file until it starts.
+    let saved_now = wordbench::tui::session::snapshot(&d.app).unwrap();
+    assert_eq!(saved_now.runs.len(), 1);
+    assert!(d.wait_until(LONG, |a| a
+        .runs
+        .iter()
+        .all(|r| !r.status.is_active() && r.status != RunStatus::Queued)));
+    assert_eq!(d.app.runs[0].status, RunStatus::Finished);
+    assert_eq!(d.app.runs[1].status, RunStatus::Finished);
+    assert_eq!(d.app.runs[1].params.usize("epochs"), 1);
+    // Named, then the first deleted: the second becomes #1, keeps its name,
+    // and the session file says so.
+    d.act(Action::RenameRun(1, "short".into()));
+    assert_eq!(d.app.runs[1].label(1), "#2 short (sgns)");
+    d.act(Action::DeleteRun(0));
+    assert_eq!(d.app.runs.len(), 1);
+    assert_eq!(d.app.runs[0].label(0), "#1 short (sgns)");
+    assert_eq!(d.app.picks, [None, Some(0)]);
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+    let saved = session::load(&file).unwrap();
+    assert_eq!(saved.runs.len(), 1);
+    assert_eq!(saved.runs[0].label.as_deref(), Some("short"));
+}

@@ -88,6 +88,7 @@ mod tests {
             datasets: vec![PathBuf::from("extra/sim.tsv")],
             runs: vec![Run {
                 method: "sgns".into(),
+                label: Some("baseline".into()),
                 params,
                 seed: 7,
                 threads: 1,

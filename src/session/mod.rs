@@ -110,6 +110,9 @@ impl Session {
 pub struct Run {
     /// Method name (`--algo`).
     pub method: String,
+    /// A name the user gave the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Every hyperparameter of the method's schema, by name.
     pub params: BTreeMap<String, Value>,
     /// Seed of every random choice.

@@ -21,6 +21,7 @@ impl Recorder {
         Recorder {
             run: Run {
                 method: method.to_string(),
+                label: None,
                 params,
                 seed,
                 threads,

@@ -167,6 +167,10 @@ pub enum Action {
     EvaluateAll,
     /// Replay the selected run (same settings and mid-run changes).
     ReplaySelected,
+    /// Ask, then delete the selected run.
+    DeleteSelected,
+    /// Ask for a name for the selected run.
+    RenameSelectedPrompt,
     /// Ask for a dataset file to add to the evaluation.
     AddDatasetPrompt,
     /// Remove the most recently added dataset file.
@@ -220,6 +224,10 @@ pub enum Action {
     EvaluateRun(usize),
     /// Re-run a run with its recorded settings and changes.
     ReplayRun(usize),
+    /// Remove a run from the session.
+    DeleteRun(usize),
+    /// Name a run.
+    RenameRun(usize, String),
     /// Add a similarity or analogy dataset file.
     AddDataset(String),
     /// Neighbours of a word in the picked runs.
@@ -270,6 +278,8 @@ impl Action {
                 | Action::ExportRun(..)
                 | Action::EvaluateRun(_)
                 | Action::ReplayRun(_)
+                | Action::DeleteRun(_)
+                | Action::RenameRun(..)
                 | Action::AddDataset(_)
                 | Action::Query(_)
                 | Action::Analogy(..)

@@ -77,6 +77,8 @@ pub enum PromptKind {
     AddDataset,
     /// Export the projection.
     ExportPlot,
+    /// Name run `n`.
+    RenameRun(usize),
 }
 
 /// A dialog over the screen.
@@ -386,6 +388,8 @@ pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ExportRun(run, path) => runs::export(app, run, &path),
         Action::EvaluateRun(run) => evaluate::evaluate(app, run),
         Action::ReplayRun(run) => train::replay(app, run),
+        Action::DeleteRun(run) => runs::delete(app, run),
+        Action::RenameRun(run, name) => runs::rename(app, run, &name),
         Action::AddDataset(path) => evaluate::add_dataset(app, &path),
         Action::RemoveDataset(index) => evaluate::remove_dataset(app, index),
         Action::Query(word) => neighbors::query_word(app, &word),
@@ -410,8 +414,17 @@ pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
 fn quit(app: &mut App) -> Vec<Effect> {
     if let Some(i) = app.active_run() {
         let r = &app.runs[i];
+        let queued = app
+            .runs
+            .iter()
+            .filter(|r| r.status == super::run::RunStatus::Queued)
+            .count();
+        let also = match queued {
+            0 => String::new(),
+            n => format!(" ({n} queued run(s) will not start)"),
+        };
         let question = format!(
-            "Run #{} ({}) is {}. Quit and discard it?",
+            "Run #{} ({}) is {}. Quit and discard it?{also}",
             i + 1,
             r.method.name,
             r.status_text()
@@ -497,6 +510,7 @@ fn submit(kind: PromptKind, text: String) -> Action {
         PromptKind::OpenSession => Action::OpenSession(text),
         PromptKind::AddDataset => Action::AddDataset(text),
         PromptKind::ExportPlot => Action::ExportPlot(text),
+        PromptKind::RenameRun(run) => Action::RenameRun(run, text),
     }
 }
 

@@ -389,6 +389,20 @@ pub static BINDINGS: &[Binding] = &[
         "replay the run",
         false,
     ),
+    b(
+        RUNS,
+        &[c('D'), k(KeyCode::Delete)],
+        Action::DeleteSelected,
+        "delete run",
+        false,
+    ),
+    b(
+        RUNS,
+        &[c('n')],
+        Action::RenameSelectedPrompt,
+        "name run",
+        false,
+    ),
     b(RUNS, ENTER, Action::Activate, "show its charts", false),
     // Neighbours
     b(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::embedding::Embedding;
 use crate::eval::Report;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
-use crate::train::{Event, Method, Params, Progress};
+use crate::train::{Event, JobConfig, Method, Params, Progress, TrainInput};
 
 use super::form::default_text;
 
@@ -31,6 +31,8 @@ pub enum RunStatus {
     /// Read from a session file (curves only, unless its vectors were
     /// found), ended as its record says.
     Recorded(RunEnd),
+    /// Waiting for the run training now to end.
+    Queued,
 }
 
 impl RunStatus {
@@ -69,6 +71,8 @@ pub struct RunEntry {
     pub problem: Option<String>,
     /// Discarded at quit: left out of the session file.
     pub discarded: bool,
+    /// What starts it, while it is queued.
+    pub queued: Option<Box<(TrainInput, JobConfig)>>,
     /// The step it was stopped at (the status changes when the vectors arrive).
     stopped_at: Option<u64>,
 }
@@ -94,6 +98,7 @@ impl RunEntry {
             log: Vec::new(),
             problem: None,
             discarded: false,
+            queued: None,
             stopped_at: None,
         }
     }
@@ -116,6 +121,7 @@ impl RunEntry {
             log: Vec::new(),
             problem: None,
             discarded: false,
+            queued: None,
             stopped_at: None,
         }
     }
@@ -137,6 +143,9 @@ impl RunEntry {
             }
             RunStatus::Recorded(_) => {
                 format!("run #{n} came from the session without vectors: R on 3 Runs replays it")
+            }
+            RunStatus::Queued => {
+                format!("run #{n} is queued: it starts when the run training now ends")
             }
             RunStatus::Finished | RunStatus::Stopped(_) => {
                 format!("run #{n} has no vectors yet (they are being collected)")
@@ -182,9 +191,13 @@ impl RunEntry {
         }
     }
 
-    /// A short label: `#2 glove dim=50`.
+    /// A short label: `#2 glove dim=50`, or `#2 small-glove (glove)` once
+    /// the user named it.
     pub fn label(&self, index: usize) -> String {
-        format!("#{} {} {}", index + 1, self.method.name, self.settings())
+        match &self.record().label {
+            Some(name) => format!("#{} {name} ({})", index + 1, self.method.name),
+            None => format!("#{} {} {}", index + 1, self.method.name, self.settings()),
+        }
     }
 
     /// Mid-run hyperparameter changes: `(step, "name=value")`.
@@ -240,6 +253,7 @@ impl RunEntry {
                 format!("training {pct:.0}%")
             }
             RunStatus::Paused => "paused".into(),
+            RunStatus::Queued => "queued".into(),
             RunStatus::Finished => "finished".into(),
             RunStatus::Stopped(s) => format!("stopped@{s}"),
             RunStatus::Failed(_) => "failed".into(),

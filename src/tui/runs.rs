@@ -84,6 +84,71 @@ pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
     }]
 }
 
+/// Removes run `run` from the session (its exported files stay on disk).
+/// Refused while a later run trains, whose number would shift under it.
+pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
+    if run >= app.runs.len() {
+        app.set_status(Level::Warn, "no such run");
+        return Vec::new();
+    }
+    if let Some(busy) = app.active_run().filter(|&b| b >= run) {
+        app.set_status(
+            Level::Warn,
+            format!(
+                "run #{} is training: stop it first (x on 2 Train)",
+                busy + 1
+            ),
+        );
+        return Vec::new();
+    }
+    let gone = app.runs.remove(run);
+    let shift = |i: usize| match i.cmp(&run) {
+        std::cmp::Ordering::Less => Some(i),
+        std::cmp::Ordering::Equal => None,
+        std::cmp::Ordering::Greater => Some(i - 1),
+    };
+    for p in &mut app.picks {
+        *p = p.and_then(shift);
+    }
+    app.train.shown = app.train.shown.and_then(shift);
+    for answer in &mut app.neighbors.answers {
+        let kept = answer.as_ref().and_then(|a| shift(a.run));
+        match (answer.as_mut(), kept) {
+            (Some(a), Some(i)) => a.run = i,
+            _ => *answer = None,
+        }
+    }
+    if let Some(layout) = &mut app.projection.layout {
+        match shift(layout.run) {
+            Some(i) => layout.run = i,
+            None => app.projection.layout = None,
+        }
+    }
+    let last = app.runs.len().saturating_sub(1);
+    app.runs_view.selected = app.runs_view.selected.min(last);
+    app.eval.selected = app.eval.selected.min(last);
+    app.session.changed();
+    app.set_status(
+        Level::Info,
+        format!("deleted {} (runs after it are renumbered)", gone.label(run)),
+    );
+    Vec::new()
+}
+
+/// Names run `run` (an empty name removes it).
+pub fn rename(app: &mut App, run: usize, name: &str) -> Vec<Effect> {
+    let Some(r) = app.runs.get_mut(run) else {
+        app.set_status(Level::Warn, "no such run");
+        return Vec::new();
+    };
+    let name = name.trim();
+    r.recorder.run_mut().label = (!name.is_empty()).then(|| name.to_string());
+    let label = r.label(run);
+    app.session.changed();
+    app.set_status(Level::Info, format!("run is now {label}"));
+    Vec::new()
+}
+
 /// Vectors were written (or not).
 pub fn exported(app: &mut App, run: usize, path: PathBuf, result: Result<(), String>) {
     match result {
@@ -126,6 +191,22 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PickSelected(slot) => return act(app, Action::PickRun(slot, sel)),
         Action::EvaluateSelected => return act(app, Action::EvaluateRun(sel)),
         Action::ReplaySelected => return act(app, Action::ReplayRun(sel)),
+        Action::DeleteSelected => {
+            let question = format!(
+                "Delete {}? It leaves the session (exported files stay on disk).",
+                app.runs[sel].label(sel)
+            );
+            app.confirm(question, Action::DeleteRun(sel));
+        }
+        Action::RenameSelectedPrompt => {
+            let current = app.runs[sel].record().label.clone().unwrap_or_default();
+            app.prompt(
+                PromptKind::RenameRun(sel),
+                &format!("Name run #{}", sel + 1),
+                current,
+                "shown in every table and saved in the session",
+            );
+        }
         Action::Activate => return super::train::show(app, sel),
         Action::ExportSelectedPrompt => {
             let r = &app.runs[sel];

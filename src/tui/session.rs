@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use super::action::Action;
 use super::app::{App, Level, PromptKind, TICKS_PER_SECOND};
 use super::msg::{Effect, LoadedSession, SessionLoadError};
-use super::run::RunEntry;
+use super::run::{RunEntry, RunStatus};
 use crate::session::{Run, Session};
 use crate::train::Command;
 
@@ -95,7 +95,7 @@ pub fn snapshot(app: &App) -> Option<Session> {
     let runs: Vec<Run> = app
         .runs
         .iter()
-        .filter(|r| !r.discarded)
+        .filter(|r| !r.discarded && r.status != RunStatus::Queued)
         .map(|r| r.record().clone())
         .collect();
     let corpus = match &app.corpus.loaded {
@@ -191,6 +191,13 @@ pub fn saved(
 /// file the session is saved without it before the program ends.
 pub fn quit_now(app: &mut App) -> Vec<Effect> {
     let mut effects = Vec::new();
+    for r in app
+        .runs
+        .iter_mut()
+        .filter(|r| r.status == RunStatus::Queued)
+    {
+        r.discarded = true;
+    }
     if let Some(i) = app.active_run() {
         app.runs[i].discarded = true;
         app.session.changed();

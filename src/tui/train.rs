@@ -217,13 +217,6 @@ fn launch(
     mut config: JobConfig,
 ) -> Vec<Effect> {
     config.perplexity_budget = PERPLEXITY_BUDGET;
-    if let Some(i) = app.active_run() {
-        app.set_status(
-            Level::Warn,
-            format!("run #{} is training: stop it first (x)", i + 1),
-        );
-        return Vec::new();
-    }
     let Some(loaded) = &app.corpus.loaded else {
         let why = if app.corpus.loading.is_some() {
             "the corpus is still loading: a moment"
@@ -234,6 +227,10 @@ fn launch(
         return Vec::new();
     };
     let (corpus, reference) = (loaded.corpus.clone(), loaded.reference.clone());
+    // A run training, or one queued already: this one waits its turn.
+    let busy = app
+        .active_run()
+        .or_else(|| app.runs.iter().position(|r| r.status == RunStatus::Queued));
     let run = app.runs.len();
     app.runs.push(RunEntry::new(
         method,
@@ -251,6 +248,27 @@ fn launch(
         Some(_) => Slot::B,
     };
     app.picks[slot.index()] = Some(run);
+    let input = TrainInput {
+        corpus,
+        params,
+        seed,
+        threads,
+    };
+    if let Some(busy) = busy {
+        let entry = &mut app.runs[run];
+        entry.status = RunStatus::Queued;
+        entry.queued = Some(Box::new((input, config)));
+        app.set_status(
+            Level::Info,
+            format!(
+                "run #{} {} queued as {slot}: it starts when run #{} ends (D on 3 Runs removes it)",
+                run + 1,
+                method.name,
+                busy + 1
+            ),
+        );
+        return Vec::new();
+    }
     app.session.changed();
     app.set_status(
         Level::Info,
@@ -265,12 +283,40 @@ fn launch(
     vec![Effect::StartJob {
         run,
         method,
-        input: TrainInput {
-            corpus,
-            params,
-            seed,
-            threads,
-        },
+        input,
+        config,
+    }]
+}
+
+/// Starts the first queued run, if nothing trains.
+fn start_queued(app: &mut App) -> Vec<Effect> {
+    if app.active_run().is_some() {
+        return Vec::new();
+    }
+    let Some(run) = app
+        .runs
+        .iter()
+        .position(|r| r.status == RunStatus::Queued && !r.discarded)
+    else {
+        return Vec::new();
+    };
+    let entry = &mut app.runs[run];
+    let Some(pending) = entry.queued.take() else {
+        return Vec::new();
+    };
+    let (input, config) = *pending;
+    entry.status = RunStatus::Starting;
+    let method = entry.method;
+    app.train.shown = Some(run);
+    app.session.changed();
+    app.set_status(
+        Level::Info,
+        format!("queued run #{} {} started", run + 1, method.name),
+    );
+    vec![Effect::StartJob {
+        run,
+        method,
+        input,
         config,
     }]
 }
@@ -347,7 +393,8 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
 
 /// The job thread of `run` is gone; a run that never said how it ended failed.
 pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
-    if let Some(entry) = app.runs.get_mut(run) {
+    let mut effects = Vec::new();
+    if let Some(entry) = app.runs.get_mut(run).filter(|r| !r.discarded) {
         if entry.status.is_active() {
             let message = "the training thread ended without a result".to_string();
             entry.observe(Event::Failed {
@@ -355,10 +402,13 @@ pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
                 last: None,
             });
             app.set_status(Level::Error, format!("run #{}: {message}", run + 1));
-            return super::session::autosave_now(app);
+            effects.extend(super::session::autosave_now(app));
         }
     }
-    Vec::new()
+    if !app.quit {
+        effects.extend(start_queued(app));
+    }
+    effects
 }
 
 /// Navigation on the Train screen.
