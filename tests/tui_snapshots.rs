@@ -356,8 +356,16 @@ fn projection_screen_with_a_layout() {
             .map(String::from),
         )),
         axes: None,
+        focus: None,
     });
     insta::assert_snapshot!(render(&app, 100, 30));
+    // Finding a word selects it: highlighted, its nearest words listed.
+    update(&mut app, Msg::Action(Action::SelectPoint("rome".into())));
+    assert_eq!(app.projection.picked, Some(6));
+    insta::assert_snapshot!(
+        "projection_screen_with_a_selected_word",
+        render(&app, 100, 30)
+    );
 }
 
 #[test]

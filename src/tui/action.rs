@@ -195,6 +195,12 @@ pub enum Action {
     ZoomOut,
     /// Reset zoom and pan.
     ResetView,
+    /// Type a word to find in the projection.
+    FindPrompt,
+    /// Select the next word of the projection (in importance order).
+    NextPoint,
+    /// Select the previous word.
+    PrevPoint,
     /// Pan the scatter by a fraction of the view.
     Pan(i8, i8),
 
@@ -242,6 +248,9 @@ pub enum Action {
     Project,
     /// Export the projection (PNG, SVG or CSV by extension).
     ExportPlot(String),
+    /// Select a word of the projection: highlighted, centred, its
+    /// neighbours listed.
+    SelectPoint(String),
     /// Save the session to a file.
     SaveSession(String),
     /// Open a session file (asking first when runs are not saved).
@@ -287,6 +296,7 @@ impl Action {
                 | Action::SetProjectionOption(..)
                 | Action::Project
                 | Action::ExportPlot(_)
+                | Action::SelectPoint(_)
                 | Action::SaveSession(_)
                 | Action::OpenSession(_)
                 | Action::OpenSessionNow { .. }

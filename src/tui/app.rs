@@ -398,6 +398,7 @@ pub fn act(app: &mut App, action: Action) -> Vec<Effect> {
         Action::SetProjectionOption(name, text) => projection::set_option(app, &name, &text),
         Action::Project => projection::project(app),
         Action::ExportPlot(path) => projection::export(app, &path),
+        Action::SelectPoint(word) => projection::select_point(app, &word),
         nav => match app.screen {
             Screen::Corpus => corpus::navigate(app, nav),
             Screen::Train => train::navigate(app, nav),

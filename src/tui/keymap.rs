@@ -516,6 +516,27 @@ pub static BINDINGS: &[Binding] = &[
         "export PNG/SVG/CSV",
         true,
     ),
+    b(
+        PROJECTION,
+        &[c('/')],
+        Action::FindPrompt,
+        "find a word",
+        true,
+    ),
+    b(
+        PROJECTION,
+        &[c('n')],
+        Action::NextPoint,
+        "select the next word",
+        false,
+    ),
+    b(
+        PROJECTION,
+        &[c('N')],
+        Action::PrevPoint,
+        "select the previous word",
+        false,
+    ),
 ];
 
 /// The state that decides which contexts are live.

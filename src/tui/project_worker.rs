@@ -48,8 +48,12 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             let result = compute(&embedding, &selection, &method, perplexity, seed, &report)
                 .map(|(selected, coords, description, axes)| {
                     let vectors = selected.vectors(&embedding, true);
+                    let focus = matches!(selection, Selection::Neighborhood(..))
+                        .then_some(0)
+                        .filter(|_| !selected.words.is_empty());
                     Layout {
                         run,
+                        focus,
                         method,
                         coords: coords.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
                         labels: labels.min(selected.len()),

@@ -110,6 +110,8 @@ pub struct Layout {
     pub groups: Option<crate::project::select::Groups>,
     /// Axis names (PCA's components), none for t-SNE.
     pub axes: Option<(String, String)>,
+    /// The word the neighbourhood was asked around (highlighted).
+    pub focus: Option<usize>,
 }
 
 /// Work for the projection worker.
@@ -202,6 +204,14 @@ pub struct ProjectionView {
     /// (recorded with exported plots in the session).
     pub settings: BTreeMap<String, String>,
     pending_settings: BTreeMap<String, String>,
+    /// The word to find, while it is typed.
+    pub find: LineInput,
+    /// The find field is being typed.
+    pub finding: bool,
+    /// The selected word (index into the layout), highlighted.
+    pub picked: Option<usize>,
+    /// Its nearest words in run A's vectors, with cosines.
+    pub near: Vec<(String, f32)>,
 }
 
 impl Default for ProjectionView {
@@ -220,6 +230,10 @@ impl Default for ProjectionView {
             exported: None,
             settings: BTreeMap::new(),
             pending_settings: BTreeMap::new(),
+            find: LineInput::default(),
+            finding: false,
+            picked: None,
+            near: Vec::new(),
         }
     }
 }
@@ -227,7 +241,7 @@ impl Default for ProjectionView {
 impl ProjectionView {
     /// Whether a line is being typed.
     pub fn typing(&self) -> bool {
-        self.editing_focus || self.options.editing().is_some()
+        self.editing_focus || self.finding || self.options.editing().is_some()
     }
 
     /// The visible `[x, y]` bounds of the layout under zoom and pan.
@@ -352,6 +366,8 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
                     p.layout = Some(layout);
                     p.zoom = 1.0;
                     p.pan = (0.0, 0.0);
+                    p.picked = None;
+                    p.near.clear();
                     app.set_status(Level::Info, text);
                 }
                 Err(e) => app.set_status(Level::Error, e),
@@ -379,9 +395,87 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
     Vec::new()
 }
 
+/// Neighbours listed for a selected word.
+const NEAR: usize = 8;
+
+/// Selects `word` in the layout: highlighted, centred, and its nearest
+/// words in run A's vectors listed (as the Embedding Projector does).
+pub fn select_point(app: &mut App, word: &str) -> Vec<Effect> {
+    let Some(layout) = &app.projection.layout else {
+        app.set_status(Level::Warn, "nothing projected yet: p projects run A");
+        return Vec::new();
+    };
+    let word = word.trim();
+    let lower = word.to_lowercase();
+    let Some(i) = layout
+        .words
+        .iter()
+        .position(|w| w == word)
+        .or_else(|| layout.words.iter().position(|w| *w == lower))
+    else {
+        app.set_status(
+            Level::Warn,
+            format!("'{word}' is not in this projection: type it as the focus and press p"),
+        );
+        return Vec::new();
+    };
+    let [x, y] = layout.coords[i];
+    let chosen = layout.words[i].clone();
+    let near = app
+        .runs
+        .get(layout.run)
+        .and_then(|r| r.embedding.as_ref())
+        .and_then(|e| {
+            e.neighbors(&chosen, crate::embedding::NeighborParams::k(NEAR))
+                .ok()
+        })
+        .unwrap_or_default();
+    let v = &mut app.projection;
+    v.picked = Some(i);
+    v.near = near.into_iter().map(|n| (n.word, n.cosine)).collect();
+    v.center_on(x, y);
+    app.set_status(
+        Level::Info,
+        format!("selected '{chosen}' (n/N: next/previous word)"),
+    );
+    Vec::new()
+}
+
+impl ProjectionView {
+    /// Pans so that `(x, y)` is at the centre of the view (when zoomed).
+    fn center_on(&mut self, x: f64, y: f64) {
+        if self.zoom <= 1.0 {
+            return;
+        }
+        let (Some(([x0, x1], [y0, y1])), (px, py)) = (self.bounds(), self.pan) else {
+            return;
+        };
+        let (w, h) = ((x1 - x0) * self.zoom, (y1 - y0) * self.zoom);
+        self.pan = (
+            px + (x - (x0 + x1) / 2.0) / w,
+            py + (y - (y0 + y1) / 2.0) / h,
+        );
+    }
+}
+
 /// Navigation on the Projection screen.
 pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     let v = &mut app.projection;
+    if v.finding {
+        match action {
+            Action::Edit(op) => {
+                v.find.apply(&op);
+            }
+            Action::Cancel => v.finding = false,
+            Action::Activate => {
+                v.finding = false;
+                let word = v.find.text().to_string();
+                return act(app, Action::SelectPoint(word));
+            }
+            _ => {}
+        }
+        return Vec::new();
+    }
     if v.editing_focus {
         match action {
             Action::Edit(op) => {
@@ -442,6 +536,27 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             v.pan.0 += dx as f64 * step;
             v.pan.1 += dy as f64 * step;
         }
+        Action::FindPrompt => {
+            v.finding = true;
+            v.find.select_all();
+        }
+        Action::NextPoint | Action::PrevPoint => {
+            let Some(layout) = &v.layout else {
+                return Vec::new();
+            };
+            let n = layout.words.len();
+            if n == 0 {
+                return Vec::new();
+            }
+            let next = match (v.picked, action == Action::NextPoint) {
+                (None, true) => 0,
+                (None, false) => n - 1,
+                (Some(i), true) => (i + 1) % n,
+                (Some(i), false) => (i + n - 1) % n,
+            };
+            let word = layout.words[next].clone();
+            return act(app, Action::SelectPoint(word));
+        }
         Action::ExportPlotPrompt => {
             let name = match &v.layout {
                 Some(l) => format!("run{}-{}.png", l.run + 1, l.method),
@@ -489,6 +604,7 @@ mod tests {
                 description: String::new(),
                 groups: None,
                 axes: None,
+                focus: None,
             }),
             ..ProjectionView::default()
         };

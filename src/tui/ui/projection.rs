@@ -22,9 +22,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let left_width = (area.width * 2 / 5).clamp(30, 46);
     let [left, right] =
         Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)]).areas(area);
-    let [options, kl] = Layout::vertical([Constraint::Length(12), Constraint::Min(0)]).areas(left);
-    draw_options(frame, options, app);
     let v = &app.projection;
+    let picked_h = if v.picked.is_some() { NEAR_ROWS } else { 0 };
+    let [options, kl, picked] = Layout::vertical([
+        Constraint::Length(12),
+        Constraint::Min(0),
+        Constraint::Length(picked_h),
+    ])
+    .areas(left);
+    draw_options(frame, options, app);
+    draw_picked(frame, picked, app);
     if !v.kl.is_empty() || v.pending.is_some() {
         let total = v.progress.map_or(1.0, |(_, t)| t as f64);
         chart::draw(
@@ -61,6 +68,30 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     draw_scatter(frame, right, app);
 }
 
+/// Rows of the selected word's pane.
+const NEAR_ROWS: u16 = 11;
+
+/// The selected word and its nearest words in run A's vectors.
+fn draw_picked(frame: &mut Frame, area: Rect, app: &App) {
+    let v = &app.projection;
+    let (Some(i), Some(layout)) = (v.picked, &v.layout) else {
+        return;
+    };
+    let lines: Vec<Line> = v
+        .near
+        .iter()
+        .map(|(w, c)| {
+            let shown = layout.words.contains(w);
+            Line::from(vec![
+                Span::raw(format!(" {c:.3} ")),
+                Span::styled(w.clone(), if shown { Style::new() } else { theme::dim() }),
+            ])
+        })
+        .collect();
+    let title = format!("{}: nearest in run A", layout.words[i]);
+    frame.render_widget(Paragraph::new(lines).block(block(&title, false)), area);
+}
+
 fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.projection;
     let mut lines = vec![field_line(
@@ -70,6 +101,15 @@ fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
         v.selected == 0,
         None,
     )];
+    if v.finding {
+        lines.push(field_line(
+            "find",
+            10,
+            input_spans(&v.find, true, "a word of the projection"),
+            true,
+            None,
+        ));
+    }
     let mut form = v.options.clone();
     form.selected = v.selected.saturating_sub(1);
     lines.extend(form_lines(&form, v.selected > 0));
@@ -89,15 +129,17 @@ fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-/// Labels of the first `layout.labels` words inside the view, in order of
-/// importance, skipping any that would overlap one already placed; labels
-/// that would run past the right edge are moved left to fit.
+/// Labels of the first `layout.labels` words inside the view (and of the
+/// focus and selected words), in order of importance, skipping any that
+/// would overlap or touch one already placed; labels that would run past the
+/// right edge are moved left to fit.
 fn place_labels(
     layout: &crate::tui::projection::Layout,
+    picked: Option<usize>,
     xb: [f64; 2],
     yb: [f64; 2],
     area: Rect,
-) -> Vec<(f64, f64, &str)> {
+) -> Vec<(f64, f64, usize)> {
     let (cols, rows) = (
         f64::from(area.width.saturating_sub(2).max(1)),
         f64::from(area.height.saturating_sub(2).max(1)),
@@ -105,7 +147,13 @@ fn place_labels(
     let cell = (xb[1] - xb[0]) / cols;
     let mut taken: Vec<(i64, i64, i64)> = Vec::new();
     let mut out = Vec::new();
-    for ([x, y], w) in layout.coords.iter().zip(&layout.words).take(layout.labels) {
+    let first: Vec<usize> = [picked, layout.focus].into_iter().flatten().collect();
+    let order = first
+        .iter()
+        .copied()
+        .chain((0..layout.labels.min(layout.words.len())).filter(|i| !first.contains(i)));
+    for i in order {
+        let ([x, y], w) = (&layout.coords[i], &layout.words[i]);
         if !(xb[0] <= *x && *x <= xb[1] && yb[0] <= *y && *y <= yb[1]) {
             continue;
         }
@@ -114,16 +162,41 @@ fn place_labels(
         let col = ((x - xb[0]) / cell) as i64;
         let row = ((yb[1] - y) / (yb[1] - yb[0]) * rows) as i64;
         let end = col + len as i64;
+        // One free cell between labels, so two never read as one word.
         if taken
             .iter()
-            .any(|&(r, a, b)| r == row && col <= b && a <= end)
+            .any(|&(r, a, b)| r == row && col <= b + 1 && a <= end + 1)
         {
             continue;
         }
         taken.push((row, col, end));
-        out.push((x, *y, w.as_str()));
+        out.push((x, *y, i));
     }
     out
+}
+
+/// What the colours are: the groups' names, or k-means clusters.
+fn legend(layout: &crate::tui::projection::Layout) -> Line<'static> {
+    let Some(groups) = &layout.groups else {
+        return Line::default();
+    };
+    let mut spans = vec![Span::raw(if groups.named {
+        " colours: ".to_string()
+    } else {
+        format!(
+            " colours: {} k-means clusters of the vectors ",
+            groups.names.len()
+        )
+    })];
+    for (g, name) in groups.names.iter().enumerate() {
+        let swatch = Style::new().fg(theme::PALETTE[g % theme::PALETTE.len()]);
+        spans.push(Span::styled("■", swatch));
+        if groups.named {
+            spans.push(Span::raw(format!("{name} ")));
+        }
+    }
+    spans.push(Span::raw(" · / find, n/N select "));
+    Line::from(spans)
 }
 
 fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
@@ -153,7 +226,19 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
         let g = layout.groups.as_ref().map_or(0, |g| g.labels[i]);
         points[g % groups].push((*x, *y));
     }
-    let labels = place_labels(layout, xb, yb, area);
+    let labels: Vec<(f64, f64, String, Style)> = place_labels(layout, v.picked, xb, yb, area)
+        .into_iter()
+        .map(|(x, y, i)| {
+            let w = &layout.words[i];
+            if Some(i) == v.picked {
+                (x, y, format!("◉{w}"), theme::title().fg(theme::PERPLEXITY))
+            } else if Some(i) == layout.focus {
+                (x, y, w.clone(), theme::title().fg(theme::CHANGE))
+            } else {
+                (x, y, w.clone(), Style::new().fg(theme::CHANGE))
+            }
+        })
+        .collect();
     let zoom = if v.zoom > 1.0 {
         format!(" · zoom x{:.1}", v.zoom)
     } else {
@@ -165,7 +250,7 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
         layout.words.len()
     );
     let canvas = Canvas::default()
-        .block(block(&title, false))
+        .block(block(&title, false).title_bottom(legend(layout)))
         .marker(Marker::Braille)
         .x_bounds(xb)
         .y_bounds(yb)
@@ -177,12 +262,8 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
                 });
             }
             ctx.layer();
-            for (x, y, w) in &labels {
-                ctx.print(
-                    *x,
-                    *y,
-                    Line::from(Span::styled(w.to_string(), Style::new().fg(theme::CHANGE))),
-                );
+            for (x, y, w, style) in &labels {
+                ctx.print(*x, *y, Line::from(Span::styled(w.clone(), *style)));
             }
         });
     frame.render_widget(canvas, area);
