@@ -617,4 +617,44 @@ mod tests {
         assert!((x1 - x0 - 5.25).abs() < 1e-9);
         assert!(((x0 + x1) / 2.0 - 6.05).abs() < 1e-9);
     }
+
+    #[test]
+    fn words_are_found_and_stepped_through() {
+        let mut app = App::new(&crate::tui::app::AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: Default::default(),
+            cores: 1,
+            exports: "exports".into(),
+        });
+        app.screen = crate::tui::action::Screen::Projection;
+        app.projection.layout = Some(Layout {
+            run: 0,
+            method: "tsne".into(),
+            words: vec!["a".into(), "b".into(), "c".into()],
+            coords: vec![[0.0, 0.0], [10.0, 10.0], [5.0, 5.0]],
+            labels: 3,
+            description: String::new(),
+            groups: None,
+            axes: None,
+            focus: Some(0),
+        });
+        act(&mut app, Action::SelectPoint("B".into()));
+        assert_eq!(app.projection.picked, Some(1), "case folded");
+        act(&mut app, Action::NextPoint);
+        assert_eq!(app.projection.picked, Some(2));
+        act(&mut app, Action::NextPoint);
+        assert_eq!(app.projection.picked, Some(0), "wraps");
+        act(&mut app, Action::PrevPoint);
+        assert_eq!(app.projection.picked, Some(2));
+        act(&mut app, Action::SelectPoint("zebra".into()));
+        assert_eq!(app.projection.picked, Some(2), "unchanged");
+        assert!(app.status.text.contains("not in this projection"));
+        // Zoomed in, the selected word is brought to the centre.
+        app.projection.zoom = 4.0;
+        act(&mut app, Action::SelectPoint("b".into()));
+        let ([x0, x1], [y0, y1]) = app.projection.bounds().unwrap();
+        assert!(((x0 + x1) / 2.0 - 10.0).abs() < 1e-9);
+        assert!(((y0 + y1) / 2.0 - 10.0).abs() < 1e-9);
+    }
 }
