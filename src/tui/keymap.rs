@@ -672,13 +672,38 @@ pub fn hints(mode: Mode) -> Vec<(String, &'static str)> {
 
 /// The hints that fit in `width` columns, drawn as ` k help · k help`:
 /// screen hints are dropped from the end first, so the global `? help`
-/// always shows.
+/// always shows. When the full texts leave a screen hint out, texts are cut
+/// to their first word (`Enter choose`, `s start`) where that word is not
+/// another hint's too, so the main keys stay.
 pub fn fitting_hints(mode: Mode, width: usize) -> Vec<(String, &'static str)> {
     let all = hints(mode);
+    let full = fit(&all, width);
+    if full.len() == all.len() {
+        return full;
+    }
+    let first = |h: &'static str| h.split([' ', '/']).next().unwrap_or(h);
+    let short: Vec<(String, &'static str)> = all
+        .iter()
+        .map(|(k, h)| {
+            let unique = all.iter().filter(|(_, o)| first(o) == first(h)).count() == 1;
+            (k.clone(), if unique { first(h) } else { h })
+        })
+        .collect();
+    let shortened = fit(&short, width);
+    if shortened.len() > full.len() {
+        shortened
+    } else {
+        full
+    }
+}
+
+fn fit(all: &[(String, &'static str)], width: usize) -> Vec<(String, &'static str)> {
     let cost = |(k, h): &(String, &str)| k.chars().count() + 1 + h.chars().count() + 3;
     let global: Vec<bool> = all
         .iter()
-        .map(|(k, h)| bindings(Ctx::Global).any(|b| key_name(b.keys[0]) == *k && b.help == *h))
+        .map(|(k, h)| {
+            bindings(Ctx::Global).any(|b| key_name(b.keys[0]) == *k && b.help.starts_with(*h))
+        })
         .collect();
     let mut used: usize = 1 + all
         .iter()
@@ -687,12 +712,12 @@ pub fn fitting_hints(mode: Mode, width: usize) -> Vec<(String, &'static str)> {
         .map(|(h, _)| cost(h))
         .sum::<usize>();
     let mut keep = Vec::new();
-    for (h, g) in all.into_iter().zip(global) {
+    for (h, g) in all.iter().zip(global) {
         if g {
-            keep.push(h);
-        } else if used + cost(&h) <= width + 3 {
-            used += cost(&h);
-            keep.push(h);
+            keep.push(h.clone());
+        } else if used + cost(h) <= width + 3 {
+            used += cost(h);
+            keep.push(h.clone());
         }
     }
     keep
@@ -823,6 +848,10 @@ mod tests {
         // One leading space, and no separator after the last hint.
         let width = 1 + drawn - 3;
         assert!(width <= 60, "{narrow:?}");
-        assert_eq!(narrow[0], ("Tab".to_string(), "methods / form"));
+        assert_eq!(narrow[0], ("Tab".to_string(), "methods"));
+        assert!(
+            narrow.contains(&("s".to_string(), "start")),
+            "the main keys stay: {narrow:?}"
+        );
     }
 }

@@ -13,6 +13,21 @@ pub fn fit(text: &str, width: usize) -> String {
     cut
 }
 
+/// `text` cut at a word boundary to at most `width` characters, with `…`
+/// where it was cut (a word is split only when it alone is too long).
+pub fn fit_words(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let room = width.saturating_sub(1);
+    let head: String = text.chars().take(room).collect();
+    let cut = match head.rfind(' ') {
+        Some(i) if i > room / 2 => head[..i].trim_end().to_string(),
+        _ => head,
+    };
+    format!("{cut}…")
+}
+
 /// `1234567` → `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();
@@ -95,5 +110,18 @@ mod tests {
         assert_eq!(value(1.5), "1.500");
         assert_eq!(value(3.2e-5), "3.20e-5");
         assert_eq!(value(f64::INFINITY), "-");
+    }
+
+    #[test]
+    fn long_text_is_cut_between_words() {
+        assert_eq!(
+            fit_words("corpus ready. Next: 2 Train", 27),
+            "corpus ready. Next: 2 Train"
+        );
+        assert_eq!(
+            fit_words("corpus ready. Next: 2 Train", 24),
+            "corpus ready. Next: 2…"
+        );
+        assert_eq!(fit("abcdef", 4), "abc…");
     }
 }

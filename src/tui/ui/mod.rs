@@ -123,8 +123,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         Level::Warn => theme::warn(),
         Level::Error => theme::error(),
     };
-    let mut spans = vec![Span::styled(format!(" {}", app.status.text), style)];
-    if let Some(path) = &app.session.path {
+    let session = app.session.path.as_ref().map(|path| {
         let name = path
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned());
@@ -133,7 +132,14 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         } else {
             ""
         };
-        spans.push(Span::styled(format!("  [{name}{mark}]"), theme::dim()));
+        format!("  [{name}{mark}]")
+    });
+    let room =
+        (area.width as usize).saturating_sub(1 + session.as_ref().map_or(0, |s| s.chars().count()));
+    let text = format::fit_words(&app.status.text, room);
+    let mut spans = vec![Span::styled(format!(" {text}"), style)];
+    if let Some(s) = session {
+        spans.push(Span::styled(s, theme::dim()));
     }
     frame.render_widget(Line::from(spans), area);
 }
