@@ -3,9 +3,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use wordbench::corpus::{
-    CorpusConfig, Format, HeldoutConfig, Numbers, ReadConfig, TokenizerConfig, VocabConfig,
-};
+
+pub use super::schema_args::{CorpusFormat, CorpusOpts};
 
 /// wordbench: a workbench for word embeddings.
 #[derive(Debug, Parser)]
@@ -55,10 +54,7 @@ pub enum CorpusCommand {
 pub struct StatsArgs {
     /// Corpus file (plain text, one document per line, Wikipedia XML, fastText; .gz/.bz2 ok).
     pub corpus: PathBuf,
-    /// Corpus format.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub format: FormatArg,
-    /// Reading and vocabulary options.
+    /// Corpus format, reading and vocabulary options.
     #[command(flatten)]
     pub opts: CorpusOpts,
     /// How many of the most frequent words to list.
@@ -67,90 +63,6 @@ pub struct StatsArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Corpus format names on the command line.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum FormatArg {
-    /// Detect from the content.
-    Auto,
-    /// Running text; blank lines separate documents.
-    Text,
-    /// One document per line.
-    Lines,
-    /// MediaWiki XML dump.
-    Wiki,
-    /// fastText-labeled lines.
-    Fasttext,
-}
-
-/// Number handling on the command line.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum NumbersArg {
-    /// Keep numbers as they are.
-    Keep,
-    /// Map every number to `<num>`.
-    Map,
-    /// Drop numbers.
-    Drop,
-}
-
-/// Options that decide how a corpus becomes word ids (the format flag is
-/// per command: `train` uses `--format` for its output).
-#[derive(Debug, Clone, Args)]
-pub struct CorpusOpts {
-    /// Drop words seen fewer times than this.
-    #[arg(long, default_value_t = 5)]
-    pub min_count: u64,
-    /// Keep at most this many (most frequent) words.
-    #[arg(long)]
-    pub max_vocab: Option<usize>,
-    /// Fraction of documents (or 10,000-token pieces) held out for perplexity.
-    #[arg(long, default_value_t = 0.05)]
-    pub heldout: f64,
-    /// Keep the case of tokens.
-    #[arg(long)]
-    pub keep_case: bool,
-    /// Keep punctuation characters as tokens.
-    #[arg(long)]
-    pub keep_punct: bool,
-    /// What to do with numbers.
-    #[arg(long, value_enum, default_value = "keep")]
-    pub numbers: NumbersArg,
-}
-
-impl CorpusOpts {
-    /// The library configuration these options describe.
-    pub fn config(&self, format: FormatArg) -> CorpusConfig {
-        CorpusConfig {
-            read: ReadConfig {
-                format: match format {
-                    FormatArg::Auto => Format::Auto,
-                    FormatArg::Text => Format::Text,
-                    FormatArg::Lines => Format::Lines,
-                    FormatArg::Wiki => Format::Wikipedia,
-                    FormatArg::Fasttext => Format::FastText,
-                },
-                tokenizer: TokenizerConfig {
-                    lowercase: !self.keep_case,
-                    strip_punctuation: !self.keep_punct,
-                    numbers: match self.numbers {
-                        NumbersArg::Keep => Numbers::Keep,
-                        NumbersArg::Map => Numbers::Map,
-                        NumbersArg::Drop => Numbers::Drop,
-                    },
-                },
-                heldout: HeldoutConfig {
-                    fraction: self.heldout,
-                    ..HeldoutConfig::default()
-                },
-            },
-            vocab: VocabConfig {
-                min_count: self.min_count,
-                max_size: self.max_vocab,
-            },
-        }
-    }
 }
 
 /// `wordbench train`
@@ -186,12 +98,9 @@ pub struct TrainArgs {
     /// Write the metric history (step, loss, perplexity, ...) as CSV.
     #[arg(long)]
     pub metrics_out: Option<PathBuf>,
-    /// Corpus format.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub corpus_format: FormatArg,
-    /// Reading and vocabulary options.
+    /// Corpus format (`--corpus-format`), reading and vocabulary options.
     #[command(flatten)]
-    pub opts: CorpusOpts,
+    pub opts: CorpusOpts<CorpusFormat>,
     /// Record the run in a session file (RON), autosaved while training.
     #[arg(long)]
     pub session_out: Option<PathBuf>,

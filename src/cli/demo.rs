@@ -11,7 +11,7 @@ use wordbench::cooc::{
 use wordbench::corpus::Corpus;
 use wordbench::explicit::word_neighbors;
 
-use super::args::{DemoArgs, FormatArg};
+use super::args::DemoArgs;
 use super::assets;
 
 /// Words shown when none are given.
@@ -25,7 +25,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         .unwrap_or_else(|| assets::path(assets::DEFAULT_CORPUS));
     let mut out = std::io::stdout().lock();
     let t = Instant::now();
-    let corpus = Corpus::open(&path, args.opts.config(FormatArg::Auto))?;
+    let corpus = Corpus::open(&path, args.opts.config()?)?;
     let s = corpus.stats();
     writeln!(
         out,

@@ -7,6 +7,7 @@ mod demo;
 mod eval;
 mod project;
 mod replay;
+mod schema_args;
 mod train;
 mod tui;
 

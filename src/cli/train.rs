@@ -62,7 +62,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
         assignments.push((k.trim().to_string(), v.trim().to_string()));
     }
     let params = method.params(assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
-    let config = args.opts.config(args.corpus_format);
+    let config = args.opts.config()?;
     let corpus = Corpus::open(&args.corpus, config)?;
     let threads = args
         .threads

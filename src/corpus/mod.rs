@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod format;
+pub mod options;
 pub mod reader;
 pub mod source;
 pub mod tokenize;

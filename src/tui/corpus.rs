@@ -1,5 +1,6 @@
 //! The Corpus screen's state: the file, the preprocessing options (a form
-//! generated from [`OPTIONS`], like the methods' forms), and the loaded
+//! generated from the corpus options' schema, [`OPTIONS`], like the methods'
+//! forms), and the loaded
 //! corpus with its statistics. Loading runs in the background; a newer load
 //! overtakes an older one.
 
@@ -12,70 +13,10 @@ use super::form::Form;
 use super::input::LineInput;
 use super::msg::{Effect, OpenedCorpus};
 use super::ui::format::thousands;
-use crate::corpus::{
-    Corpus, CorpusConfig, Format, HeldoutConfig, Numbers, ReadConfig, TokenizerConfig, VocabConfig,
-};
+use crate::corpus::options::{OPTIONS, OWNER};
+use crate::corpus::{Corpus, CorpusConfig, Format};
 use crate::session::CorpusRef;
-use crate::train::{DefaultValue, Kind, ParamSpec};
-
-/// The preprocessing options, declared like a method's hyperparameters.
-pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "format",
-        kind: Kind::Choice(&["auto", "text", "lines", "wiki", "fasttext"]),
-        default: DefaultValue::Choice("auto"),
-        help: "text: blank lines separate documents; lines: one per line; wiki: XML dump",
-        live: false,
-    },
-    ParamSpec {
-        name: "lowercase",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(true),
-        help: "fold tokens to lower case",
-        live: false,
-    },
-    ParamSpec {
-        name: "punctuation",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(false),
-        help: "keep punctuation characters as tokens",
-        live: false,
-    },
-    ParamSpec {
-        name: "numbers",
-        kind: Kind::Choice(&["keep", "map", "drop"]),
-        default: DefaultValue::Choice("keep"),
-        help: "numbers as they are, all as <num>, or dropped",
-        live: false,
-    },
-    ParamSpec {
-        name: "min-count",
-        kind: Kind::Int {
-            min: 1,
-            max: 1_000_000_000,
-        },
-        default: DefaultValue::Int(5),
-        help: "drop words seen fewer times than this",
-        live: false,
-    },
-    ParamSpec {
-        name: "max-vocab",
-        kind: Kind::Int {
-            min: 0,
-            max: 100_000_000,
-        },
-        default: DefaultValue::Int(0),
-        help: "keep at most this many most frequent words (0: no limit)",
-        live: false,
-    },
-    ParamSpec {
-        name: "heldout",
-        kind: Kind::Float { min: 0.0, max: 0.5 },
-        default: DefaultValue::Float(0.05),
-        help: "share of documents (or 10,000-token pieces) held out for perplexity",
-        live: false,
-    },
-];
+use crate::train::Params;
 
 /// A loaded corpus and what the screen shows about it.
 #[derive(Debug, Clone)]
@@ -134,65 +75,15 @@ impl CorpusView {
     /// The configuration the options describe (they are valid: the form
     /// keeps invalid text out of `config` by reporting it first).
     pub fn config(&self) -> Result<CorpusConfig, String> {
-        self.options.assignments()?;
-        let o = &self.options;
-        let int = |n: &str| o.text(n).parse::<i64>().unwrap_or(0);
-        Ok(CorpusConfig {
-            read: ReadConfig {
-                format: match o.text("format") {
-                    "text" => Format::Text,
-                    "lines" => Format::Lines,
-                    "wiki" => Format::Wikipedia,
-                    "fasttext" => Format::FastText,
-                    _ => Format::Auto,
-                },
-                tokenizer: TokenizerConfig {
-                    lowercase: o.text("lowercase") == "true",
-                    strip_punctuation: o.text("punctuation") != "true",
-                    numbers: match o.text("numbers") {
-                        "map" => Numbers::Map,
-                        "drop" => Numbers::Drop,
-                        _ => Numbers::Keep,
-                    },
-                },
-                heldout: HeldoutConfig {
-                    fraction: o.text("heldout").parse().unwrap_or(0.05),
-                    ..HeldoutConfig::default()
-                },
-            },
-            vocab: VocabConfig {
-                min_count: int("min-count").max(1) as u64,
-                max_size: match int("max-vocab") {
-                    0 => None,
-                    n => Some(n as usize),
-                },
-            },
-        })
+        let assignments = self.options.assignments()?;
+        let params = Params::parse(OPTIONS, OWNER, assignments).map_err(|e| e.to_string())?;
+        Ok(CorpusConfig::from_params(&params))
     }
 
     /// Sets the options from a configuration (a session's).
     pub fn set_config(&mut self, config: &CorpusConfig) {
-        let t = &config.read.tokenizer;
-        let numbers = match t.numbers {
-            Numbers::Keep => "keep",
-            Numbers::Map => "map",
-            Numbers::Drop => "drop",
-        };
-        let format = match config.read.format {
-            Format::Auto => "auto",
-            f => f.name(),
-        };
-        let values = [
-            ("format", format.to_string()),
-            ("lowercase", t.lowercase.to_string()),
-            ("punctuation", (!t.strip_punctuation).to_string()),
-            ("numbers", numbers.to_string()),
-            ("min-count", config.vocab.min_count.to_string()),
-            ("max-vocab", config.vocab.max_size.unwrap_or(0).to_string()),
-            ("heldout", config.read.heldout.fraction.to_string()),
-        ];
-        for (name, value) in values {
-            let _ = self.options.set(name, &value);
+        for (name, value) in config.to_params().iter() {
+            let _ = self.options.set(name, &value.to_string());
         }
     }
 
@@ -484,11 +375,11 @@ mod tests {
         });
         c.vocab.min_count = 2;
         c.vocab.max_size = Some(1000);
-        c.read.tokenizer.numbers = Numbers::Map;
+        c.read.tokenizer.numbers = crate::corpus::Numbers::Map;
         c.read.heldout.fraction = 0.1;
         v.set_config(&c);
-        assert_eq!(v.options.text("min-count"), "2");
-        assert_eq!(v.options.text("max-vocab"), "1000");
+        assert_eq!(v.options.text("min_count"), "2");
+        assert_eq!(v.options.text("max_vocab"), "1000");
         assert_eq!(v.config().unwrap(), c);
         v.options.set("heldout", "0.9").unwrap_err();
         assert!(v.config().unwrap_err().contains("heldout"));

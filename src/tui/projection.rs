@@ -15,7 +15,8 @@ use crate::embedding::Embedding;
 use crate::session::PlotRecord;
 use crate::train::{DefaultValue, Kind, ParamSpec};
 
-/// The projection options, declared like hyperparameters.
+/// The projection options, declared like hyperparameters (t-SNE's
+/// perplexity is t-SNE's own declaration).
 pub static OPTIONS: &[ParamSpec] = &[
     ParamSpec {
         name: "method",
@@ -41,16 +42,7 @@ pub static OPTIONS: &[ParamSpec] = &[
         help: "words labelled in the preview and the plot (most frequent first)",
         live: false,
     },
-    ParamSpec {
-        name: "perplexity",
-        kind: Kind::Float {
-            min: 1.0,
-            max: 1000.0,
-        },
-        default: DefaultValue::Float(30.0),
-        help: "t-SNE: effective number of neighbours",
-        live: false,
-    },
+    crate::project::tsne::PERPLEXITY,
     ParamSpec {
         name: "seed",
         kind: Kind::Int {

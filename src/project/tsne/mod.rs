@@ -50,18 +50,22 @@ const POINT_ITERATIONS_PER_STEP: usize = 100_000;
 /// evaluated every other iteration.
 const KL_EVERY: usize = 25;
 
+/// t-SNE's perplexity, declared once for its schema and for the
+/// workbench's projection form.
+pub const PERPLEXITY: ParamSpec = ParamSpec {
+    name: "perplexity",
+    kind: Kind::Float {
+        min: 1.0,
+        max: 1000.0,
+    },
+    default: DefaultValue::Float(30.0),
+    help: "effective number of neighbours (k = 3 x perplexity are searched)",
+    live: false,
+};
+
 /// t-SNE's hyperparameters (the CLI's `--set`, the TUI's form, session files).
 pub static SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "perplexity",
-        kind: Kind::Float {
-            min: 1.0,
-            max: 1000.0,
-        },
-        default: DefaultValue::Float(30.0),
-        help: "effective number of neighbours (k = 3 x perplexity are searched)",
-        live: false,
-    },
+    PERPLEXITY,
     ParamSpec {
         name: "early_iterations",
         kind: Kind::Int {
