@@ -62,6 +62,21 @@ pub fn train(args: TrainArgs) -> Result<()> {
         assignments.push((k.trim().to_string(), v.trim().to_string()));
     }
     let params = method.params(assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+    let schedule = parse_changes(&args.change)?;
+    for (step, name, value) in &schedule {
+        method
+            .check_change(name, value)
+            .with_context(|| format!("--change {step}:{name}={value}"))?;
+    }
+    check_output("--out", &args.out)?;
+    for (flag, path) in [
+        ("--session-out", &args.session_out),
+        ("--metrics-out", &args.metrics_out),
+    ] {
+        if let Some(p) = path {
+            check_output(flag, p)?;
+        }
+    }
     let config = args.opts.config()?;
     let corpus = Corpus::open(&args.corpus, config)?;
     let threads = args
@@ -83,7 +98,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
         threads,
     };
     let config = JobConfig {
-        schedule: parse_changes(&args.change)?,
+        schedule,
         ..JobConfig::default()
     };
     let (changes, mut answered) = (config.schedule.len(), 0);
@@ -228,6 +243,28 @@ fn write_metrics(path: &Path, history: &[Progress]) -> Result<()> {
 /// `--change STEP:NAME=VALUE` flags as the job's schedule. The value itself is
 /// checked by the method when the step comes (a rejected change is reported
 /// then and the run goes on, as in the workbench).
+/// An output must be possible before any work: its folder must exist.
+fn check_output(flag: &str, path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "{flag} {}: folder {} does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    if path.is_dir() {
+        bail!(
+            "{flag} {}: is a folder, expected a file name",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 fn parse_changes(flags: &[String]) -> Result<Vec<(u64, String, String)>> {
     flags
         .iter()

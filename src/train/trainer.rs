@@ -82,6 +82,14 @@ pub struct TrainInput {
     pub threads: usize,
 }
 
+fn live_list(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
 /// How a method builds its trainer from the input; the callback receives log lines.
 pub type BuildFn = fn(&TrainInput, &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>>;
 
@@ -99,6 +107,39 @@ pub struct Method {
 }
 
 impl Method {
+    /// Checks a change to make during a run (`--change STEP:NAME=VALUE`, a
+    /// session's timeline) before the run starts: the name must be one of
+    /// the method's live hyperparameters and the value in its range.
+    pub fn check_change(&self, name: &str, text: &str) -> Result<Value> {
+        let live: Vec<&str> = self
+            .schema
+            .iter()
+            .filter(|s| s.live)
+            .map(|s| s.name)
+            .collect();
+        let Some(spec) = self.schema.iter().find(|s| s.name == name) else {
+            return Err(Error::param(
+                name,
+                format!(
+                    "{} has no such hyperparameter (live ones: {})",
+                    self.name,
+                    live_list(&live)
+                ),
+            ));
+        };
+        if !spec.live {
+            return Err(Error::param(
+                name,
+                format!(
+                    "cannot change during a {} run (live ones: {})",
+                    self.name,
+                    live_list(&live)
+                ),
+            ));
+        }
+        spec.parse(text)
+    }
+
     /// Parses `name=value` assignments against this method's schema.
     pub fn params<'a>(
         &self,
