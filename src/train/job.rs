@@ -42,6 +42,17 @@ impl Default for JobConfig {
     }
 }
 
+/// Whether held-out perplexity is measured after `step` (1-based) of
+/// `total`: when the time budget allows (`elapsed` has reached `next`), at
+/// the last step, and at every tenth of the run while measuring has cost
+/// (`spent`) under twice the budget, so even a short run draws a curve of
+/// about ten points.
+fn perplexity_due(step: u64, total: u64, elapsed: f64, next: f64, spent: f64, budget: f64) -> bool {
+    let total = total.max(1);
+    let tenth = step * 10 / total > (step - 1) * 10 / total;
+    elapsed >= next || step >= total || (tenth && spent <= 2.0 * budget * elapsed)
+}
+
 /// A running job.
 pub struct Job {
     events: Receiver<Event>,
@@ -243,6 +254,7 @@ impl<'a> Runner<'a> {
         let mut total = self.trainer.total_steps();
         let mut clock = Clock::start();
         let mut next_ppl = Duration::ZERO;
+        let mut ppl_spent = 0.0;
         let mut step = 0;
         while step < total {
             if self.handle_commands(step, &mut clock) || self.config.stop_at == Some(step) {
@@ -271,10 +283,19 @@ impl<'a> Runner<'a> {
                 let _ = self.events.send(Event::Log(line));
             }
             let mut perplexity = None;
-            if self.sample.is_some() && (clock.elapsed() >= next_ppl || step == total) {
+            let due = perplexity_due(
+                step,
+                total,
+                clock.elapsed().as_secs_f64(),
+                next_ppl.as_secs_f64(),
+                ppl_spent,
+                self.config.perplexity_budget,
+            );
+            if self.sample.is_some() && due {
                 let t = Instant::now();
                 perplexity = self.measure_perplexity();
                 let cost = t.elapsed().as_secs_f64();
+                ppl_spent += cost;
                 if next_ppl.is_zero() {
                     let pairs = self.sample.as_ref().map_or(0, |s| s.len());
                     let line = format!(
@@ -440,6 +461,21 @@ mod tests {
 
     use super::*;
     use crate::corpus::{Corpus, CorpusConfig, HeldoutConfig, VocabConfig};
+
+    #[test]
+    fn perplexity_is_due_each_tenth_while_it_is_cheap() {
+        // The budget's clock is far off: only tenths and the last step.
+        let due = |step, spent| perplexity_due(step, 100, 10.0, 1e9, spent, 0.05);
+        let steps: Vec<u64> = (1..=100).filter(|&s| due(s, 0.0)).collect();
+        assert_eq!(steps, [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+        // Measuring already cost more than twice the budget: the last only.
+        let steps: Vec<u64> = (1..=100).filter(|&s| due(s, 1.5)).collect();
+        assert_eq!(steps, [100]);
+        // Runs shorter than ten steps are measured at every step.
+        assert!((1..=4).all(|s| perplexity_due(s, 4, 0.0, 1e9, 0.0, 0.05)));
+        // The budget's clock alone.
+        assert!(perplexity_due(3, 100, 5.0, 4.0, 99.0, 0.05));
+    }
     use crate::train::schema::{DefaultValue, Kind, ParamSpec, Value};
     use crate::train::trainer::{ScoreView, StepReport};
 
