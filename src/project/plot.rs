@@ -194,6 +194,16 @@ impl Frame {
         }
     }
 
+    /// The data coordinates at a pixel (the inverse of [`Frame::pixel`]).
+    fn value(&self, px: i32, py: i32) -> (f64, f64) {
+        let cx = f64::from(self.x0 + self.x1) / 2.0;
+        let cy = f64::from(self.y0 + self.y1) / 2.0;
+        (
+            self.centre.0 + (f64::from(px) - cx) / self.scale,
+            self.centre.1 - (f64::from(py) - cy) / self.scale,
+        )
+    }
+
     fn pixel(&self, x: f64, y: f64) -> (i32, i32) {
         let cx = f64::from(self.x0 + self.x1) / 2.0;
         let cy = f64::from(self.y0 + self.y1) / 2.0;
@@ -251,6 +261,7 @@ fn draw<DB: DrawingBackend>(
         let rotated = axis.transform(FontTransform::Rotate270);
         root.draw_text(y_name, &rotated, (MARGIN - 4, (frame.y0 + frame.y1) / 2))
             .map_err(err)?;
+        draw_ticks(root, &frame)?;
     }
     let pixels: Vec<(i32, i32)> = plot
         .coords
@@ -270,6 +281,70 @@ fn draw<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Tick marks and values inside the frame's bottom and left edges (PCA's
+/// axes have units: the components' coordinates).
+fn draw_ticks<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    frame: &Frame,
+) -> std::result::Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let style = TextStyle::from((FAMILY, 12.0).into_font()).color(&RGBColor(110, 110, 110));
+    let grey = RGBColor(170, 170, 170);
+    let (lo, hi) = (
+        frame.value(frame.x0, frame.y1),
+        frame.value(frame.x1, frame.y0),
+    );
+    for x in ticks(lo.0, hi.0) {
+        let (px, _) = frame.pixel(x, lo.1);
+        root.draw(&PathElement::new(
+            [(px, frame.y1), (px, frame.y1 - 6)],
+            grey,
+        ))
+        .map_err(err)?;
+        root.draw_text(&tick_text(x), &style, (px + 2, frame.y1 - 18))
+            .map_err(err)?;
+    }
+    for y in ticks(lo.1, hi.1) {
+        let (_, py) = frame.pixel(lo.0, y);
+        root.draw(&PathElement::new(
+            [(frame.x0, py), (frame.x0 + 6, py)],
+            grey,
+        ))
+        .map_err(err)?;
+        root.draw_text(&tick_text(y), &style, (frame.x0 + 8, py - 6))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+/// About six round values between `lo` and `hi`.
+fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = hi - lo;
+    if !(span > 0.0 && span.is_finite()) {
+        return Vec::new();
+    }
+    let raw = span / 6.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|k| k as f64 * step).collect()
+}
+
+fn tick_text(v: f64) -> String {
+    let t = format!("{v:.3}");
+    let t = t.trim_end_matches('0').trim_end_matches('.');
+    if t == "-0" {
+        "0".into()
+    } else {
+        t.to_string()
+    }
+}
+
 /// Places labels greedily, in point order, where they overlap nothing placed.
 fn draw_labels<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
@@ -280,6 +355,12 @@ fn draw_labels<DB: DrawingBackend>(
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     let font = (FAMILY, plot.label_size).into_font();
     let mut placed = LabelGrid::new(frame);
+    // Points are obstacles too: a label never covers another word's point,
+    // so dense regions thin their labels instead of overprinting dots.
+    let mut points = LabelGrid::new(frame);
+    for &(px, py) in pixels {
+        points.insert(px - RADIUS, py - RADIUS, 2 * RADIUS, 2 * RADIUS);
+    }
     for (i, (&(px, py), word)) in pixels.iter().zip(plot.words).enumerate() {
         let (tw, th) = root
             .estimate_text_size(word, &TextStyle::from(font.clone()))
@@ -292,15 +373,18 @@ fn draw_labels<DB: DrawingBackend>(
             (px - tw / 2, py - gap - th),
             (px - tw / 2, py + gap),
         ];
+        // Boxes keep a pixel of air so two labels never read as one word.
+        let (pad, own) = (2, (px - RADIUS, py - RADIUS, 2 * RADIUS, 2 * RADIUS));
         let spot = candidates.into_iter().find(|&(x, y)| {
             x >= frame.x0
                 && y >= frame.y0
                 && x + tw <= frame.x1
                 && y + th <= frame.y1
-                && placed.free(x, y, tw, th)
+                && placed.free(x - pad, y - pad, tw + 2 * pad, th + 2 * pad)
+                && points.free_except(x, y, tw, th, own)
         });
         if let Some((x, y)) = spot {
-            placed.insert(x, y, tw, th);
+            placed.insert(x - pad, y - pad, tw + 2 * pad, th + 2 * pad);
             let ink = darker(colour(plot.groups, i));
             let style = TextStyle::from(font.clone()).color(&ink);
             root.draw_text(word, &style, (x, y)).map_err(err)?;
@@ -383,6 +467,16 @@ impl LabelGrid {
             self.cells[c]
                 .iter()
                 .all(|&(bx, by, bw, bh)| x + w <= bx || bx + bw <= x || y + h <= by || by + bh <= y)
+        })
+    }
+
+    /// Whether a box overlaps nothing but `own` (a label's own point).
+    fn free_except(&self, x: i32, y: i32, w: i32, h: i32, own: (i32, i32, i32, i32)) -> bool {
+        self.cells_of(x, y, w, h).all(|c| {
+            self.cells[c].iter().all(|&b| {
+                let (bx, by, bw, bh) = b;
+                b == own || x + w <= bx || bx + bw <= x || y + h <= by || by + bh <= y
+            })
         })
     }
 
@@ -476,5 +570,37 @@ mod tests {
             Some(ImageFormat::Svg)
         );
         assert_eq!(ImageFormat::from_path(Path::new("x.csv")), None);
+    }
+
+    #[test]
+    fn ticks_are_round_and_inside_the_range() {
+        assert_eq!(
+            ticks(-0.13, 0.42),
+            [-0.1, 0.0, 0.1, 0.2, 0.30000000000000004, 0.4]
+        );
+        assert_eq!(ticks(0.0, 10.0), [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+        assert!(ticks(1.0, 1.0).is_empty());
+        assert_eq!(tick_text(0.30000000000000004), "0.3");
+        assert_eq!(tick_text(-0.0), "0");
+    }
+
+    #[test]
+    fn labels_never_cover_another_point() {
+        let mut grid = LabelGrid::new(&Frame {
+            x0: 0,
+            y0: 0,
+            x1: 500,
+            y1: 500,
+            centre: (0.0, 0.0),
+            scale: 1.0,
+        });
+        let own = (10, 10, 6, 6);
+        grid.insert(own.0, own.1, own.2, own.3);
+        grid.insert(40, 12, 6, 6);
+        assert!(grid.free_except(5, 5, 20, 20, own), "its own point only");
+        assert!(
+            !grid.free_except(20, 10, 30, 10, own),
+            "covers the other point"
+        );
     }
 }
