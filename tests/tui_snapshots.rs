@@ -357,6 +357,7 @@ fn projection_screen_with_a_layout() {
         )),
         axes: None,
         focus: None,
+        source: "#1 sgns dim=50, 50-d vectors".into(),
     });
     insta::assert_snapshot!(render(&app, 100, 30));
     // Finding a word selects it: highlighted, its nearest words listed.

@@ -170,9 +170,10 @@ pub fn run(args: ProjectArgs) -> Result<()> {
         )?,
         Output::Image(format) => {
             let mut subtitle = format!(
-                "{} of {} ({} geometry)",
+                "{} of {} ({}-d vectors, {} geometry)",
                 selected.describe(&how),
                 file_name(&args.vectors),
+                embedding.dim(),
                 match args.metric {
                     MetricArg::Cosine => "cosine",
                     MetricArg::Euclidean => "Euclidean",

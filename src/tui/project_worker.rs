@@ -30,6 +30,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
         ProjectionJob::Compute {
             request,
             run,
+            label,
             embedding,
             selection,
             method,
@@ -54,6 +55,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                     Layout {
                         run,
                         focus,
+                        source: format!("{label}, {}-d vectors", embedding.dim()),
                         method,
                         coords: coords.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
                         labels: labels.min(selected.len()),
@@ -179,7 +181,11 @@ pub fn export(layout: &Layout, path: &Path) -> Result<()> {
         let mut p = Plot::new(&layout.words, coords.view());
         p.groups = layout.groups.as_ref();
         p.title = layout.description.clone();
-        p.subtitle = format!("{} words of run #{}", layout.words.len(), layout.run + 1);
+        p.subtitle = format!("{} words of run {}", layout.words.len(), layout.source);
+        if let Some(g) = layout.groups.as_ref().filter(|g| !g.named) {
+            p.subtitle
+                .push_str(&format!("; colours: k-means, {} clusters", g.names.len()));
+        }
         p.axes = layout.axes.clone();
         return plot::save(path, &p, format);
     }
@@ -212,6 +218,7 @@ mod tests {
         ProjectionJob::Compute {
             request: 7,
             run: 0,
+            label: "#1 sgns dim=5".into(),
             embedding: embedding(),
             selection,
             method: method.into(),
@@ -232,6 +239,7 @@ mod tests {
         assert_eq!(layout.coords.len(), 12);
         assert_eq!(layout.labels, 3);
         assert_eq!(layout.words[0], "w0");
+        assert_eq!(layout.source, "#1 sgns dim=5, 5-d vectors");
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("p.csv");
         export(&layout, &csv).unwrap();

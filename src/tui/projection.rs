@@ -104,6 +104,8 @@ pub struct Layout {
     pub axes: Option<(String, String)>,
     /// The word the neighbourhood was asked around (highlighted).
     pub focus: Option<usize>,
+    /// What was projected, for plot subtitles: `#1 sgns dim=50, 50-d vectors`.
+    pub source: String,
 }
 
 /// Work for the projection worker.
@@ -115,6 +117,8 @@ pub enum ProjectionJob {
         request: u64,
         /// Run index.
         run: usize,
+        /// The run's label (`#1 sgns dim=50`).
+        label: String,
         /// The vectors.
         embedding: Arc<Embedding>,
         /// Which words.
@@ -294,10 +298,12 @@ pub fn project(app: &mut App) -> Vec<Effect> {
     let perplexity = o.text("perplexity").parse().unwrap_or(30.0);
     let labels = o.text("labels").parse().unwrap_or(40);
     let seed = o.text("seed").parse().unwrap_or(1);
+    let label = entry.label(run);
     let request = app.next_id();
     let job = ProjectionJob::Compute {
         request,
         run,
+        label,
         embedding,
         selection,
         method: method.clone(),
@@ -597,6 +603,7 @@ mod tests {
                 groups: None,
                 axes: None,
                 focus: None,
+                source: String::new(),
             }),
             ..ProjectionView::default()
         };
@@ -630,6 +637,7 @@ mod tests {
             groups: None,
             axes: None,
             focus: Some(0),
+            source: String::new(),
         });
         act(&mut app, Action::SelectPoint("B".into()));
         assert_eq!(app.projection.picked, Some(1), "case folded");
