@@ -65,6 +65,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                         axes,
                     }
                 })
+                .map(Box::new)
                 .map_err(|e| e.to_string());
             ProjectionResult::Done { request, result }
         }

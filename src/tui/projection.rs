@@ -160,7 +160,7 @@ pub enum ProjectionResult {
         /// Request id.
         request: u64,
         /// The layout.
-        result: Result<Layout, String>,
+        result: Result<Box<Layout>, String>,
     },
     /// An export finished.
     Exported {
@@ -361,7 +361,7 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
                 Ok(layout) => {
                     p.settings = std::mem::take(&mut p.pending_settings);
                     let text = format!("{}: {} words", layout.description, layout.words.len());
-                    p.layout = Some(layout);
+                    p.layout = Some(*layout);
                     p.zoom = 1.0;
                     p.pan = (0.0, 0.0);
                     p.picked = None;
