@@ -1,6 +1,6 @@
 //! Windowed co-occurrence counting into an `n × n` CSR matrix.
 //!
-//! A [`Counter`] holds one [`Accumulator`] per thread, each owning a range of
+//! A [`Counter`] holds one `Accumulator` per thread, each owning a range of
 //! target ids chosen from the first batch so that the ranges hold about the
 //! same number of tokens. Every thread scans each batch and counts, for the
 //! tokens it owns, the pairs they form with the (at most `L`) words before
@@ -127,7 +127,7 @@ impl Counter {
     }
 
     /// Counts one batch. Ids `>= n` are dropped first (the window closes over
-    /// them), or kept as uncounted positions (see [`CountConfig::keep_positions`]).
+    /// them), or kept as uncounted positions (see `keep_positions` in [`CountConfig`]).
     pub fn add(&mut self, batch: &Batch) {
         let n = self.plan.n;
         let all_in = batch.ids.iter().all(|&id| (id as usize) < n);

@@ -1,4 +1,4 @@
-//! Jelinek–Mercer smoothed PMI, PSDVec's target matrix ([P] eqs 6–7, 11–12).
+//! Jelinek–Mercer smoothed PMI, PSDVec's target matrix (\[P\] eqs 6–7, 11–12).
 //!
 //! From directional bigram counts `x_ij` (word `i` within the window before
 //! word `j`) and unigram probabilities `u`, the smoothed conditional is
@@ -21,7 +21,7 @@ use super::marginals::Marginals;
 use super::pmi::{check_counts, LogBase};
 use crate::{Error, Result};
 
-/// PSDVec's default smoothing weight (≥ 0.04 degrades embeddings, [P] §3.1.3).
+/// PSDVec's default smoothing weight (≥ 0.04 degrades embeddings, \[P\] §3.1.3).
 pub const DEFAULT_KAPPA: f64 = 0.02;
 
 /// `G*` in sparse form: values on the pattern of the counts, and the value

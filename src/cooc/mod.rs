@@ -9,9 +9,9 @@
 //!    never crossing a sentence, counted in parallel.
 //! 2. Transforms of `X`, computed on its non-zero cells (an absent cell stays
 //!    0, never `−inf`), in parallel over rows, from [`Marginals`] computed
-//!    once: [`pmi`] (PMI, PPMI, shifted PPMI, thresholded PMI, each with
+//!    once: [`pmi()`] (PMI, PPMI, shifted PPMI, thresholded PMI, each with
 //!    optional context-distribution smoothing), [`jelinek_mercer`] (PSDVec's
-//!    smoothed PMI), [`tfidf`], [`sqrt_counts`] and [`log1p_counts`].
+//!    smoothed PMI), [`tfidf()`], [`sqrt_counts`] and [`log1p_counts`].
 //!    [`Summary`] records nnz, signs and range of any result.
 //!
 //! ```

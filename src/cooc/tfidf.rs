@@ -1,6 +1,6 @@
 //! TF-IDF of co-occurrence counts (Trichelair & Toumdi §3.1), in two readings.
 //!
-//! [T] treats each context column as a "document" and prints
+//! \[T\] treats each context column as a "document" and prints
 //! `tfidf(word, context) = f_ij · log(#contexts / #contexts where word i appears)`:
 //! the idf then depends on the *row* only, a per-row scale that cosine
 //! similarity cannot see (ALGORITHMS.md §13.13). [`TfIdf::AsPrinted`]
@@ -21,7 +21,7 @@ use crate::{Error, Result};
 /// Which idf [`tfidf`] applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum TfIdf {
-    /// [T]'s formula: `idf_i = log(n_cols / |{j : f_ij > 0}|)`, per word (row).
+    /// \[T\]'s formula: `idf_i = log(n_cols / |{j : f_ij > 0}|)`, per word (row).
     #[default]
     AsPrinted,
     /// `idf_j = log(n_rows / |{i : f_ij > 0}|)`, per context (column).

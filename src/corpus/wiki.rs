@@ -2,8 +2,8 @@
 //!
 //! Soleimani ch.6.2 trains on a Wikipedia dump cleaned by WikiExtractor plus a
 //! few deletions (leftover tags, `(...)`, `{...}`, URLs); Rust has no
-//! WikiExtractor, so this module is the stand-in: [`dump`] streams articles out
-//! of the XML one page at a time, [`markup`] turns wikitext into plain text.
+//! WikiExtractor, so this module is the stand-in: `dump` streams articles out
+//! of the XML one page at a time, `markup` turns wikitext into plain text.
 
 mod dump;
 mod entities;

@@ -129,7 +129,7 @@ impl Embedding {
         read(path.as_ref(), None).map(|(e, _)| e)
     }
 
-    /// Writes a vector file atomically (see [`write`]).
+    /// Writes a vector file atomically (see [`write()`]).
     pub fn save(&self, path: impl AsRef<Path>, format: VectorFormat) -> Result<()> {
         write(self, path.as_ref(), format)
     }

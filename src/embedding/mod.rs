@@ -7,7 +7,7 @@
 //! ([`neighbors`]). Row norms are computed once at construction (accumulated in
 //! `f64`), so cosine search never copies or renormalises the matrix.
 //!
-//! Files: word2vec text and binary and GloVe text ([`format`]), read with
+//! Files: word2vec text and binary and GloVe text ([`mod@format`]), read with
 //! format detection and transparent gzip, written atomically.
 
 pub mod format;

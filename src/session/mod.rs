@@ -11,8 +11,8 @@
 //! Paths in a file are relative to the session file's folder (so a session
 //! and its data move together); [`Session::anchor`] turns paths usable from
 //! the working directory into that form before saving, and
-//! [`Session::resolve`] turns them back after loading. [`file`] reads and writes it atomically with located
-//! errors; [`record`] builds a run from engine events; [`replay`] re-runs one
+//! [`Session::resolve`] turns them back after loading. [`mod@file`] reads and writes it atomically with located
+//! errors; [`record`] builds a run from engine events; [`replay()`] re-runs one
 //! and compares the curves.
 
 pub mod corpus_ref;

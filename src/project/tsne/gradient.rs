@@ -3,8 +3,8 @@
 //! `∂KL/∂y_i = 4 Σ_j (α p_ij − q_ij) w_ij (y_i − y_j)` with `w_ij = 1/(1 + d²)`,
 //! `q_ij = w_ij / Z` and exaggeration `α`. The attraction runs over the
 //! non-zeros of `P`; the repulsion `Σ_j w_ij² (y_i − y_j) / Z` over all pairs,
-//! exactly ([`exact`](super::exact)), by Barnes-Hut ([`barnes_hut`](super::barnes_hut))
-//! or by FFT-accelerated interpolation ([`fft`](super::fft)).
+//! exactly ([`super::exact`]), by Barnes-Hut ([`super::barnes_hut`])
+//! or by FFT-accelerated interpolation ([`super::fft`]).
 //!
 //! [`Gradient::compute`] returns the gradient divided by 4, as openTSNE does,
 //! so that openTSNE's learning rates (`n / 12`, then `n`) carry over unchanged.
