@@ -191,13 +191,19 @@ impl RunEntry {
         }
     }
 
+    /// The run's name without its number: `glove dim=50`, or
+    /// `small-glove (glove)` once the user named it.
+    pub fn title(&self) -> String {
+        match &self.record().label {
+            Some(name) => format!("{name} ({})", self.method.name),
+            None => format!("{} {}", self.method.name, self.settings()),
+        }
+    }
+
     /// A short label: `#2 glove dim=50`, or `#2 small-glove (glove)` once
     /// the user named it.
     pub fn label(&self, index: usize) -> String {
-        match &self.record().label {
-            Some(name) => format!("#{} {name} ({})", index + 1, self.method.name),
-            None => format!("#{} {} {}", index + 1, self.method.name, self.settings()),
-        }
+        format!("#{} {}", index + 1, self.title())
     }
 
     /// Mid-run hyperparameter changes: `(step, "name=value")`.

@@ -34,7 +34,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             let mut cells = vec![
                 picks_mark(app, i).to_string(),
                 (i + 1).to_string(),
-                format!("{} {}", r.method.name, r.settings()),
+                r.title(),
             ];
             match (r.evaluation(), r.evaluating) {
                 (_, true) => cells.push("evaluating…".into()),
@@ -52,7 +52,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let label = app
         .runs
         .iter()
-        .map(|r| r.method.name.len() + 1 + r.settings().chars().count())
+        .map(|r| r.title().chars().count())
         .max()
         .unwrap_or(0);
     let mut widths = vec![
