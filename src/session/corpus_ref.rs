@@ -136,10 +136,12 @@ pub fn resolve_path(path: &Path, session_file: &Path) -> PathBuf {
         return path.to_path_buf();
     }
     let beside = session_file.parent().unwrap_or(Path::new(".")).join(path);
-    if beside.exists() || !path.exists() {
-        beside
-    } else {
+    if let Ok(found) = beside.canonicalize() {
+        found
+    } else if path.exists() {
         path.to_path_buf()
+    } else {
+        beside
     }
 }
 
