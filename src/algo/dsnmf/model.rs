@@ -54,8 +54,12 @@ pub struct Evaluation {
     /// `Σ_{S_ij > 0} (S_ij ln(S_ij / Ŝ_ij) − S_ij)`: the divergence without
     /// its `Σ Ŝ` term, the part whose gradient Algorithm 1 splits.
     pub fit: f64,
-    /// `D(S ‖ Ŝ) = fit + Σ_k s_k`.
+    /// `D(S ‖ Ŝ) = fit + Σ_k s_k`: the objective of Algorithm 1 at the
+    /// relaxed iterate (not monotone: it dips while rows leave the simplex).
     pub divergence: f64,
+    /// `D(S ‖ Ŝ)` at the rows projected onto the simplex, `W_i / Σ_k W_ik`:
+    /// the loss of the vectors a run outputs (reported as the loss).
+    pub feasible: f64,
 }
 
 impl Model {
@@ -115,15 +119,21 @@ impl Model {
 
     /// Column sums `s_k` in `f64` (block partial sums added in block order).
     pub fn column_sums(&self) -> Vec<f64> {
+        self.column_sums_scaled(&vec![1.0; self.n])
+    }
+
+    /// `Σ_v c_v W_vk` in `f64` (block partial sums added in block order).
+    fn column_sums_scaled(&self, c: &[f64]) -> Vec<f64> {
         let r = self.r;
         let partials: Vec<Vec<f64>> = self
             .w
             .par_chunks(ROWS_PER_TASK * r)
-            .map(|block| {
+            .zip(c.par_chunks(ROWS_PER_TASK))
+            .map(|(block, c)| {
                 let mut acc = vec![0f64; r];
-                for row in block.chunks_exact(r) {
+                for (row, &c) in block.chunks_exact(r).zip(c) {
                     for (a, &x) in acc.iter_mut().zip(row) {
-                        *a += x as f64;
+                        *a += c * x as f64;
                     }
                 }
                 acc
@@ -136,7 +146,7 @@ impl Model {
     pub fn similarity(&self, i: usize, j: usize, inv_s: &[f64]) -> f64 {
         let (a, b) = (self.row(i), self.row(j));
         let mut u = vec![0f64; self.r];
-        scale_row(a, inv_s, &mut u);
+        scale_row(a, inv_s, 1.0, &mut u);
         kernel::dot(&u, b)
     }
 
@@ -144,54 +154,53 @@ impl Model {
     pub fn evaluate(&self, s: &Csr) -> Evaluation {
         assert_eq!(s.shape(), (self.n, self.n), "S must be n x n");
         let r = self.r;
-        let col = self.column_sums();
-        let inv_s: Vec<f64> = col
-            .iter()
-            .map(|&x| if x > 0.0 { 1.0 / x } else { 0.0 })
-            .collect();
+        let scales = Scales::of(self);
         let mut zw = vec![0f64; self.n * r];
-        let partials: Vec<(f64, Vec<f64>)> = zw
+        let partials: Vec<BlockSums> = zw
             .par_chunks_mut(ROWS_PER_TASK * r)
             .enumerate()
             .map(|(b, out)| {
                 let rows = b * ROWS_PER_TASK..(b * ROWS_PER_TASK + out.len() / r);
-                self.evaluate_block(s, &inv_s, rows, out)
+                self.evaluate_block(s, &scales, rows, out)
             })
             .collect();
-        let mut fit = 0.0;
+        let (mut fit, mut feasible_fit) = (0.0, 0.0);
         let mut diags = Vec::with_capacity(partials.len());
-        for (f, d) in partials {
-            fit += f;
-            diags.push(d);
+        for p in partials {
+            fit += p.fit;
+            feasible_fit += p.feasible_fit;
+            diags.push(p.diag);
         }
         let diag = sum_in_order(diags, r);
-        let divergence = fit + col.iter().sum::<f64>();
+        let divergence = fit + scales.s.iter().sum::<f64>();
+        let feasible = feasible_fit + scales.feasible_s.iter().sum::<f64>();
         Evaluation {
-            s: col,
-            inv_s,
+            s: scales.s,
+            inv_s: scales.inv_s,
             zw,
             diag,
             fit,
             divergence,
+            feasible,
         }
     }
 
     /// Rows `rows` of the pass: fills their `(ZW)` rows in `out`, returns
-    /// their share of `fit` and of `(WᵀZW)_kk`. Compiled twice, with and
-    /// without AVX2, and chosen once per block.
+    /// their share of the sums. Compiled twice, with and without AVX2, and
+    /// chosen once per block.
     fn evaluate_block(
         &self,
         s: &Csr,
-        inv_s: &[f64],
+        scales: &Scales,
         rows: std::ops::Range<usize>,
         out: &mut [f64],
-    ) -> (f64, Vec<f64>) {
+    ) -> BlockSums {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { self.evaluate_block_avx2(s, inv_s, rows, out) };
+            return unsafe { self.evaluate_block_avx2(s, scales, rows, out) };
         }
-        self.evaluate_block_body(s, inv_s, rows, out)
+        self.evaluate_block_body(s, scales, rows, out)
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -199,45 +208,53 @@ impl Model {
     unsafe fn evaluate_block_avx2(
         &self,
         s: &Csr,
-        inv_s: &[f64],
+        scales: &Scales,
         rows: std::ops::Range<usize>,
         out: &mut [f64],
-    ) -> (f64, Vec<f64>) {
-        self.evaluate_block_body(s, inv_s, rows, out)
+    ) -> BlockSums {
+        self.evaluate_block_body(s, scales, rows, out)
     }
 
     #[inline(always)]
     fn evaluate_block_body(
         &self,
         s: &Csr,
-        inv_s: &[f64],
+        scales: &Scales,
         rows: std::ops::Range<usize>,
         out: &mut [f64],
-    ) -> (f64, Vec<f64>) {
+    ) -> BlockSums {
         let r = self.r;
         let (indptr, indices, data) = (s.indptr(), s.indices(), s.data());
         let mut u = vec![0f64; r];
-        let mut diag = vec![0f64; r];
-        let mut fit = 0.0;
+        let mut v = vec![0f64; r];
+        let mut sums = BlockSums {
+            fit: 0.0,
+            feasible_fit: 0.0,
+            diag: vec![0f64; r],
+        };
         for (i, acc) in rows.zip(out.chunks_exact_mut(r)) {
             let wi = self.row(i);
-            scale_row(wi, inv_s, &mut u);
+            scale_row(wi, &scales.inv_s, 1.0, &mut u);
+            scale_row(wi, &scales.feasible_inv_s, scales.inv_rho[i], &mut v);
             for k in indptr[i]..indptr[i + 1] {
                 let sij = data[k];
                 if !(sij > 0.0) {
                     continue;
                 }
-                let wj = self.row(indices[k] as usize);
+                let j = indices[k] as usize;
+                let wj = self.row(j);
                 let shat = kernel::dot(&u, wj) + EPS;
                 let z = sij / shat;
-                fit += sij * (sij / shat).ln() - sij;
+                sums.fit += sij * z.ln() - sij;
                 kernel::axpy(z, wj, acc);
+                let feasible = kernel::dot(&v, wj) * scales.inv_rho[j] + EPS;
+                sums.feasible_fit += sij * (sij / feasible).ln() - sij;
             }
-            for ((d, a), &x) in diag.iter_mut().zip(acc.iter()).zip(wi) {
+            for ((d, a), &x) in sums.diag.iter_mut().zip(acc.iter()).zip(wi) {
                 *d += x as f64 * a;
             }
         }
-        (fit, diag)
+        sums
     }
 
     /// One multiplicative update from `e`, the evaluation of the current `W`.
@@ -299,10 +316,49 @@ impl Model {
     }
 }
 
-/// `u_k = W_ik / s_k` in `f64`.
-fn scale_row(w: &[f32], inv_s: &[f64], u: &mut [f64]) {
+/// `u_k = c W_ik / s_k` in `f64`.
+fn scale_row(w: &[f32], inv_s: &[f64], c: f64, u: &mut [f64]) {
     for ((u, &x), &q) in u.iter_mut().zip(w).zip(inv_s) {
-        *u = x as f64 * q;
+        *u = x as f64 * c * q;
+    }
+}
+
+/// The sums of one block of rows.
+struct BlockSums {
+    fit: f64,
+    feasible_fit: f64,
+    diag: Vec<f64>,
+}
+
+/// The scalings an evaluation needs, for `W` and for its rows projected onto
+/// the simplex (`W̃_i = W_i / ρ_i`, `ρ_i = Σ_k W_ik`).
+struct Scales {
+    s: Vec<f64>,
+    inv_s: Vec<f64>,
+    /// `1 / ρ_i` (0 for a row of zeros).
+    inv_rho: Vec<f64>,
+    /// `s̃_k = Σ_v W_vk / ρ_v`.
+    feasible_s: Vec<f64>,
+    feasible_inv_s: Vec<f64>,
+}
+
+impl Scales {
+    fn of(m: &Model) -> Scales {
+        let inv = |x: f64| if x > 0.0 { 1.0 / x } else { 0.0 };
+        let s = m.column_sums();
+        let inv_rho: Vec<f64> = m
+            .w
+            .par_chunks(m.r)
+            .map(|row| inv(row.iter().map(|&x| x as f64).sum()))
+            .collect();
+        let feasible_s = m.column_sums_scaled(&inv_rho);
+        Scales {
+            inv_s: s.iter().map(|&x| inv(x)).collect(),
+            s,
+            inv_rho,
+            feasible_inv_s: feasible_s.iter().map(|&x| inv(x)).collect(),
+            feasible_s,
+        }
     }
 }
 

@@ -1,6 +1,12 @@
 //! The DSNMF [`Trainer`]: one step is one iteration of Algorithm 1 (an
-//! update from the last evaluation, then an evaluation of the new `W`), so
-//! the loss a step reports is `D(S ‖ Ŝ)` of the `W` it produced.
+//! update from the last evaluation, then an evaluation of the new `W`).
+//!
+//! Algorithm 1 works on a relaxed iterate whose rows only approach the
+//! simplex; the model (and the output) is its projection `W_i / Σ_k W_ik`.
+//! The loss a step reports is `D(S ‖ Ŝ)` of that projection, the objective
+//! of the constrained problem at the vectors the run would output: unlike
+//! `D` of the relaxed iterate (logged at the end), it does not rise while
+//! the rows return to the simplex. Both perplexities score the projection too.
 
 use std::cell::OnceCell;
 
@@ -25,6 +31,8 @@ pub struct DsnmfTrainer {
     test: Option<Csr>,
     model: Model,
     eval: Evaluation,
+    /// `model` with its rows projected onto the simplex, and `1 / s̃_k`.
+    output: (Model, Vec<f64>),
     /// Relative decrease of `D` in the last step (`None` before the first);
     /// negative when `D` rose (it may, slightly, while rows return to the simplex).
     decrease: Option<f64>,
@@ -65,6 +73,7 @@ impl DsnmfTrainer {
         let test = test.map(Csr::from_sprs).transpose()?;
         let model = Model::init(n, settings.dim, seed);
         let eval = model.evaluate(&s);
+        let output = project(&model);
         let mut t = DsnmfTrainer {
             settings,
             index,
@@ -73,6 +82,7 @@ impl DsnmfTrainer {
             test,
             model,
             eval,
+            output,
             decrease: None,
             model_perplexity: None,
             note: None,
@@ -82,31 +92,37 @@ impl DsnmfTrainer {
         Ok(t)
     }
 
-    /// `D(S ‖ Ŝ)` of the current `W`.
+    /// `D(S ‖ Ŝ)` of the current `W` projected onto the simplex.
     pub fn loss(&self) -> f64 {
+        self.eval.feasible
+    }
+
+    /// `D(S ‖ Ŝ)` of the relaxed iterate (Algorithm 1's own objective).
+    pub fn relaxed_loss(&self) -> f64 {
         self.eval.divergence
     }
 
-    /// The current factor.
+    /// The current (relaxed) factor.
     pub fn model(&self) -> &Model {
         &self.model
     }
 
     fn measure_model_perplexity(&self) -> Option<f64> {
         let test = self.test.as_ref()?;
-        heldout::perplexity(&self.model, test, &self.eval.inv_s)
+        heldout::perplexity(&self.output.0, test, &self.output.1)
     }
 
     fn converged(&self) -> bool {
         self.decrease.is_some_and(|d| d.abs() < self.settings.tol)
     }
 
-    /// `x` as `f32` rows padded with zeros to the vocabulary, columns scaled by `scale`.
+    /// The projected rows as `f32`, padded with zeros to the vocabulary,
+    /// columns scaled by `scale`.
     fn padded(&self, scale: Option<&[f64]>) -> Array2<f32> {
-        let r = self.model.r();
-        let mut out = Array2::<f32>::zeros((self.vocab_len.max(self.model.n()), r));
-        for (i, mut o) in out.rows_mut().into_iter().take(self.model.n()).enumerate() {
-            for (k, (o, &x)) in o.iter_mut().zip(self.model.row(i)).enumerate() {
+        let m = &self.output.0;
+        let mut out = Array2::<f32>::zeros((self.vocab_len.max(m.n()), m.r()));
+        for (i, mut o) in out.rows_mut().into_iter().take(m.n()).enumerate() {
+            for (k, (o, &x)) in o.iter_mut().zip(m.row(i)).enumerate() {
                 *o = (x as f64 * scale.map_or(1.0, |s| s[k])) as f32;
             }
         }
@@ -122,23 +138,25 @@ impl Trainer for DsnmfTrainer {
     fn step(&mut self, step: u64) -> Result<StepReport> {
         self.model.update(&self.eval);
         let next = self.model.evaluate(&self.s);
-        let before = self.eval.divergence;
-        let decrease = (before - next.divergence) / before.abs().max(f64::MIN_POSITIVE);
+        let before = self.eval.feasible;
+        let decrease = (before - next.feasible) / before.abs().max(f64::MIN_POSITIVE);
         self.eval = next;
+        self.output = project(&self.model);
         self.decrease = Some(decrease);
         self.model_perplexity = self.measure_model_perplexity();
         self.scores = OnceCell::new();
         if self.converged() {
             self.note = Some(format!(
-                "dsnmf: converged at iteration {}: relative change of D(S||S_hat) {:+.3e} (< tol {:e}); rows of W within {:.2e} of the simplex",
+                "dsnmf: converged at iteration {}: relative change of D(S||S_hat) {:+.3e} (< tol {:e}); relaxed D {:.6e}, its rows within {:.2e} of the simplex",
                 step + 1,
                 -decrease,
                 self.settings.tol,
+                self.eval.divergence,
                 self.model.simplex_gap()
             ));
         }
         Ok(StepReport {
-            loss: self.eval.divergence,
+            loss: self.eval.feasible,
             items: self.s.nnz() as u64,
             epoch: step as u32,
             lr: 0.0,
@@ -167,10 +185,11 @@ impl Trainer for DsnmfTrainer {
         self.model_perplexity
     }
 
-    /// `s(w, c) = Ŝ_wc = Σ_k W_wk W_ck / s_k`: words `W`, contexts `W diag(1/s)`.
+    /// `s(w, c) = Ŝ_wc = Σ_k W_wk W_ck / s_k` of the projected `W`: words
+    /// `W`, contexts `W diag(1/s)`.
     fn scores(&self) -> Option<ScoreView<'_>> {
         if self.scores.get().is_none() {
-            let built = (self.padded(None), self.padded(Some(&self.eval.inv_s)));
+            let built = (self.padded(None), self.padded(Some(&self.output.1)));
             let _ = self.scores.set(built);
         }
         let (words, contexts) = self.scores.get()?;
@@ -181,11 +200,23 @@ impl Trainer for DsnmfTrainer {
     }
 
     fn into_embedding(self: Box<Self>) -> Result<Embedding> {
-        // Rows on the simplex exactly: P(topic | word).
-        let model = self.model.normalized();
+        // Rows on the simplex: P(topic | word).
+        let model = self.output.0;
         let (n, r) = (model.n(), model.r());
         let vectors = Array2::from_shape_vec((n, r), model.values().to_vec())
             .map_err(|e| Error::param("W", e.to_string()))?;
         Embedding::new(self.index, vectors)
     }
+}
+
+/// `m` with its rows projected onto the simplex, and the reciprocals of its
+/// column sums.
+fn project(m: &Model) -> (Model, Vec<f64>) {
+    let out = m.normalized();
+    let inv_s = out
+        .column_sums()
+        .iter()
+        .map(|&x| if x > 0.0 { 1.0 / x } else { 0.0 })
+        .collect();
+    (out, inv_s)
 }
