@@ -23,9 +23,12 @@ runs=(
   "svd-ns|--dim 32"
   "kubwe|--dim 32 --set sweeps=10 --set p=5"
   "kubwe-fast|--dim 32 --set sweeps=10 --set p=5"
+  "dsnmf|--dim 16 --set iterations=20 --set tol=1e-9 --change 10:tol=1e-8"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}
+  # `bash sessions/record.sh dsnmf` re-records one method only.
+  if [[ $# -gt 0 && " $* " != *" $method "* ]]; then continue; fi
   settings=${entry#*|}
   echo "== $method $settings"
   # shellcheck disable=SC2086

@@ -87,6 +87,7 @@ fn progress(step: u64, total: u64) -> Progress {
         perplexity: step
             .is_multiple_of(4)
             .then(|| 900.0 / (1.0 + 0.2 * t) + 150.0),
+        model_perplexity: None,
         lr: 0.025 * (1.0 - t / total as f64),
         items_per_sec: 812_345.0,
         elapsed: 2.0 * t,

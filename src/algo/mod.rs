@@ -1,6 +1,7 @@
 //! The training methods, one module per method, and the registry the CLI, the
 //! TUI and session files look methods up in.
 
+pub mod dsnmf;
 pub mod glove;
 pub mod kubwe;
 pub mod spectral;
@@ -38,6 +39,7 @@ static METHODS: &[&Method] = &[
     &spectral::SVD,
     &spectral::EIGENWORD,
     &spectral::SVD_NS,
+    &dsnmf::DSNMF,
 ];
 
 #[cfg(test)]

@@ -215,6 +215,9 @@ fn progress_bar(quiet: bool) -> ProgressBar {
 fn status(p: &Progress, ppl: Option<f64>) -> String {
     let mut line = format!("epoch {} loss {}", p.epoch + 1, format::value(p.loss));
     line += &format!(" ppl {}", ppl.map_or("-".into(), format::value));
+    if let Some(m) = p.model_perplexity {
+        line += &format!(" model ppl {}", format::value(m));
+    }
     // Closed-form methods have no learning rate and count no words.
     if p.lr != 0.0 {
         line += &format!(" lr {}", format::value(p.lr));
@@ -227,13 +230,23 @@ fn status(p: &Progress, ppl: Option<f64>) -> String {
 
 /// Writes the metric history as CSV (atomically).
 fn write_metrics(path: &Path, history: &[Progress]) -> Result<()> {
-    let mut csv = String::from("step,total_steps,epoch,loss,perplexity,lr,items_per_sec,elapsed\n");
+    let mut csv = String::from(
+        "step,total_steps,epoch,loss,perplexity,lr,items_per_sec,elapsed,model_perplexity\n",
+    );
+    let opt = |x: Option<f64>| x.map_or(String::new(), |x| x.to_string());
     for p in history {
-        let ppl = p.perplexity.map_or(String::new(), |x| x.to_string());
         writeln!(
             csv,
-            "{},{},{},{},{},{},{},{}",
-            p.step, p.total_steps, p.epoch, p.loss, ppl, p.lr, p.items_per_sec, p.elapsed
+            "{},{},{},{},{},{},{},{},{}",
+            p.step,
+            p.total_steps,
+            p.epoch,
+            p.loss,
+            opt(p.perplexity),
+            p.lr,
+            p.items_per_sec,
+            p.elapsed,
+            opt(p.model_perplexity)
         )?;
     }
     atomic::write_bytes(path, csv.as_bytes())?;

@@ -44,7 +44,7 @@ pub use count::{
 pub use jm::{jelinek_mercer, unigram_probabilities, JmPmi, DEFAULT_KAPPA};
 pub use marginals::Marginals;
 pub use pmi::{pmi, LogBase, PmiConfig};
-pub use scale::{log1p_counts, sqrt_counts};
+pub use scale::{log1p_counts, scaled_to_sum, sqrt_counts, without_diagonal};
 pub use summary::Summary;
 pub use tfidf::{tfidf, TfIdf};
 pub use window::{Weighting, Window, WindowKind, MAX_WINDOW};

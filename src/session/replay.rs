@@ -24,7 +24,7 @@ pub const MULTI_THREAD_TOLERANCE: f64 = 0.10;
 /// How one metric curve compares.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CurveDiff {
-    /// `loss`, `perplexity` or `lr`.
+    /// `loss`, `perplexity`, `lr` or `model perplexity`.
     pub metric: &'static str,
     /// Steps present in both curves.
     pub points: usize,
@@ -185,10 +185,11 @@ pub fn job_config(run: &Run) -> JobConfig {
 /// Compares two metric histories step by step.
 pub fn compare(recorded: &[Progress], replayed: &[Progress], tolerance: f64) -> Vec<CurveDiff> {
     type Get = fn(&Progress) -> Option<f64>;
-    let metrics: [(&'static str, Get); 3] = [
+    let metrics: [(&'static str, Get); 4] = [
         ("loss", |p| Some(p.loss)),
         ("perplexity", |p| p.perplexity),
         ("lr", |p| Some(p.lr)),
+        ("model perplexity", |p| p.model_perplexity),
     ];
     metrics
         .iter()
@@ -229,7 +230,7 @@ pub fn compare(recorded: &[Progress], replayed: &[Progress], tolerance: f64) -> 
             }
             diff
         })
-        .filter(|d| d.metric != "perplexity" || d.points > 0)
+        .filter(|d| !d.metric.ends_with("perplexity") || d.points > 0)
         .collect()
 }
 

@@ -313,6 +313,7 @@ impl<'a> Runner<'a> {
                 epoch: report.epoch,
                 loss: report.loss,
                 perplexity,
+                model_perplexity: self.trainer.model_perplexity(),
                 lr: report.lr,
                 items_per_sec: if dt > 0.0 {
                     report.items as f64 / dt

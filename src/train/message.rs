@@ -20,6 +20,12 @@ pub struct Progress {
     /// that measuring costs a bounded share of training time; the last step is
     /// always measured).
     pub perplexity: Option<f64>,
+    /// The model's own held-out perplexity (methods that define one, see
+    /// [`Trainer::model_perplexity`]); absent from session files otherwise.
+    ///
+    /// [`Trainer::model_perplexity`]: crate::train::Trainer::model_perplexity
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_perplexity: Option<f64>,
     /// Current learning rate (or step size); 0 where the method has none.
     pub lr: f64,
     /// Items (words, pairs, rows...) per second over the last interval.

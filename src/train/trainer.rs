@@ -62,6 +62,17 @@ pub trait Trainer: Send {
         None
     }
 
+    /// The model's own held-out perplexity after the last step, for methods
+    /// that define one (a normalised distribution of their own, no fitted
+    /// temperature); the job reports it beside the engine's calibrated one
+    /// as [`Progress::model_perplexity`]. Kept out of [`StepReport`] so that
+    /// methods without one need no change.
+    ///
+    /// [`Progress::model_perplexity`]: crate::train::Progress::model_perplexity
+    fn model_perplexity(&self) -> Option<f64> {
+        None
+    }
+
     /// Current vectors for perplexity, if the method has them between steps.
     fn scores(&self) -> Option<ScoreView<'_>>;
 

@@ -48,6 +48,8 @@ pub fn key() -> Style {
 pub const LOSS: Color = Color::Cyan;
 /// The perplexity curve.
 pub const PERPLEXITY: Color = Color::Magenta;
+/// The curve of a model's own perplexity (beside the calibrated one).
+pub const MODEL_PERPLEXITY: Color = Color::Green;
 /// Markers of mid-run changes.
 pub const CHANGE: Color = Color::Yellow;
 /// Colour groups of the scatter (basic colours, readable on any theme).

@@ -115,10 +115,12 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
     spans.push(Span::styled(r.status_text(), status_style));
     if let Some(p) = r.last() {
         spans.push(Span::raw(format!(
-            " · epoch {} · loss {} · ppl {} · lr {} · {} items/s",
+            " · epoch {} · loss {} · ppl {}{} · lr {} · {} items/s",
             p.epoch + 1,
             value(p.loss),
             r.perplexity.map_or("-".into(), value),
+            p.model_perplexity
+                .map_or(String::new(), |m| format!(" · model ppl {}", value(m))),
             value(p.lr),
             si(p.items_per_sec)
         )));
@@ -187,11 +189,24 @@ fn draw_charts(frame: &mut Frame, area: Rect, r: &RunEntry, log: bool) {
             .collect(),
         color: theme::PERPLEXITY,
     };
+    // Methods with a perplexity of their own (e.g. dsnmf) add a second curve.
+    let own: Vec<(f64, f64)> = metrics
+        .iter()
+        .filter_map(|p| p.model_perplexity.map(|v| (p.step as f64, v)))
+        .collect();
+    let mut series = vec![ppl];
+    if !own.is_empty() {
+        series.push(Series {
+            name: "model ppl".into(),
+            points: own,
+            color: theme::MODEL_PERPLEXITY,
+        });
+    }
     chart::draw(
         frame,
         right,
         LineChart {
-            series: vec![ppl],
+            series,
             markers: &changes,
             x_max,
             log,
