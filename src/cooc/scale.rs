@@ -68,7 +68,12 @@ mod tests {
 
     #[test]
     fn diagonal_removed_and_total_set() {
-        let x = CsMat::new((2, 2), vec![0, 2, 4], vec![0, 1, 0, 1], vec![5.0, 1.0, 1.0, 2.0]);
+        let x = CsMat::new(
+            (2, 2),
+            vec![0, 2, 4],
+            vec![0, 1, 0, 1],
+            vec![5.0, 1.0, 1.0, 2.0],
+        );
         let d = without_diagonal(&x).unwrap();
         assert_eq!(d.indices(), &[1, 0]);
         assert_eq!(d.data(), &[1.0, 1.0]);

@@ -42,6 +42,9 @@ pub struct SessionState {
     saving: Option<u64>,
     last_save_tick: u64,
     after_save: Option<AfterSave>,
+    /// A save asked for while another was being written (path, autosave):
+    /// saves are written one at a time, so the newest state is written last.
+    queued: Option<(PathBuf, bool)>,
     /// A save made to quit failed: the next quit leaves without one.
     quit_save_failed: bool,
 }
@@ -57,6 +60,7 @@ impl SessionState {
             saving: None,
             last_save_tick: 0,
             after_save: None,
+            queued: None,
             quit_save_failed: false,
         }
     }
@@ -108,8 +112,15 @@ pub fn snapshot(app: &App) -> Option<Session> {
     Some(session)
 }
 
-/// Saves the session to `path` (atomically, on a worker).
+/// Saves the session to `path` (atomically, on a worker). While another
+/// save is being written this one waits for it.
 pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
+    if app.session.saving.is_some() {
+        let autosave = autosave && app.session.queued.as_ref().is_none_or(|q| q.1);
+        app.session.path = Some(path.clone());
+        app.session.queued = Some((path, autosave));
+        return Vec::new();
+    }
     let Some(session) = snapshot(app) else {
         app.set_status(Level::Error, "nothing to save: no corpus is loaded");
         return Vec::new();
@@ -163,13 +174,19 @@ pub fn saved(
                 format!("saving the session failed: {e}; q again quits without saving"),
             );
         }
-        return Vec::new();
+        return match app.session.queued.take() {
+            Some((next, quiet)) => save(app, next, quiet),
+            None => Vec::new(),
+        };
     }
     if let Some(r) = revision {
         app.session.saved_revision = r;
     }
     if !autosave {
         app.set_status(Level::Info, format!("session saved to {}", path.display()));
+    }
+    if let Some((next, quiet)) = app.session.queued.take() {
+        return save(app, next, quiet);
     }
     if app.active_run().is_none() {
         let again = autosave_now(app);
@@ -672,5 +689,29 @@ mod tests {
         assert!(!a.quit);
         assert!(a.status.text.contains("disk full"));
         assert!(matches!(quit_now(&mut a)[..], [Effect::Quit]));
+    }
+
+    #[test]
+    fn saves_are_written_one_at_a_time_newest_last() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.changed();
+        assert_eq!(save(&mut a, "s.ron".into(), true).len(), 1);
+        a.runs[0].recorder.run_mut().label = Some("newest".into());
+        a.session.changed();
+        assert!(save(&mut a, "s.ron".into(), false).is_empty(), "waits");
+        assert!(a.session.unsaved(&a.runs));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let [Effect::SaveSession { session, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(
+            session.runs[0].label.as_deref(),
+            Some("newest"),
+            "the newest state"
+        );
+        assert!(a.session.unsaved(&a.runs), "not until it is written");
+        assert!(saved(&mut a, "s.ron".into(), false, Ok(())).is_empty());
+        assert!(!a.session.unsaved(&a.runs));
     }
 }

@@ -42,7 +42,8 @@ use crate::Result;
 /// The registry entry.
 pub static DSNMF: Method = Method {
     name: "dsnmf",
-    summary: "low-rank doubly stochastic NMF of window counts: words on a topic simplex (Sedov & Yang)",
+    summary:
+        "low-rank doubly stochastic NMF of window counts: words on a topic simplex (Sedov & Yang)",
     schema: SCHEMA,
     build,
 };

@@ -346,11 +346,10 @@ impl Scales {
     fn of(m: &Model) -> Scales {
         let inv = |x: f64| if x > 0.0 { 1.0 / x } else { 0.0 };
         let s = m.column_sums();
-        let inv_rho: Vec<f64> = m
-            .w
-            .par_chunks(m.r)
-            .map(|row| inv(row.iter().map(|&x| x as f64).sum()))
-            .collect();
+        let inv_rho: Vec<f64> =
+            m.w.par_chunks(m.r)
+                .map(|row| inv(row.iter().map(|&x| x as f64).sum()))
+                .collect();
         let feasible_s = m.column_sums_scaled(&inv_rho);
         Scales {
             inv_s: s.iter().map(|&x| inv(x)).collect(),

@@ -74,7 +74,9 @@ fn dense_iteration(m: &Model, s: &CsMat<f64>) -> (f64, Vec<f64>) {
             d += sh[[i, j]];
         }
     }
-    let zw = Array2::from_shape_fn((n, r), |(i, k)| (0..n).map(|j| z[[i, j]] * w(j, k)).sum::<f64>());
+    let zw = Array2::from_shape_fn((n, r), |(i, k)| {
+        (0..n).map(|j| z[[i, j]] * w(j, k)).sum::<f64>()
+    });
     let wzw: Vec<f64> = (0..r)
         .map(|k| (0..n).map(|i| w(i, k) * zw[[i, k]]).sum())
         .collect();
@@ -103,7 +105,11 @@ fn one_update_equals_the_hand_computed_case() {
     let e = m.evaluate(&csr(&s));
     assert!((e.divergence - 2.0 * (8.0f64 / 3.0).ln()).abs() < 1e-9);
     let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9);
-    assert!(close(&e.zw, &[2.0 / 3.0, 2.0, 2.0, 2.0 / 3.0]), "{:?}", e.zw);
+    assert!(
+        close(&e.zw, &[2.0 / 3.0, 2.0, 2.0, 2.0 / 3.0]),
+        "{:?}",
+        e.zw
+    );
     assert!(close(&e.diag, &[1.0, 1.0]), "{:?}", e.diag);
     m.update(&e);
     let want = [7.0 / 12.0, 5.0 / 12.0, 5.0 / 12.0, 7.0 / 12.0];
@@ -119,7 +125,11 @@ fn sparse_passes_equal_the_dense_formulas() {
     for _ in 0..3 {
         let (d, w) = dense_iteration(&m, &s);
         let e = m.evaluate(&csr(&s));
-        assert!((e.divergence - d).abs() < 1e-9 * d.abs(), "{} {d}", e.divergence);
+        assert!(
+            (e.divergence - d).abs() < 1e-9 * d.abs(),
+            "{} {d}",
+            e.divergence
+        );
         m.update(&e);
         for (x, y) in m.values().iter().zip(&w) {
             assert!((*x as f64 - y).abs() <= 1e-6 * y.abs() + 1e-12, "{x} {y}");

@@ -58,10 +58,7 @@ impl DsnmfTrainer {
     ) -> Result<Self> {
         let n = index.len();
         if s.rows() != n || s.cols() != n {
-            return Err(Error::param(
-                "S",
-                format!("{:?} for {n} words", s.shape()),
-            ));
+            return Err(Error::param("S", format!("{:?} for {n} words", s.shape())));
         }
         if settings.dim > n {
             return Err(Error::param(
