@@ -68,36 +68,28 @@ impl Session {
     /// The session with every path (corpora, vectors, datasets, plots) made
     /// relative to `session_file`'s folder, as files store them. Paths are
     /// taken as usable from the working directory.
-    pub fn anchor(mut self, session_file: &Path) -> Session {
-        let rel = |p: &Path| path_for_session(p, session_file);
-        self.corpus.path = rel(&self.corpus.path);
-        self.datasets = self.datasets.iter().map(|p| rel(p)).collect();
-        for run in &mut self.runs {
-            if let Some(c) = &mut run.corpus {
-                c.path = rel(&c.path);
-            }
-            run.vectors = run.vectors.as_deref().map(rel);
-            for plot in &mut run.plots {
-                plot.path = rel(&plot.path);
-            }
-        }
-        self
+    pub fn anchor(self, session_file: &Path) -> Session {
+        self.map_paths(|p| path_for_session(p, session_file))
     }
 
     /// The reverse of [`anchor`](Self::anchor): every path made usable from
     /// the working directory (a file is looked for next to the session
     /// first, then where the path points from the working directory).
-    pub fn resolve(mut self, session_file: &Path) -> Session {
-        let abs = |p: &Path| resolve_path(p, session_file);
-        self.corpus.path = abs(&self.corpus.path);
-        self.datasets = self.datasets.iter().map(|p| abs(p)).collect();
+    pub fn resolve(self, session_file: &Path) -> Session {
+        self.map_paths(|p| resolve_path(p, session_file))
+    }
+
+    /// Every path the session holds, mapped by `f`.
+    fn map_paths(mut self, f: impl Fn(&Path) -> PathBuf) -> Session {
+        self.corpus.path = f(&self.corpus.path);
+        self.datasets = self.datasets.iter().map(|p| f(p)).collect();
         for run in &mut self.runs {
             if let Some(c) = &mut run.corpus {
-                c.path = abs(&c.path);
+                c.path = f(&c.path);
             }
-            run.vectors = run.vectors.as_deref().map(abs);
+            run.vectors = run.vectors.as_deref().map(&f);
             for plot in &mut run.plots {
-                plot.path = abs(&plot.path);
+                plot.path = f(&plot.path);
             }
         }
         self
