@@ -5,8 +5,18 @@
 //!
 //! - [`corpus`]: streaming readers, tokenizer, vocabulary, held-out split;
 //! - [`cooc`]: windowed co-occurrence counting into CSR and the PMI family of transforms;
+//! - [`algo`]: the training methods and the registry every front end looks them up in;
+//! - [`train`]: the engine that runs a method as a background job, and the option schema;
 //! - [`embedding`]: word vectors, nearest neighbours, word2vec/GloVe file formats;
-//! - [`eval`]: word similarity and analogy benchmarks.
+//! - [`explicit`]: sparse PPMI rows used directly as word representations;
+//! - [`eval`]: word similarity and analogy benchmarks;
+//! - [`project`]: PCA and t-SNE to 2-D, scatter plots and coordinate export;
+//! - [`session`]: session files (RON) and their bit-for-bit replay;
+//! - [`tui`]: the terminal workbench;
+//! - [`linalg`]: the sparse eigensolver and truncated SVD behind the spectral methods;
+//! - [`fast`]: every `unsafe` fast path (SIMD lanes, Hogwild rows, blocked kernels);
+//! - [`topk`], [`words`], [`atomic`], [`error`]: bounded top-k selection, the
+//!   word/id map, crash-safe file writes, and the one error type.
 
 // Numeric kernels index several arrays in lockstep (`acc[q] += a[g] * b[q]`),
 // where iterator chains read worse; NaN-rejecting comparisons (`!(x > 0.0)`)
@@ -25,6 +35,7 @@ pub mod embedding;
 pub mod error;
 pub mod eval;
 pub mod explicit;
+pub mod fast;
 pub mod linalg;
 pub mod project;
 pub mod session;

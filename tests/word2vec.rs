@@ -270,7 +270,7 @@ fn check_hot_loop_update(lanes: impl Lanes) {
 fn hot_loop_update_is_minus_lr_times_the_gradient() {
     check_hot_loop_update(Portable);
     #[cfg(target_arch = "x86_64")]
-    if let Some(avx) = wordbench::algo::word2vec::kernel::Avx2::detect() {
+    if let Some(avx) = wordbench::fast::lanes::Avx2::detect() {
         check_hot_loop_update(avx);
     }
 }

@@ -4,7 +4,7 @@
 //! columns are in use; a block `W` is `n × b` row-major (`b` a handful of
 //! columns). Every product here reads `V` once, cut into [`GROUPS`] fixed
 //! row ranges that rayon runs in parallel; each range calls a
-//! register-blocked kernel of [`super::kernels`] for `b` in {4, 8, 16}, or a
+//! register-blocked kernel of [`crate::fast::blocked`] for `b` in {4, 8, 16}, or a
 //! single-threaded `matrixmultiply` GEMM through ndarray otherwise (and for
 //! the square-ish rotation at a restart). Partial
 //! sums of the reductions (`Vᵀ W`) are added in range order, so results are
@@ -18,7 +18,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{ArrayView2, ArrayViewMut2, ShapeBuilder};
 use rayon::prelude::*;
 
-use super::kernels;
+use crate::fast::blocked as kernels;
 
 /// Fixed number of row ranges per product (independent of the thread count,
 /// for reproducible sums).

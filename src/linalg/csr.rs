@@ -15,7 +15,7 @@
 use rayon::prelude::*;
 use sprs::CsMat;
 
-use super::kernels;
+use crate::fast::blocked as kernels;
 use crate::{Error, Result};
 
 /// Row ranges per product: enough for load balance on a busy machine.

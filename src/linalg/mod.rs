@@ -11,7 +11,7 @@
 //! - [`operator`]: the symmetric operators solved for — a symmetric matrix,
 //!   the Gram operator `A Aᵀ`, a dense matrix;
 //! - [`block`]: tall-and-thin dense products over row ranges, on the
-//!   register-blocked [`kernels`];
+//!   register-blocked [`crate::fast::blocked`] kernels;
 //! - [`dense`]: the small projected eigenproblem and `b × b` Cholesky;
 //! - [`lanczos`]: the eigensolver (largest algebraic or largest magnitude,
 //!   relative-residual convergence, one block per step with a [`Status`]
@@ -33,7 +33,6 @@
 pub mod block;
 pub mod csr;
 pub mod dense;
-pub mod kernels;
 pub mod lanczos;
 pub mod operator;
 pub mod residual;

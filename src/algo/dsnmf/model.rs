@@ -372,39 +372,10 @@ fn sum_in_order(parts: Vec<Vec<f64>>, len: usize) -> Vec<f64> {
     out
 }
 
-/// The two inner loops, `f64` accumulation over `f32` rows, inlined into
-/// callers compiled with and without AVX2. Four independent partial sums
-/// let the compiler use vector lanes without reordering any single sum (Rust
-/// never fuses or reassociates floating-point operations), so both builds
-/// give the same bits.
+/// The row kernels (`f64` sums over `f32` rows, the same bits with or
+/// without AVX2), shared with the other methods in [`crate::fast::mixed`].
 pub(crate) mod kernel {
-    /// `Σ_k u_k w_k`.
-    #[inline(always)]
-    pub fn dot(u: &[f64], w: &[f32]) -> f64 {
-        let n = u.len().min(w.len());
-        let (u, w) = (&u[..n], &w[..n]);
-        let mut s = [0f64; 4];
-        let (uc, wc) = (u.chunks_exact(4), w.chunks_exact(4));
-        let (ur, wr) = (uc.remainder(), wc.remainder());
-        for (a, b) in uc.zip(wc) {
-            for l in 0..4 {
-                s[l] += a[l] * b[l] as f64;
-            }
-        }
-        let mut total = (s[0] + s[1]) + (s[2] + s[3]);
-        for (a, &b) in ur.iter().zip(wr) {
-            total += a * b as f64;
-        }
-        total
-    }
-
-    /// `acc_k += z w_k`.
-    #[inline(always)]
-    pub fn axpy(z: f64, w: &[f32], acc: &mut [f64]) {
-        for (a, &x) in acc.iter_mut().zip(w) {
-            *a += z * x as f64;
-        }
-    }
+    pub use crate::fast::mixed::{axpy_f64 as axpy, dot_f64 as dot};
 }
 
 #[cfg(test)]

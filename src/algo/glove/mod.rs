@@ -7,7 +7,7 @@
 //!   `f(x) = min(1, (x/x_max)^0.75)`, `x_max` = 100 (the paper's and glove.c's
 //!   default; the demo script uses 10).
 //! - Optimiser: glove.c's AdaGrad (initial rate 0.05, squared-gradient sums
-//!   starting at 1, see [`model`]), Hogwild over threads ([`hogwild`]).
+//!   starting at 1, see [`model`]), Hogwild over threads ([`crate::fast::hogwild`]).
 //! - Order: the non-zeros are shuffled once with the run's seed before training
 //!   (as glove.c's `shuffle` tool does); `shuffle=epoch` reshuffles before
 //!   every epoch instead.
@@ -27,7 +27,6 @@
 //!   reproducible for a given seed.
 
 pub mod cells;
-pub mod hogwild;
 pub mod loss;
 pub mod model;
 pub mod trainer;

@@ -23,7 +23,8 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cells::Cell;
-use super::hogwild::HogwildRows;
+use crate::fast::hogwild::Hogwild;
+use crate::fast::mixed::dot_f32;
 
 /// Width of a parameter row for vectors of `dim` (layout in the module docs).
 pub fn row_width(dim: usize) -> usize {
@@ -91,32 +92,13 @@ impl Tables {
     /// Trains on `cells` in order, one thread, and returns the summed loss.
     pub fn train_serial(&mut self, cells: &[Cell], lr: f32) -> f64 {
         let width = row_width(self.dim);
-        let words = HogwildRows::new(self.words.as_slice_mut().expect("standard layout"), width);
-        let contexts = HogwildRows::new(
+        let words = Hogwild::new(self.words.as_slice_mut().expect("standard layout"), width);
+        let contexts = Hogwild::new(
             self.contexts.as_slice_mut().expect("standard layout"),
             width,
         );
         train_part(&words, &contexts, self.dim, cells, lr)
     }
-}
-
-/// `Σ a_k b_k` over `f32` slices, accumulated in `f64` over eight lanes (in a
-/// fixed order, so the result does not depend on the instruction set).
-#[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f64 {
-    let mut acc = [0f64; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            acc[k] += x[k] as f64 * y[k] as f64;
-        }
-    }
-    let mut sum = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-    for (x, y) in ra.iter().zip(rb) {
-        sum += *x as f64 * *y as f64;
-    }
-    sum
 }
 
 /// One AdaGrad update for a cell with `ln X = log_count` and `f(X) = weight`,
@@ -143,7 +125,7 @@ pub fn adagrad_step(
     let (wgv, wgb) = wg.split_at_mut(dim);
     let (cgv, cgb) = cg.split_at_mut(dim);
     let (wgb, cgb) = (&mut wgb[0], &mut cgb[0]);
-    let diff = dot(wv, cv) + *wb as f64 + *cb as f64 - log_count as f64;
+    let diff = dot_f32(wv, cv) + *wb as f64 + *cb as f64 - log_count as f64;
     let fdiff = weight as f64 * diff;
     let g = (lr as f64 * fdiff) as f32;
     let rows = wv
@@ -175,8 +157,8 @@ const PREFETCH_AHEAD: usize = 4;
 /// loss. Compiled twice (baseline and AVX2) and dispatched at run time; both
 /// versions perform the same operations in the same order.
 pub(crate) fn train_part(
-    words: &HogwildRows<'_>,
-    contexts: &HogwildRows<'_>,
+    words: &Hogwild<'_>,
+    contexts: &Hogwild<'_>,
     dim: usize,
     cells: &[Cell],
     lr: f32,
@@ -194,8 +176,8 @@ pub(crate) fn train_part(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn train_part_avx2(
-    words: &HogwildRows<'_>,
-    contexts: &HogwildRows<'_>,
+    words: &Hogwild<'_>,
+    contexts: &Hogwild<'_>,
     dim: usize,
     cells: &[Cell],
     lr: f32,
@@ -205,8 +187,8 @@ unsafe fn train_part_avx2(
 
 #[inline(always)]
 fn train_part_generic(
-    words: &HogwildRows<'_>,
-    contexts: &HogwildRows<'_>,
+    words: &Hogwild<'_>,
+    contexts: &Hogwild<'_>,
     dim: usize,
     cells: &[Cell],
     lr: f32,
@@ -219,7 +201,7 @@ fn train_part_generic(
         }
         // SAFETY: one word row and one context row (different tables) per
         // cell, dropped before the next; concurrent use of the same rows by
-        // other threads is the Hogwild race `HogwildRows::row` documents.
+        // other threads is the Hogwild race `Hogwild::row` documents.
         let (w, c) = unsafe {
             (
                 words.row(cell.word as usize),
@@ -234,14 +216,6 @@ fn train_part_generic(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dot_matches_naive_sum() {
-        let a: Vec<f32> = (0..21).map(|k| k as f32 * 0.5 - 3.0).collect();
-        let b: Vec<f32> = (0..21).map(|k| 1.0 / (k as f32 + 1.0)).collect();
-        let naive: f64 = a.iter().zip(&b).map(|(x, y)| *x as f64 * *y as f64).sum();
-        assert!((dot(&a, &b) - naive).abs() < 1e-12);
-    }
 
     #[test]
     fn init_is_glove_c_scaled_with_unit_sums() {

@@ -7,10 +7,10 @@ use ndarray::Array2;
 use rayon::prelude::*;
 
 use super::cells::{self, Cell};
-use super::hogwild::HogwildRows;
 use super::model::{row_width, train_part, Tables};
 use super::Settings;
 use crate::embedding::Embedding;
+use crate::fast::hogwild::Hogwild;
 use crate::train::{ScoreView, StepReport, Trainer, Value};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -78,11 +78,11 @@ impl GloveTrainer {
             return self.tables.train_serial(cells, lr);
         }
         let width = row_width(dim);
-        let words = HogwildRows::new(
+        let words = Hogwild::new(
             self.tables.words.as_slice_mut().expect("standard layout"),
             width,
         );
-        let contexts = HogwildRows::new(
+        let contexts = Hogwild::new(
             self.tables
                 .contexts
                 .as_slice_mut()

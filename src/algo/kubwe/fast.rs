@@ -26,7 +26,9 @@ use ndarray::{s, Array2, ArrayView1, ArrayView2};
 
 use super::affinity::Affinity;
 use super::kernel::Kernel;
-use super::vptree::{dot, prefetch, splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
+use super::vptree::{splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
+use crate::fast::lanes::dot;
+use crate::fast::prefetch::row as prefetch;
 
 /// Rows of random words requested this many ahead of their use.
 const PREFETCH_AHEAD: usize = 8;

@@ -39,6 +39,9 @@ use std::collections::BinaryHeap;
 
 use ndarray::ArrayView2;
 
+use crate::fast::lanes::dot;
+use crate::fast::prefetch;
+
 /// Most queries one traversal serves ([`VpTree::search_group`]).
 pub const GROUP: usize = 16;
 const _: () = assert!(GROUP < 32, "a query mask is a u32");
@@ -363,7 +366,7 @@ impl VpTree {
     /// Hints the cache to load the coordinates at tree position `pos`.
     #[inline]
     fn prefetch(&self, pos: usize) {
-        prefetch(self.coords(pos));
+        prefetch::row(self.coords(pos));
     }
 
     #[inline]
@@ -533,43 +536,6 @@ pub fn brute_force(points: ArrayView2<'_, f32>, query: &Query<'_>, k: usize) -> 
     all
 }
 
-/// `a · b` in `f32` with eight independent partial sums (vectorises; the
-/// error for 100-dim unit vectors is ~1e-7, far below any pruning margin).
-#[inline]
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..8 {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    let mut tail = 0.0f32;
-    for (x, y) in ra.iter().zip(rb) {
-        tail += x * y;
-    }
-    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
-}
-
-/// Hints the cache to load `row` (a vector read soon from a random place:
-/// the hardware prefetcher cannot guess it).
-#[inline]
-pub fn prefetch(row: &[f32]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        for line in row.chunks(16) {
-            // SAFETY: prefetching is a hint and the address lies inside `row`.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr() as *const i8) };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = row;
-}
-
 /// SplitMix64: a well-mixed hash of a 64-bit value.
 #[inline]
 pub(crate) fn splitmix(mut z: u64) -> u64 {
@@ -627,13 +593,5 @@ mod tests {
         assert!((thesis_d_min(100) - 0.7).abs() < 1e-7);
         assert_eq!(thesis_d_min(9), 0.0);
         assert_eq!(thesis_d_min(4), -0.5);
-    }
-
-    #[test]
-    fn dot_matches_a_plain_sum() {
-        let a: Vec<f32> = (0..19).map(|i| i as f32 * 0.5 - 3.0).collect();
-        let b: Vec<f32> = (0..19).map(|i| 1.0 - i as f32 * 0.25).collect();
-        let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
-        assert!((dot(&a, &b) - plain).abs() < 1e-4);
     }
 }

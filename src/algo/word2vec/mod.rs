@@ -10,7 +10,7 @@
 //!   ([`plan`]), evaluated every chunk of ~10k words;
 //! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
 //! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
-//! - Hogwild-style lock-free parallel updates ([`hogwild`]).
+//! - Hogwild-style lock-free parallel updates ([`crate::fast::hogwild`]).
 //!
 //! The loss reported per step is the mean negative-sampling loss per example
 //! (per (context, centre) pair for SGNS, per centre word for CBOW). The final
@@ -18,7 +18,6 @@
 //! matrix.
 
 pub mod alias;
-pub mod hogwild;
 pub mod kernel;
 pub mod plan;
 pub mod sigmoid;

@@ -10,12 +10,12 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use super::alias::AliasSampler;
-use super::hogwild::SharedMatrix;
 use super::plan::{Plan, Schedule};
 use super::sigmoid::{ExactSigmoid, Sigmoid, TableSigmoid};
 use super::worker::{train_chunk, Architecture, Model, Scratch, Tally};
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
+use crate::fast::hogwild::SharedMatrix;
 use crate::train::{Params, ScoreView, StepReport, TrainInput, Trainer, Value};
 use crate::words::WordIndex;
 use crate::{Error, Result};

@@ -17,11 +17,11 @@ use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::alias::AliasSampler;
-use super::hogwild::Hogwild;
-#[cfg(target_arch = "x86_64")]
-use super::kernel::Avx2;
 use super::kernel::{ns_update, Lanes, Portable};
 use super::sigmoid::Sigmoid;
+use crate::fast::hogwild::Hogwild;
+#[cfg(target_arch = "x86_64")]
+use crate::fast::lanes::Avx2;
 
 /// SGNS or CBOW.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,7 +191,7 @@ fn example<L: Lanes, G: Sigmoid>(
     for _ in 0..model.negative {
         let target = model.sampler.sample(rng.next_u64());
         if target != centre {
-            model.output.prefetch(target);
+            model.output.prefetch(target as usize);
             targets.push(target);
         }
     }
@@ -201,7 +201,7 @@ fn example<L: Lanes, G: Sigmoid>(
     let mut loss = ns_update(
         lanes,
         h,
-        unsafe { model.output.row(centre) },
+        unsafe { model.output.row(centre as usize) },
         1.0,
         lr,
         sigmoid,
@@ -211,7 +211,7 @@ fn example<L: Lanes, G: Sigmoid>(
         loss += ns_update(
             lanes,
             h,
-            unsafe { model.output.row(target) },
+            unsafe { model.output.row(target as usize) },
             0.0,
             lr,
             sigmoid,
@@ -226,10 +226,10 @@ fn example<L: Lanes, G: Sigmoid>(
 #[inline(always)]
 fn prefetch_ahead<G>(model: &Model<'_, G>, sen: &[u32], i: usize) {
     if let Some(&next) = sen.get(i + 1) {
-        model.output.prefetch(next);
+        model.output.prefetch(next as usize);
     }
     if let Some(&entering) = sen.get(i + 1 + model.window) {
-        model.input.prefetch(entering);
+        model.input.prefetch(entering as usize);
     }
 }
 
@@ -253,7 +253,7 @@ fn sgns_sentence<L: Lanes, G: Sigmoid>(
                 continue;
             }
             // SAFETY: the only input row in use by this thread.
-            let h = unsafe { model.input.row(context) };
+            let h = unsafe { model.input.row(context as usize) };
             neu1e.fill(0.0);
             tally.loss += example(lanes, model, h, centre, lr, rng, targets, neu1e) as f64;
             lanes.axpy(1.0, neu1e, h);
@@ -286,7 +286,7 @@ fn cbow_sentence<L: Lanes, G: Sigmoid>(
         for (j, &context) in sen.iter().enumerate().take(hi).skip(lo) {
             if j != i {
                 // SAFETY: one input row at a time, read only here.
-                lanes.axpy(1.0, unsafe { model.input.row(context) }, neu1);
+                lanes.axpy(1.0, unsafe { model.input.row(context as usize) }, neu1);
             }
         }
         let inv = 1.0 / count as f32;
@@ -296,7 +296,7 @@ fn cbow_sentence<L: Lanes, G: Sigmoid>(
         for (j, &context) in sen.iter().enumerate().take(hi).skip(lo) {
             if j != i {
                 // SAFETY: one input row at a time.
-                lanes.axpy(1.0, neu1e, unsafe { model.input.row(context) });
+                lanes.axpy(1.0, neu1e, unsafe { model.input.row(context as usize) });
             }
         }
         tally.examples += 1;

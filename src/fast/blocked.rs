@@ -1,5 +1,5 @@
-//! Register-blocked kernels for the thin products of [`super::block`] on one
-//! range of rows: `C += Vᵀ W` and `W −= V C` with `W` only `b` columns wide.
+//! Register-blocked kernels for the thin products of
+//! [`crate::linalg::block`] on one range of rows: `C += Vᵀ W` and `W −= V C` with `W` only `b` columns wide.
 //!
 //! A general GEMM (matrixmultiply) packs both operands first; with `b = 8`
 //! the packing of the tall `V` cost more than the multiplication itself (31%
@@ -68,8 +68,11 @@ pub fn subtract_rows(
 /// Sparse rows times a dense block: `Y[r, 0..b] = Σ_k data[k] X[indices[k], 0..b]`
 /// for the rows `row0..row0 + y.len() / b` of a CSR matrix, `X` row-major
 /// with `b` columns, for `b` in {4, 8, 16}. Returns false, doing nothing,
-/// when the width or the CPU is not supported. Column indices must be
-/// below `x.len() / b` (checked when the matrix was built).
+/// when the width or the CPU is not supported, or when the arrays do not
+/// describe valid CSR rows (`indptr` not covering the rows or not
+/// increasing, `indices`/`data` shorter than it says, a column index at or
+/// past `x.len() / b`): the caller then takes its checked path, which
+/// reports the problem.
 pub fn spmm_rows(
     indptr: &[usize],
     indices: &[u32],
@@ -83,14 +86,29 @@ pub fn spmm_rows(
         return false;
     }
     let rows = y.len() / b;
-    let span = indptr[row0]..indptr[row0 + rows];
+    let Some(ptrs) = row0
+        .checked_add(rows)
+        .and_then(|end| indptr.get(row0..=end))
+    else {
+        return false;
+    };
+    if ptrs.windows(2).any(|w| w[0] > w[1]) {
+        return false;
+    }
+    let span = ptrs[0]..ptrs[rows];
     let cols = x.len() / b;
-    if indices[span].iter().any(|&c| c as usize >= cols) {
+    let in_bounds = span.end <= data.len()
+        && indices
+            .get(span)
+            .is_some_and(|idx| idx.iter().all(|&c| (c as usize) < cols));
+    if !in_bounds {
         return false;
     }
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: features checked by `supported`; every column index is below
-    // the rows of `x`, and `indptr` covers the rows (slice indexing above).
+    // SAFETY: features checked by `supported`; the rows' pointers are in
+    // `indptr` and increasing, so every `k` the kernel visits lies in `span`,
+    // inside `indices` and `data`, and every column index is below the rows
+    // of `x` (all checked above).
     unsafe {
         match b {
             4 => avx::spmm::<1>(indptr, indices, data, row0, x, y),
@@ -292,5 +310,78 @@ mod avx {
                 _mm256_storeu_pd(w.add(g * b + 4 * q), acc[g][q]);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 3 × 4 CSR matrix and a 4 × 8 dense block.
+    fn case() -> (Vec<usize>, Vec<u32>, Vec<f64>, Vec<f64>) {
+        let indptr = vec![0, 2, 2, 5];
+        let indices = vec![0, 3, 1, 2, 3];
+        let data = vec![1.0, 2.0, -1.0, 0.5, 3.0];
+        let x = (0..32).map(|k| k as f64 * 0.25 - 1.0).collect();
+        (indptr, indices, data, x)
+    }
+
+    fn naive(indptr: &[usize], indices: &[u32], data: &[f64], x: &[f64], b: usize) -> Vec<f64> {
+        let mut y = vec![0.0; (indptr.len() - 1) * b];
+        for r in 0..indptr.len() - 1 {
+            for k in indptr[r]..indptr[r + 1] {
+                for t in 0..b {
+                    y[r * b + t] += data[k] * x[indices[k] as usize * b + t];
+                }
+            }
+        }
+        y
+    }
+
+    #[test]
+    fn spmm_matches_a_plain_loop_when_it_runs() {
+        let (indptr, indices, data, x) = case();
+        let mut y = vec![f64::NAN; 3 * 8];
+        if spmm_rows(&indptr, &indices, &data, 0, &x, &mut y, 8) {
+            assert_eq!(y, naive(&indptr, &indices, &data, &x, 8));
+        }
+        let mut tail = vec![f64::NAN; 8];
+        if spmm_rows(&indptr, &indices, &data, 2, &x, &mut tail, 8) {
+            assert_eq!(tail[..], naive(&indptr, &indices, &data, &x, 8)[16..]);
+        }
+    }
+
+    #[test]
+    fn spmm_refuses_arrays_that_are_not_valid_rows() {
+        let (indptr, indices, data, x) = case();
+        let mut y = vec![0.0; 3 * 8];
+        // More rows asked for than `indptr` describes.
+        assert!(!spmm_rows(&indptr, &indices, &data, 1, &x, &mut y, 8));
+        assert!(!spmm_rows(
+            &indptr,
+            &indices,
+            &data,
+            usize::MAX,
+            &x,
+            &mut y,
+            8
+        ));
+        // Pointers that go backwards: the middle row would read past the span.
+        assert!(!spmm_rows(
+            &[0, 100, 5, 5],
+            &indices,
+            &data,
+            0,
+            &x,
+            &mut y,
+            8
+        ));
+        // Pointers past the data or the indices.
+        assert!(!spmm_rows(&indptr, &indices, &data[..4], 0, &x, &mut y, 8));
+        assert!(!spmm_rows(&indptr, &indices[..4], &data, 0, &x, &mut y, 8));
+        // A column past the rows of `x`.
+        assert!(!spmm_rows(&indptr, &indices, &data, 0, &x[..24], &mut y, 8));
+        // A width without a kernel.
+        assert!(!spmm_rows(&indptr, &indices, &data, 0, &x, &mut y[..9], 3));
     }
 }

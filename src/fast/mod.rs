@@ -1,0 +1,25 @@
+//! The fast paths: every `unsafe` line written for speed lives here.
+//!
+//! Training loops share four low-level tools, and each used to carry its own
+//! copy; one copy each, with its safety argument written once:
+//!
+//! - [`hogwild`]: rows of a table that many threads update without locks
+//!   (SGNS/CBOW, GloVe), the race word2vec.c and glove.c accept by design;
+//! - [`lanes`]: `f32` dot products and `axpy` for the hot loops, in a
+//!   portable version and an AVX2+FMA one chosen at run time;
+//! - [`mixed`]: the same operations accumulated in `f64` for methods whose
+//!   sums must not depend on the instruction set (GloVe, DSNMF, Lanczos);
+//! - [`prefetch`]: cache hints for rows read from random places;
+//! - [`blocked`]: register-blocked `f64` kernels for the tall-and-thin block
+//!   products of the Lanczos solver and the sparse × dense-block product.
+//!
+//! Rules for this module: every `unsafe fn` has a `# Safety` section, every
+//! `unsafe` block a `SAFETY:` comment, and no safe public function can read
+//! or write out of bounds whatever its arguments (bad shapes are refused or
+//! fall back, never trusted).
+
+pub mod blocked;
+pub mod hogwild;
+pub mod lanes;
+pub mod mixed;
+pub mod prefetch;
