@@ -18,9 +18,9 @@ use wordbench::eval::{
 use wordbench::session::CorpusRef;
 use wordbench::train::{Event, Progress, Value};
 use wordbench::tui::app::{App, PromptKind};
+use wordbench::tui::model::neighbors::Answer;
+use wordbench::tui::model::projection::Layout;
 use wordbench::tui::msg::{OpenedCorpus, Query};
-use wordbench::tui::neighbors::Answer;
-use wordbench::tui::projection::Layout;
 use wordbench::tui::run::RunEntry;
 use wordbench::tui::{update, Action, AppOptions, Msg, Screen};
 use wordbench::words::WordIndex;
@@ -49,7 +49,7 @@ fn base() -> App {
         exports: "exports".into(),
     };
     let mut app = App::new(&options);
-    let effects = app.startup();
+    let effects = wordbench::tui::startup(&mut app);
     let request = match &effects[0] {
         wordbench::tui::Effect::LoadCorpus { request, .. } => *request,
         e => panic!("{e:?}"),

@@ -1,6 +1,6 @@
 //! What the user can do, as values: keys become [`Action`]s through the
 //! keymap, and scripts (end-to-end tests, recordings) feed the same actions to
-//! [`update`](super::app::update) without a terminal.
+//! [`update`](super::update::update) without a terminal.
 //!
 //! Two kinds live in one enum: navigation and editing (`Up`, `Activate`,
 //! `Edit`...), whose meaning depends on the screen and focus, and user-level
@@ -203,6 +203,14 @@ pub enum Action {
     PrevPoint,
     /// Pan the scatter by a fraction of the view.
     Pan(i8, i8),
+
+    // -- the app's own follow-ups (queued by handlers, never journaled) --
+    /// Ask the picked runs the current neighbour question again.
+    RefreshNeighbors,
+    /// Save the session now if it has a file and changes.
+    Autosave,
+    /// Show run `n`'s charts on the Train screen.
+    ShowRun(usize),
 
     // -- user-level actions (journaled) --
     /// Set a corpus option (`path`, `format`, `min-count`...) from text.

@@ -5,9 +5,10 @@
 use std::time::{Duration, Instant};
 
 use super::action::Action;
-use super::app::{update, App, AppOptions};
+use super::app::{App, AppOptions};
 use super::msg::Msg;
 use super::runtime::Runtime;
+use super::update::update;
 
 /// An app and its runtime.
 pub struct Driver {
@@ -21,7 +22,7 @@ impl Driver {
     pub fn start(options: &AppOptions) -> Driver {
         let mut app = App::new(options);
         let mut runtime = Runtime::new();
-        runtime.execute_all(app.startup());
+        runtime.execute_all(super::update::startup(&mut app));
         Driver { app, runtime }
     }
 

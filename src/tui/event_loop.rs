@@ -20,10 +20,11 @@ use ratatui::crossterm::event::{
 use ratatui::crossterm::execute;
 use ratatui::DefaultTerminal;
 
-use super::app::{update, App, AppOptions};
+use super::app::{App, AppOptions};
 use super::msg::Msg;
 use super::runtime::Runtime;
 use super::ui;
+use super::update::update;
 
 /// Shortest time between two frames (~30 fps).
 pub const FRAME: Duration = Duration::from_millis(33);
@@ -98,7 +99,7 @@ fn run_loop(
         None => None,
     };
     let ticker = tick(TICK);
-    runtime.execute_all(app.startup());
+    runtime.execute_all(super::update::startup(&mut app));
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut keys: Vec<Instant> = Vec::new();

@@ -1,6 +1,7 @@
 //! A one-line text input: the text, a cursor counted in characters, and the
 //! edits of [`EditOp`]. Small enough to own rather than depend on a crate,
-//! and it keeps every edit a plain value that tests can replay.
+//! and it keeps every edit a plain value that tests can replay. Path fields
+//! complete with Tab ([`complete_path`]), as a shell does.
 //!
 //! An input opened on a value ([`LineInput::selected`]) starts with the whole
 //! text selected, as in a spreadsheet cell or a file dialog: typing replaces
@@ -157,6 +158,54 @@ impl LineInput {
     }
 }
 
+/// Completes `text` as a path: the candidates in its directory that start
+/// with its last component, and the text extended by their common prefix.
+pub fn complete_path(text: &str) -> (String, Vec<String>) {
+    let (dir, prefix) = match text.rfind('/') {
+        Some(i) => (&text[..=i], &text[i + 1..]),
+        None => ("", text),
+    };
+    let read_dir = if dir.is_empty() { "." } else { dir };
+    let Ok(entries) = std::fs::read_dir(read_dir) else {
+        return (text.to_string(), Vec::new());
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let hidden = name.starts_with('.') && !prefix.starts_with('.');
+            (name.starts_with(prefix) && !hidden).then(|| {
+                let is_dir = e.file_type().is_ok_and(|t| t.is_dir());
+                if is_dir {
+                    format!("{name}/")
+                } else {
+                    name
+                }
+            })
+        })
+        .collect();
+    names.sort();
+    let common = names
+        .iter()
+        .skip(1)
+        .fold(names.first().cloned().unwrap_or_default(), |acc, n| {
+            acc.chars()
+                .zip(n.chars())
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect()
+        });
+    let completed = if common.len() > prefix.len() {
+        format!("{dir}{common}")
+    } else {
+        text.to_string()
+    };
+    if names.len() == 1 {
+        names.clear();
+    }
+    (completed, names)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,5 +252,23 @@ mod tests {
         assert_eq!(i.text(), "data/");
         assert!(i.apply(&EditOp::Clear));
         assert!(!i.apply(&EditOp::DeleteWord));
+    }
+
+    #[test]
+    fn paths_complete_to_the_common_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["corpus-a.txt", "corpus-b.txt", "other.txt"] {
+            std::fs::write(dir.path().join(name), "x").unwrap();
+        }
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        let base = format!("{}/", dir.path().display());
+        let (text, candidates) = complete_path(&format!("{base}cor"));
+        assert_eq!(text, format!("{base}corpus-"));
+        assert_eq!(candidates, vec!["corpus-a.txt", "corpus-b.txt"]);
+        let (text, candidates) = complete_path(&format!("{base}s"));
+        assert_eq!(text, format!("{base}sub/"));
+        assert!(candidates.is_empty());
+        let (text, _) = complete_path(&format!("{base}zzz"));
+        assert_eq!(text, format!("{base}zzz"));
     }
 }

@@ -5,6 +5,8 @@
 //! a prompt or a field being typed in, the help overlay, keys that work
 //! everywhere, then the current screen's keys and the global ones.
 
+use std::sync::LazyLock;
+
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use super::action::{Action, EditOp, Screen};
@@ -54,7 +56,7 @@ const fn ctrl(ch: char) -> Key {
 }
 
 /// One binding: keys, what they do, and how help describes them.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Binding {
     /// Where it applies.
     pub ctx: Ctx,
@@ -96,8 +98,9 @@ const UP_DOWN: &[Key] = &[k(KeyCode::Up), k(KeyCode::Down)];
 const ENTER: &[Key] = &[k(KeyCode::Enter)];
 const LEFT_RIGHT: &[Key] = &[k(KeyCode::Left), k(KeyCode::Right)];
 
-/// Every binding. Order matters within a context only for display.
-pub static BINDINGS: &[Binding] = &[
+/// Every binding but the screen keys, which [`screen_bindings`] makes from
+/// the screen list. Order matters within a context only for display.
+static FIXED: &[Binding] = &[
     b(
         Confirm,
         &[c('y'), k(KeyCode::Enter)],
@@ -126,48 +129,6 @@ pub static BINDINGS: &[Binding] = &[
         &[ctrl('o')],
         Action::OpenSessionPrompt,
         "open a session file",
-        false,
-    ),
-    b(
-        Always,
-        &[k(KeyCode::F(1))],
-        Action::GoTo(Screen::Corpus),
-        "Corpus screen",
-        false,
-    ),
-    b(
-        Always,
-        &[k(KeyCode::F(2))],
-        Action::GoTo(Screen::Train),
-        "Train screen",
-        false,
-    ),
-    b(
-        Always,
-        &[k(KeyCode::F(3))],
-        Action::GoTo(Screen::Runs),
-        "Runs screen",
-        false,
-    ),
-    b(
-        Always,
-        &[k(KeyCode::F(4))],
-        Action::GoTo(Screen::Neighbors),
-        "Neighbours screen",
-        false,
-    ),
-    b(
-        Always,
-        &[k(KeyCode::F(5))],
-        Action::GoTo(Screen::Evaluate),
-        "Evaluate screen",
-        false,
-    ),
-    b(
-        Always,
-        &[k(KeyCode::F(6))],
-        Action::GoTo(Screen::Projection),
-        "Projection screen",
         false,
     ),
     b(Typing, ENTER, Action::Activate, "confirm", true),
@@ -237,48 +198,6 @@ pub static BINDINGS: &[Binding] = &[
     ),
     b(Global, &[c('?')], Action::ToggleHelp, "help", true),
     b(Global, &[c('q')], Action::Quit, "quit", true),
-    b(
-        Global,
-        &[c('1')],
-        Action::GoTo(Screen::Corpus),
-        "Corpus screen",
-        false,
-    ),
-    b(
-        Global,
-        &[c('2')],
-        Action::GoTo(Screen::Train),
-        "Train screen",
-        false,
-    ),
-    b(
-        Global,
-        &[c('3')],
-        Action::GoTo(Screen::Runs),
-        "Runs screen",
-        false,
-    ),
-    b(
-        Global,
-        &[c('4')],
-        Action::GoTo(Screen::Neighbors),
-        "Neighbours screen",
-        false,
-    ),
-    b(
-        Global,
-        &[c('5')],
-        Action::GoTo(Screen::Evaluate),
-        "Evaluate screen",
-        false,
-    ),
-    b(
-        Global,
-        &[c('6')],
-        Action::GoTo(Screen::Projection),
-        "Projection screen",
-        false,
-    ),
     b(Global, &[c(']')], Action::NextScreen, "next screen", false),
     b(
         Global,
@@ -605,6 +524,74 @@ fn resolve(key: Key, action: Action) -> Action {
     }
 }
 
+/// `F1`.. and `1`..: screen `i` gets the `i`-th of each.
+static SCREEN_FKEYS: [Key; 9] = [
+    k(KeyCode::F(1)),
+    k(KeyCode::F(2)),
+    k(KeyCode::F(3)),
+    k(KeyCode::F(4)),
+    k(KeyCode::F(5)),
+    k(KeyCode::F(6)),
+    k(KeyCode::F(7)),
+    k(KeyCode::F(8)),
+    k(KeyCode::F(9)),
+];
+static SCREEN_DIGITS: [Key; 9] = [
+    c('1'),
+    c('2'),
+    c('3'),
+    c('4'),
+    c('5'),
+    c('6'),
+    c('7'),
+    c('8'),
+    c('9'),
+];
+
+/// The keys that show each screen, made from [`Screen::ALL`] so that a new
+/// screen gets its keys (and its lines in help) by being listed there: its
+/// function key works everywhere, its digit when nothing is typed.
+fn screen_bindings() -> Vec<Binding> {
+    const {
+        assert!(
+            Screen::ALL.len() <= SCREEN_DIGITS.len(),
+            "one digit per screen"
+        );
+    }
+    let help = |s: Screen| -> &'static str {
+        // Made once per screen, for the life of the program (see `BINDINGS`).
+        Box::leak(format!("{} screen", s.title()).into_boxed_str())
+    };
+    let each = |ctx: Ctx, keys: &'static [Key; 9]| {
+        Screen::ALL
+            .iter()
+            .enumerate()
+            .map(move |(i, &s)| b(ctx, &keys[i..=i], Action::GoTo(s), help(s), false))
+    };
+    each(Always, &SCREEN_FKEYS)
+        .chain(each(Global, &SCREEN_DIGITS))
+        .collect()
+}
+
+/// Every binding: the fixed table, with the screen keys after the other
+/// keys of their context.
+pub static BINDINGS: LazyLock<Vec<Binding>> = LazyLock::new(|| {
+    let screens = screen_bindings();
+    let mut all = Vec::with_capacity(FIXED.len() + screens.len());
+    let mut rest = screens.into_iter().peekable();
+    for (i, fixed) in FIXED.iter().enumerate() {
+        all.push(fixed.clone());
+        let last_of_ctx = FIXED.get(i + 1).is_none_or(|next| next.ctx != fixed.ctx);
+        if last_of_ctx {
+            while let Some(s) = rest.next_if(|s| s.ctx == fixed.ctx) {
+                all.push(s);
+            }
+        }
+    }
+    all.extend(rest);
+    all
+});
+
 fn find(ctx: Ctx, key: Key) -> Option<Action> {
     BINDINGS
         .iter()
@@ -805,6 +792,25 @@ mod tests {
             lookup(p, key(KeyCode::Char('k'), NONE)),
             Some(Action::Pan(0, 1))
         );
+    }
+
+    #[test]
+    fn every_listed_screen_gets_a_digit_and_a_function_key() {
+        for (i, &screen) in Screen::ALL.iter().enumerate() {
+            let digit = char::from_digit(i as u32 + 1, 10).unwrap();
+            let f = KeyCode::F(i as u8 + 1);
+            assert_eq!(
+                lookup(normal(Screen::Runs), key(KeyCode::Char(digit), NONE)),
+                Some(Action::GoTo(screen))
+            );
+            let typing = Mode {
+                typing: true,
+                ..normal(Screen::Runs)
+            };
+            assert_eq!(lookup(typing, key(f, NONE)), Some(Action::GoTo(screen)));
+            let title = format!("{} screen", screen.title());
+            assert_eq!(bindings(Ctx::Global).filter(|b| b.help == title).count(), 1);
+        }
     }
 
     #[test]

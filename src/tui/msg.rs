@@ -1,4 +1,4 @@
-//! The messages into [`update`](super::app::update) and the effects out of it.
+//! The messages into [`update`](super::update::update) and the effects out of it.
 //!
 //! `update` never blocks and never touches the terminal or a thread: it turns
 //! a [`Msg`] into state changes and a list of [`Effect`]s, which the
@@ -13,78 +13,13 @@ use std::sync::Arc;
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
 use super::action::{Action, Slot};
-use super::projection::{ProjectionJob, ProjectionResult};
+pub use super::model::neighbors::Query;
+use super::model::projection::{ProjectionJob, ProjectionResult};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, Neighbor, VectorFormat};
 use crate::eval::{EvalPlan, Report};
 use crate::session::{CorpusRef, Session};
 use crate::train::{Command, Event, JobConfig, Method, TrainInput};
-
-/// A neighbour query.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Query {
-    /// Nearest words to a word.
-    Word(String),
-    /// `a : b :: c : ?`
-    Analogy(String, String, String),
-    /// gensim's `most_similar(positive, negative)`: typed `king -man +woman`.
-    Similar {
-        /// Words to be near.
-        positive: Vec<String>,
-        /// Words to be far from.
-        negative: Vec<String>,
-    },
-    /// gensim's `doesnt_match`: typed `? breakfast cereal dinner lunch`; the
-    /// words ranked by cosine to their mean, the odd one out first.
-    OddOneOut(Vec<String>),
-}
-
-impl Query {
-    /// Every word the query names.
-    pub fn words(&self) -> Vec<&str> {
-        match self {
-            Query::Word(w) => vec![w],
-            Query::Analogy(a, b, c) => vec![a, b, c],
-            Query::Similar { positive, negative } => positive
-                .iter()
-                .chain(negative)
-                .map(String::as_str)
-                .collect(),
-            Query::OddOneOut(words) => words.iter().map(String::as_str).collect(),
-        }
-    }
-
-    /// The same query with every word mapped (to the spelling a run knows).
-    pub fn map_words(&self, mut f: impl FnMut(&str) -> String) -> Query {
-        let mut all = |ws: &[String]| ws.iter().map(|w| f(w)).collect::<Vec<_>>();
-        match self {
-            Query::Word(w) => Query::Word(all(std::slice::from_ref(w)).remove(0)),
-            Query::Analogy(a, b, c) => {
-                let v = all(&[a.clone(), b.clone(), c.clone()]);
-                Query::Analogy(v[0].clone(), v[1].clone(), v[2].clone())
-            }
-            Query::Similar { positive, negative } => Query::Similar {
-                positive: all(positive),
-                negative: all(negative),
-            },
-            Query::OddOneOut(words) => Query::OddOneOut(all(words)),
-        }
-    }
-
-    /// Short text for titles: `king`, `man:king::woman:?`, `king -man +woman`.
-    pub fn describe(&self) -> String {
-        match self {
-            Query::Word(w) => w.clone(),
-            Query::Analogy(a, b, c) => format!("{a}:{b}::{c}:?"),
-            Query::Similar { positive, negative } => {
-                let mut parts: Vec<String> = positive.iter().map(|w| format!("+{w}")).collect();
-                parts.extend(negative.iter().map(|w| format!("-{w}")));
-                parts.join(" ").trim_start_matches('+').to_string()
-            }
-            Query::OddOneOut(words) => format!("odd one out of {}", words.join(" ")),
-        }
-    }
-}
 
 /// A corpus read for the workbench, with what sessions record of it.
 #[derive(Debug, Clone)]

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::projection::{Layout, ProjectionJob, ProjectionResult, Selection};
+use super::model::projection::{Layout, ProjectionJob, ProjectionResult, Selection};
 use crate::embedding::Embedding;
 use crate::project::export::write_csv;
 use crate::project::pca::{pca, PcaSolver};
@@ -176,7 +176,7 @@ fn pick(embedding: &Embedding, selection: &Selection) -> Result<Selected> {
 
 /// Writes a layout as PNG, SVG or CSV by the path's extension.
 pub fn export(layout: &Layout, path: &Path) -> Result<()> {
-    super::runtime::ensure_parent(path)?;
+    ensure_parent(path)?;
     let coords = Array2::from_shape_fn((layout.coords.len(), 2), |(i, d)| layout.coords[i][d]);
     if let Some(format) = ImageFormat::from_path(path) {
         let mut p = Plot::new(&layout.words, coords.view());
@@ -198,6 +198,17 @@ pub fn export(layout: &Layout, path: &Path) -> Result<()> {
             "path",
             format!("{} (expected a .png, .svg or .csv file)", path.display()),
         )),
+    }
+}
+
+/// Creates the folder an export goes to (the workbench's `exports/` on
+/// first use, or a folder the user typed), as a file dialog would.
+pub fn ensure_parent(path: &Path) -> crate::Result<()> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => {
+            std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))
+        }
+        _ => Ok(()),
     }
 }
 

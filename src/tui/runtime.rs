@@ -15,7 +15,7 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use super::msg::{Effect, LoadedSession, Msg, OpenedCorpus, Query, SessionLoadError};
-use super::project_worker;
+use super::project_worker::{self, ensure_parent};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, NeighborParams};
 use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
@@ -202,17 +202,6 @@ impl Runtime {
 impl Drop for Runtime {
     fn drop(&mut self) {
         self.shutdown();
-    }
-}
-
-/// Creates the folder an export goes to (the workbench's `exports/` on
-/// first use, or a folder the user typed), as a file dialog would.
-pub fn ensure_parent(path: &Path) -> crate::Result<()> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => {
-            std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))
-        }
-        _ => Ok(()),
     }
 }
 

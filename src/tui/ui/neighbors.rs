@@ -13,8 +13,8 @@ use super::fields::{field_line, input_spans};
 use super::{block, theme};
 use crate::tui::action::Slot;
 use crate::tui::app::App;
+use crate::tui::model::neighbors::{Answer, NeighborsFocus};
 use crate::tui::msg::Query;
-use crate::tui::neighbors::{Answer, NeighborsFocus};
 
 /// Draws the Neighbours screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {

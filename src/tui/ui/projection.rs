@@ -134,7 +134,7 @@ fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
 /// would overlap or touch one already placed; labels that would run past the
 /// right edge are moved left to fit.
 fn place_labels(
-    layout: &crate::tui::projection::Layout,
+    layout: &crate::tui::model::projection::Layout,
     picked: Option<usize>,
     xb: [f64; 2],
     yb: [f64; 2],
@@ -176,7 +176,7 @@ fn place_labels(
 }
 
 /// What the colours are: the groups' names, or k-means clusters.
-fn legend(layout: &crate::tui::projection::Layout) -> Line<'static> {
+fn legend(layout: &crate::tui::model::projection::Layout) -> Line<'static> {
     let Some(groups) = &layout.groups else {
         return Line::default();
     };

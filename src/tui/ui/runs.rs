@@ -9,7 +9,7 @@ use super::format::{duration, fit, value};
 use super::{block, theme};
 use crate::tui::action::Slot;
 use crate::tui::app::App;
-use crate::tui::evaluate::summary;
+use crate::tui::model::evaluate::summary;
 
 /// The A/B marks of run `i`.
 pub fn picks_mark(app: &App, i: usize) -> &'static str {

@@ -12,8 +12,8 @@ use super::format::{duration, si, value};
 use super::{block, theme};
 use crate::algo;
 use crate::tui::app::App;
+use crate::tui::model::train::TrainFocus;
 use crate::tui::run::{RunEntry, RunStatus};
-use crate::tui::train::TrainFocus;
 
 /// Draws the Train screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {

@@ -11,70 +11,13 @@
 
 use std::path::PathBuf;
 
-use super::action::Action;
-use super::app::{App, Level, PromptKind, TICKS_PER_SECOND};
-use super::msg::{Effect, LoadedSession, SessionLoadError};
-use super::run::{RunEntry, RunStatus};
 use crate::session::{Run, Session};
 use crate::train::Command;
-
-/// Seconds between autosaves while a run trains.
-pub const AUTOSAVE_SECONDS: u64 = 2;
-
-/// What to do once the save in flight has succeeded.
-#[derive(Debug, Clone, PartialEq)]
-enum AfterSave {
-    /// Open this session file.
-    Open(PathBuf),
-    /// Leave the program.
-    Quit,
-}
-
-/// The session file and whether what is on screen was saved.
-#[derive(Debug, Clone)]
-pub struct SessionState {
-    /// The session file, once one was read, saved, or found missing at start.
-    pub path: Option<PathBuf>,
-    /// The file given at start, to read before it may become `path`.
-    pub opening: Option<PathBuf>,
-    revision: u64,
-    saved_revision: u64,
-    saving: Option<u64>,
-    last_save_tick: u64,
-    after_save: Option<AfterSave>,
-    /// A save asked for while another was being written (path, autosave):
-    /// saves are written one at a time, so the newest state is written last.
-    queued: Option<(PathBuf, bool)>,
-    /// A save made to quit failed: the next quit leaves without one.
-    quit_save_failed: bool,
-}
-
-impl SessionState {
-    /// State for an optional file given at start.
-    pub fn new(opening: Option<PathBuf>) -> Self {
-        SessionState {
-            path: None,
-            opening,
-            revision: 0,
-            saved_revision: 0,
-            saving: None,
-            last_save_tick: 0,
-            after_save: None,
-            queued: None,
-            quit_save_failed: false,
-        }
-    }
-
-    /// Something that session files hold changed.
-    pub fn changed(&mut self) {
-        self.revision += 1;
-    }
-
-    /// Whether runs exist that the session file does not hold yet.
-    pub fn unsaved(&self, runs: &[RunEntry]) -> bool {
-        !runs.is_empty() && self.revision != self.saved_revision
-    }
-}
+use crate::tui::action::Action;
+use crate::tui::app::{App, Level, PromptKind, TICKS_PER_SECOND};
+use crate::tui::model::session::{AfterSave, AUTOSAVE_SECONDS};
+use crate::tui::msg::{Effect, LoadedSession, SessionLoadError};
+use crate::tui::run::{RunEntry, RunStatus};
 
 /// Ctrl-S: save to the session file, asking for one the first time.
 pub fn save_prompt(app: &mut App) -> Vec<Effect> {
@@ -314,7 +257,7 @@ pub fn loaded(
     app.corpus.set_config(&session.corpus.config);
     clear_runs(app);
     let mut notes = warnings;
-    notes.extend(super::evaluate::restore_datasets(app, &session.datasets));
+    notes.extend(app.eval.restore(&session.datasets));
     let mut effects = Vec::new();
     for (k, run) in session.runs.into_iter().enumerate() {
         let settings = match run.settings(&path, k) {
@@ -349,7 +292,7 @@ pub fn loaded(
     match corpus {
         Ok(corpus_path) => {
             app.corpus.path.set(corpus_path.display().to_string());
-            effects.extend(super::corpus::load(app));
+            effects.extend(load_corpus(app));
             let level = if notes.is_empty() {
                 Level::Info
             } else {
@@ -363,7 +306,7 @@ pub fn loaded(
             app.set_status(level, text);
         }
         Err(e) => {
-            app.screen = super::action::Screen::Corpus;
+            app.screen = crate::tui::action::Screen::Corpus;
             app.corpus.selected = 0;
             app.corpus.editing_path = true;
             app.corpus
@@ -408,11 +351,28 @@ fn load_failed(
     if starting && app.corpus.loaded.is_none() && app.corpus.loading.is_none() {
         // Keep the message: the corpus load reports only when it ends.
         let status = app.status.clone();
-        let effects = super::corpus::load(app);
+        let effects = load_corpus(app);
         app.status = status;
         return effects;
     }
     Vec::new()
+}
+
+/// Starts loading the corpus a session names. The status line is left to
+/// the session's message (the load reports when it ends).
+fn load_corpus(app: &mut App) -> Vec<Effect> {
+    let request = app.next_id();
+    match app.corpus.start_load(request, app.tick) {
+        Ok((path, config)) => vec![Effect::LoadCorpus {
+            request,
+            path,
+            config,
+        }],
+        Err(e) => {
+            app.set_status(Level::Error, e);
+            Vec::new()
+        }
+    }
 }
 
 /// The runs on screen make way for a session's.
@@ -430,8 +390,9 @@ mod tests {
     use crate::corpus::CorpusConfig;
     use crate::session::{CorpusRef, Session};
     use crate::train::Value;
-    use crate::tui::app::{update, AppOptions, Modal};
+    use crate::tui::app::{AppOptions, Modal};
     use crate::tui::msg::Msg;
+    use crate::tui::update::{startup, update};
     use crate::{algo, train::Params};
 
     fn app() -> App {
@@ -564,7 +525,7 @@ mod tests {
             cores: 2,
             exports: "exports".into(),
         });
-        assert!(matches!(a.startup()[..], [Effect::LoadSession { .. }]));
+        assert!(matches!(startup(&mut a)[..], [Effect::LoadSession { .. }]));
         let effects = update(
             &mut a,
             Msg::SessionLoaded {
@@ -594,7 +555,7 @@ mod tests {
             cores: 2,
             exports: "exports".into(),
         });
-        a.startup();
+        startup(&mut a);
         update(
             &mut a,
             Msg::SessionLoaded {
@@ -661,7 +622,7 @@ mod tests {
         load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
         let m = algo::find("sgns").unwrap();
         let mut training = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus("c.txt"));
-        training.status = super::super::run::RunStatus::Training;
+        training.status = crate::tui::run::RunStatus::Training;
         a.runs.push(training);
         a.session.changed();
         let effects = quit_now(&mut a);

@@ -1,147 +1,11 @@
-//! The Neighbours screen: a word (completed from the vocabulary), gensim's
-//! queries typed in the word field (`king -man +woman` for `most_similar`,
-//! `? breakfast cereal dinner lunch` for `doesnt_match`) or an analogy
-//! `a : b :: c : ?`, answered by the picked runs side by side; `m` switches
-//! how several words combine (3CosAdd or 3CosMul).
-//!
-//! Searches run while the user types: each keystroke that forms a known word
-//! sends a request tagged with a fresh id, and only the answer to the latest
-//! request of each side is kept.
+//! The Neighbours screen's handlers: queries typed or suggested, requests
+//! tagged with a fresh id, answers of which only the latest per side is kept.
 
-use super::action::{Action, Slot};
-use super::app::{act, App, Level};
-use super::input::LineInput;
-use super::msg::{Effect, Query};
 use crate::embedding::{Combine, Embedding, Neighbor};
-
-/// Which input has the keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NeighborsFocus {
-    /// The word input.
-    #[default]
-    Word,
-    /// The analogy input (`a b c`).
-    Analogy,
-}
-
-/// One side's answer.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    /// What was asked.
-    pub query: Query,
-    /// The run that answered.
-    pub run: usize,
-    /// Neighbours or why not.
-    pub result: Result<Vec<Neighbor>, String>,
-}
-
-/// The Neighbours screen.
-#[derive(Debug, Clone)]
-pub struct NeighborsView {
-    /// Focused input.
-    pub focus: NeighborsFocus,
-    /// The word.
-    pub word: LineInput,
-    /// The analogy words.
-    pub analogy: LineInput,
-    /// An input is being typed.
-    pub editing: bool,
-    /// Neighbours per run.
-    pub k: usize,
-    /// The last question asked.
-    pub query: Option<Query>,
-    /// Answers for A and B.
-    pub answers: [Option<Answer>; 2],
-    /// Latest request per side (older answers are dropped).
-    pub pending: [Option<u64>; 2],
-    /// Vocabulary words starting with what is typed, most frequent first.
-    pub suggestions: Vec<String>,
-    /// How several query words combine.
-    pub combine: Combine,
-}
-
-impl Default for NeighborsView {
-    fn default() -> Self {
-        NeighborsView {
-            focus: NeighborsFocus::Word,
-            word: LineInput::default(),
-            analogy: LineInput::default(),
-            editing: false,
-            k: 10,
-            query: None,
-            answers: [None, None],
-            pending: [None, None],
-            suggestions: Vec::new(),
-            combine: Combine::Add,
-        }
-    }
-}
-
-/// What the word field asks: one word, `a -b +c` (most similar), or
-/// `? a b c` (the odd one out).
-pub fn parse_query(text: &str) -> Result<Query, String> {
-    let text = text.trim();
-    if let Some(rest) = text.strip_prefix('?') {
-        let words: Vec<String> = rest.split_whitespace().map(String::from).collect();
-        if words.len() < 2 {
-            return Err("? needs two or more words: ? breakfast cereal dinner lunch".into());
-        }
-        return Ok(Query::OddOneOut(words));
-    }
-    let tokens: Vec<&str> = text.split_whitespace().collect();
-    if tokens.len() == 1 && !tokens[0].starts_with(['-', '+']) {
-        return Ok(Query::Word(tokens[0].to_string()));
-    }
-    let (mut positive, mut negative) = (Vec::new(), Vec::new());
-    let mut sign = '+';
-    for t in tokens {
-        match t {
-            "+" | "-" => sign = t.chars().next().unwrap_or('+'),
-            _ => {
-                let (s, w) = match t.strip_prefix(['-', '+']) {
-                    Some(w) => (t.chars().next().unwrap_or('+'), w),
-                    None => (sign, t),
-                };
-                if !w.is_empty() {
-                    if s == '-' {
-                        &mut negative
-                    } else {
-                        &mut positive
-                    }
-                    .push(w.to_string());
-                }
-                sign = '+';
-            }
-        }
-    }
-    if positive.is_empty() {
-        return Err("a query needs a positive word: king -man +woman".into());
-    }
-    Ok(Query::Similar { positive, negative })
-}
-
-/// Up to `n` words of `embedding` (rows are frequency-sorted) starting with `prefix`.
-pub fn suggest(embedding: &Embedding, prefix: &str, n: usize) -> Vec<String> {
-    if prefix.is_empty() {
-        return Vec::new();
-    }
-    embedding
-        .words()
-        .words()
-        .iter()
-        .filter(|w| w.starts_with(prefix))
-        .take(n)
-        .cloned()
-        .collect()
-}
-
-/// The word as the vectors know it: as typed, else lower-cased.
-fn known(embedding: &Embedding, word: &str) -> Option<String> {
-    let lower = word.to_lowercase();
-    [word.to_string(), lower]
-        .into_iter()
-        .find(|w| embedding.id(w).is_some())
-}
+use crate::tui::action::{Action, Slot};
+use crate::tui::app::{App, Level};
+use crate::tui::model::neighbors::{known, parse_query, suggest, Answer, NeighborsFocus, Query};
+use crate::tui::msg::Effect;
 
 /// Asks the picked runs what the word field says (a word or a query).
 pub fn query_word(app: &mut App, word: &str) -> Vec<Effect> {
@@ -291,7 +155,7 @@ fn typed(app: &mut App) -> Vec<Effect> {
             };
             app.neighbors.suggestions = suggest(&emb, &text.to_lowercase(), 8);
             if known(&emb, &text).is_some() {
-                return act(app, Action::Query(text));
+                return app.user_action(Action::Query(text));
             }
             Vec::new()
         }
@@ -366,11 +230,11 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ToggleCombine => return toggle_combine(app),
         Action::MoreNeighbors => {
             let k = v.k + 5;
-            return act(app, Action::SetK(k));
+            return app.user_action(Action::SetK(k));
         }
         Action::FewerNeighbors => {
             let k = v.k.saturating_sub(5).max(5);
-            return act(app, Action::SetK(k));
+            return app.user_action(Action::SetK(k));
         }
         _ => {}
     }
@@ -382,7 +246,7 @@ fn submit(app: &mut App) -> Vec<Effect> {
     match v.focus {
         NeighborsFocus::Word => {
             let w = v.word.text().trim().to_string();
-            act(app, Action::Query(w))
+            app.user_action(Action::Query(w))
         }
         NeighborsFocus::Analogy => {
             let words: Vec<String> = v
@@ -392,7 +256,7 @@ fn submit(app: &mut App) -> Vec<Effect> {
                 .map(String::from)
                 .collect();
             match <[String; 3]>::try_from(words) {
-                Ok([a, b, c]) => act(app, Action::Analogy(a, b, c)),
+                Ok([a, b, c]) => app.user_action(Action::Analogy(a, b, c)),
                 Err(_) => {
                     app.set_status(
                         Level::Warn,
@@ -412,8 +276,10 @@ mod tests {
     use ndarray::array;
 
     use super::*;
+    use crate::tui::action::EditOp;
     use crate::tui::app::AppOptions;
     use crate::tui::run::RunEntry;
+    use crate::tui::update::{act, drain};
     use crate::words::WordIndex;
 
     fn app_with_run() -> App {
@@ -453,20 +319,15 @@ mod tests {
     #[test]
     fn typing_suggests_and_searches_only_known_words() {
         let mut app = app_with_run();
-        navigate(&mut app, Action::Activate);
+        app.screen = crate::tui::Screen::Neighbors;
+        act(&mut app, Action::Activate);
         let mut effects = Vec::new();
         for ch in "kin".chars() {
-            effects = navigate(
-                &mut app,
-                Action::Edit(super::super::action::EditOp::Insert(ch)),
-            );
+            effects = act(&mut app, Action::Edit(EditOp::Insert(ch)));
         }
         assert!(effects.is_empty(), "'kin' is not a word");
         assert_eq!(app.neighbors.suggestions, vec!["king", "kingdom"]);
-        let effects = navigate(
-            &mut app,
-            Action::Edit(super::super::action::EditOp::Insert('g')),
-        );
+        let effects = act(&mut app, Action::Edit(EditOp::Insert('g')));
         assert_eq!(effects.len(), 1);
         assert_eq!(app.journal.last(), Some(&Action::Query("king".into())));
     }
@@ -503,7 +364,12 @@ mod tests {
         assert!(submit(&mut app).is_empty());
         assert!(app.status.text.starts_with("an analogy is three words"));
         app.neighbors.analogy.set("man king woman");
-        assert_eq!(submit(&mut app).len(), 1);
+        let queued = submit(&mut app);
+        assert!(
+            queued.is_empty(),
+            "the analogy is queued as the user's action"
+        );
+        assert_eq!(drain(&mut app).len(), 1);
     }
 
     #[test]

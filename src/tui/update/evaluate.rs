@@ -1,81 +1,13 @@
-//! The Evaluate screen: the bundled similarity and analogy sets (and files
-//! the user adds) run on a run's vectors in the background; results go into
-//! the run's record, so session files keep them. Added files are read when
-//! added (a malformed one is refused with its line), can be removed again,
-//! and are saved in the session.
+//! The Evaluate screen's handlers: adding and removing dataset files,
+//! evaluating runs in the background and taking their reports.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::action::Action;
-use super::app::{act, App, Level, PromptKind};
-use super::msg::Effect;
-use crate::eval::{AnalogyDataset, EvalPlan, Report, SimilarityDataset};
-
-/// The Evaluate screen.
-#[derive(Debug, Clone)]
-pub struct EvalView {
-    /// Datasets to run: the bundled ones and those added.
-    pub plan: EvalPlan,
-    /// Selected run.
-    pub selected: usize,
-    /// The files the user added, in order (saved in the session).
-    pub added: Vec<PathBuf>,
-    /// The plan before anything was added.
-    bundled: EvalPlan,
-}
-
-impl EvalView {
-    /// The screen with the bundled datasets.
-    pub fn new(plan: EvalPlan) -> Self {
-        EvalView {
-            bundled: plan.clone(),
-            plan,
-            selected: 0,
-            added: Vec::new(),
-        }
-    }
-
-    /// The plan: bundled similarity sets plus the added ones; the analogy
-    /// set is the last added analogy file, else the bundled one.
-    fn rebuild(&mut self) {
-        let mut plan = self.bundled.clone();
-        for path in &self.added {
-            if is_analogy(path) {
-                plan.analogy = Some(path.clone());
-            } else if !plan.similarity.contains(path) {
-                plan.similarity.push(path.clone());
-            }
-        }
-        self.plan = plan;
-    }
-}
-
-/// Whether a dataset file is in the Google analogy format (`: section` lines).
-fn is_analogy(path: &std::path::Path) -> bool {
-    use std::io::{BufRead, BufReader};
-    let Ok(f) = std::fs::File::open(path) else {
-        return false;
-    };
-    BufReader::new(f)
-        .lines()
-        .map_while(Result::ok)
-        .find(|l| !l.trim().is_empty())
-        .is_some_and(|l| l.trim_start().starts_with(':'))
-}
-
-/// Reads a dataset file to check it: what it holds, or the located error.
-fn check(path: &Path) -> Result<String, String> {
-    if !path.is_file() {
-        return Err(format!("{}: no such file", path.display()));
-    }
-    if is_analogy(path) {
-        let d = AnalogyDataset::read(path).map_err(|e| e.to_string())?;
-        Ok(format!("analogy set, {} questions", d.questions()))
-    } else {
-        let d = SimilarityDataset::read(path).map_err(|e| e.to_string())?;
-        Ok(format!("similarity set, {} pairs", d.pairs.len()))
-    }
-}
+use crate::eval::Report;
+use crate::tui::action::Action;
+use crate::tui::app::{App, Level, PromptKind};
+use crate::tui::model::evaluate::{check, summary};
+use crate::tui::msg::Effect;
 
 /// Adds a similarity file, or replaces the analogy set with an analogy
 /// file, once it reads without error.
@@ -110,21 +42,6 @@ pub fn remove_dataset(app: &mut App, index: usize) -> Vec<Effect> {
     app.session.changed();
     app.set_status(Level::Info, format!("removed {}", path.display()));
     Vec::new()
-}
-
-/// The added files of an opened session replace the current ones; files
-/// that are missing or do not read are reported and left out.
-pub fn restore_datasets(app: &mut App, paths: &[PathBuf]) -> Vec<String> {
-    let mut problems = Vec::new();
-    app.eval.added.clear();
-    for path in paths {
-        match check(path) {
-            Ok(_) => app.eval.added.push(path.clone()),
-            Err(e) => problems.push(format!("dataset left out: {e}")),
-        }
-    }
-    app.eval.rebuild();
-    problems
 }
 
 /// Evaluates run `run` in the background.
@@ -189,19 +106,6 @@ pub fn evaluated(app: &mut App, run: usize, result: Result<Report, String>) {
     }
 }
 
-/// One line: `wordsim353 ρ 0.612 · simlex999 ρ 0.301 · analogy 41.2%`.
-pub fn summary(report: &Report) -> String {
-    let mut parts: Vec<String> = report
-        .similarity
-        .iter()
-        .map(|s| format!("{} ρ {:.3}", s.dataset, s.spearman))
-        .collect();
-    if let Some(a) = &report.analogy {
-        parts.push(format!("{} {:.1}%", a.dataset, 100.0 * a.total));
-    }
-    parts.join(" · ")
-}
-
 /// Navigation on the Evaluate screen.
 pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     let n = app.runs.len();
@@ -209,14 +113,14 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Up => app.eval.selected = sel.saturating_sub(1),
         Action::Down => app.eval.selected = (sel + 1).min(n.saturating_sub(1)),
-        Action::EvaluateSelected if n > 0 => return act(app, Action::EvaluateRun(sel)),
+        Action::EvaluateSelected if n > 0 => return app.user_action(Action::EvaluateRun(sel)),
         Action::EvaluateSelected | Action::EvaluateAll if n == 0 => {
             app.set_status(Level::Info, "no runs yet: train one on 2 Train")
         }
         Action::EvaluateAll => return evaluate_all(app),
         Action::RemoveLastDataset => {
             let last = app.eval.added.len().wrapping_sub(1);
-            return act(app, Action::RemoveDataset(last));
+            return app.user_action(Action::RemoveDataset(last));
         }
         Action::AddDatasetPrompt => app.prompt(
             PromptKind::AddDataset,
@@ -232,6 +136,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::EvalPlan;
+    use crate::tui::update::act;
 
     #[test]
     fn added_files_are_sorted_into_similarity_or_analogy() {
@@ -276,7 +182,7 @@ mod tests {
         assert!(app.status.text.contains("bad.tsv:2"), "{}", app.status.text);
         assert!(app.eval.added.is_empty());
         assert!(app.eval.plan.similarity.is_empty());
-        let missing = restore_datasets(&mut app, &[bad, "/nonexistent".into()]);
+        let missing = app.eval.restore(&[bad, "/nonexistent".into()]);
         assert_eq!(missing.len(), 2);
     }
 

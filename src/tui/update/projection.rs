@@ -1,267 +1,12 @@
-//! The Projection screen's state: which words (the most frequent, a list, or
-//! a word's neighbourhood), PCA or t-SNE, the layout once computed, and the
-//! view (zoom and pan) of the braille scatter. The computation and exports
-//! run on workers ([`super::project_worker`]); t-SNE reports its KL as it goes.
+//! The Projection screen's handlers: options, projecting run A's vectors in
+//! the background (t-SNE's KL arrives as it goes), exports, finding and
+//! stepping through words.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use super::action::{Action, Slot};
-use super::app::{act, App, Level, PromptKind};
-use super::form::Form;
-use super::input::LineInput;
-use super::msg::Effect;
-use crate::embedding::Embedding;
 use crate::session::PlotRecord;
-use crate::train::{DefaultValue, Kind, ParamSpec};
-
-/// The projection options, declared like hyperparameters (t-SNE's
-/// perplexity is t-SNE's own declaration).
-pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "method",
-        kind: Kind::Choice(&["tsne", "pca"]),
-        default: DefaultValue::Choice("tsne"),
-        help: "t-SNE keeps neighbourhoods; PCA keeps the largest variance directions",
-        live: false,
-    },
-    ParamSpec {
-        name: "count",
-        kind: Kind::Int {
-            min: 4,
-            max: 20_000,
-        },
-        default: DefaultValue::Int(500),
-        help: "words projected: the most frequent, or the neighbours of the focus word",
-        live: false,
-    },
-    ParamSpec {
-        name: "labels",
-        kind: Kind::Int { min: 0, max: 500 },
-        default: DefaultValue::Int(40),
-        help: "words labelled in the preview and the plot (most frequent first)",
-        live: false,
-    },
-    crate::project::tsne::PERPLEXITY,
-    ParamSpec {
-        name: "seed",
-        kind: Kind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        default: DefaultValue::Int(1),
-        help: "seed of the t-SNE initialisation",
-        live: false,
-    },
-];
-
-/// Which words to project.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selection {
-    /// The `n` most frequent words.
-    Top(usize),
-    /// These words.
-    List(Vec<String>),
-    /// A word and its `n` nearest neighbours.
-    Neighborhood(String, usize),
-}
-
-impl Selection {
-    /// From the focus text: empty → top `n`, one word → its neighbourhood,
-    /// several → that list.
-    pub fn parse(text: &str, n: usize) -> Selection {
-        let words: Vec<String> = text
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|w| !w.is_empty())
-            .map(String::from)
-            .collect();
-        match words.len() {
-            0 => Selection::Top(n),
-            1 => Selection::Neighborhood(words[0].clone(), n),
-            _ => Selection::List(words),
-        }
-    }
-}
-
-/// A computed 2-D layout.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Layout {
-    /// The run projected.
-    pub run: usize,
-    /// `pca` or `tsne`.
-    pub method: String,
-    /// The words, in the order of `coords`.
-    pub words: Vec<String>,
-    /// Coordinates.
-    pub coords: Vec<[f64; 2]>,
-    /// Words labelled (the first `labels` words).
-    pub labels: usize,
-    /// One line describing how it was made.
-    pub description: String,
-    /// Colour groups (k-means clusters of the vectors).
-    pub groups: Option<crate::project::select::Groups>,
-    /// Axis names (PCA's components), none for t-SNE.
-    pub axes: Option<(String, String)>,
-    /// The word the neighbourhood was asked around (highlighted).
-    pub focus: Option<usize>,
-    /// What was projected, for plot subtitles: `#1 sgns dim=50, 50-d vectors`.
-    pub source: String,
-}
-
-/// Work for the projection worker.
-#[derive(Debug, Clone)]
-pub enum ProjectionJob {
-    /// Compute a layout.
-    Compute {
-        /// Request id (later requests win).
-        request: u64,
-        /// Run index.
-        run: usize,
-        /// The run's label (`#1 sgns dim=50`).
-        label: String,
-        /// The vectors.
-        embedding: Arc<Embedding>,
-        /// Which words.
-        selection: Selection,
-        /// `tsne` or `pca`.
-        method: String,
-        /// t-SNE perplexity.
-        perplexity: f64,
-        /// Words labelled.
-        labels: usize,
-        /// Seed.
-        seed: u64,
-    },
-    /// Write a layout to a file (PNG, SVG or CSV by extension).
-    Export {
-        /// The layout.
-        layout: Layout,
-        /// Where.
-        path: String,
-    },
-}
-
-/// What the projection worker reports.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProjectionResult {
-    /// t-SNE progress.
-    Progress {
-        /// Request id.
-        request: u64,
-        /// Iterations done.
-        step: u64,
-        /// Iterations in all.
-        total: u64,
-        /// Current KL divergence.
-        kl: f64,
-    },
-    /// A layout, or why not.
-    Done {
-        /// Request id.
-        request: u64,
-        /// The layout.
-        result: Result<Box<Layout>, String>,
-    },
-    /// An export finished.
-    Exported {
-        /// Where.
-        path: String,
-        /// Success or the error.
-        result: Result<(), String>,
-    },
-}
-
-/// The Projection screen.
-#[derive(Debug, Clone)]
-pub struct ProjectionView {
-    /// The focus words (empty: the most frequent).
-    pub focus: LineInput,
-    /// Options.
-    pub options: Form,
-    /// Selected row: 0 is the focus words, then the options.
-    pub selected: usize,
-    /// The focus words are being typed.
-    pub editing_focus: bool,
-    /// The request in flight.
-    pub pending: Option<u64>,
-    /// KL divergence against step of the running t-SNE.
-    pub kl: Vec<(f64, f64)>,
-    /// Steps of the running t-SNE.
-    pub progress: Option<(u64, u64)>,
-    /// The layout shown.
-    pub layout: Option<Layout>,
-    /// Zoom factor (1 = everything visible).
-    pub zoom: f64,
-    /// View centre offset, as a fraction of the full extent.
-    pub pan: (f64, f64),
-    /// The last file written.
-    pub exported: Option<String>,
-    /// The settings of the request in flight, then of the layout shown
-    /// (recorded with exported plots in the session).
-    pub settings: BTreeMap<String, String>,
-    pending_settings: BTreeMap<String, String>,
-    /// The word to find, while it is typed.
-    pub find: LineInput,
-    /// The find field is being typed.
-    pub finding: bool,
-    /// The selected word (index into the layout), highlighted.
-    pub picked: Option<usize>,
-    /// Its nearest words in run A's vectors, with cosines.
-    pub near: Vec<(String, f32)>,
-}
-
-impl Default for ProjectionView {
-    fn default() -> Self {
-        ProjectionView {
-            focus: LineInput::default(),
-            options: Form::new(OPTIONS.to_vec()),
-            selected: 0,
-            editing_focus: false,
-            pending: None,
-            kl: Vec::new(),
-            progress: None,
-            layout: None,
-            zoom: 1.0,
-            pan: (0.0, 0.0),
-            exported: None,
-            settings: BTreeMap::new(),
-            pending_settings: BTreeMap::new(),
-            find: LineInput::default(),
-            finding: false,
-            picked: None,
-            near: Vec::new(),
-        }
-    }
-}
-
-impl ProjectionView {
-    /// Whether a line is being typed.
-    pub fn typing(&self) -> bool {
-        self.editing_focus || self.finding || self.options.editing().is_some()
-    }
-
-    /// The visible `[x, y]` bounds of the layout under zoom and pan.
-    pub fn bounds(&self) -> Option<([f64; 2], [f64; 2])> {
-        let l = self.layout.as_ref()?;
-        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-        for [x, y] in &l.coords {
-            x0 = x0.min(*x);
-            x1 = x1.max(*x);
-            y0 = y0.min(*y);
-            y1 = y1.max(*y);
-        }
-        if x0 > x1 {
-            return None;
-        }
-        let (w, h) = ((x1 - x0).max(1e-9) * 1.05, (y1 - y0).max(1e-9) * 1.05);
-        let (cx, cy) = (
-            (x0 + x1) / 2.0 + self.pan.0 * w,
-            (y0 + y1) / 2.0 + self.pan.1 * h,
-        );
-        let (hw, hh) = (w / 2.0 / self.zoom, h / 2.0 / self.zoom);
-        Some(([cx - hw, cx + hw], [cy - hh, cy + hh]))
-    }
-}
+use crate::tui::action::{Action, Slot};
+use crate::tui::app::{App, Level, PromptKind};
+use crate::tui::model::projection::{ProjectionJob, ProjectionResult, Selection};
+use crate::tui::msg::Effect;
 
 /// Sets an option (or `focus`) from text.
 pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
@@ -439,23 +184,6 @@ pub fn select_point(app: &mut App, word: &str) -> Vec<Effect> {
     Vec::new()
 }
 
-impl ProjectionView {
-    /// Pans so that `(x, y)` is at the centre of the view (when zoomed).
-    fn center_on(&mut self, x: f64, y: f64) {
-        if self.zoom <= 1.0 {
-            return;
-        }
-        let (Some(([x0, x1], [y0, y1])), (px, py)) = (self.bounds(), self.pan) else {
-            return;
-        };
-        let (w, h) = ((x1 - x0) * self.zoom, (y1 - y0) * self.zoom);
-        self.pan = (
-            px + (x - (x0 + x1) / 2.0) / w,
-            py + (y - (y0 + y1) / 2.0) / h,
-        );
-    }
-}
-
 /// Navigation on the Projection screen.
 pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     let v = &mut app.projection;
@@ -468,7 +196,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             Action::Activate => {
                 v.finding = false;
                 let word = v.find.text().to_string();
-                return act(app, Action::SelectPoint(word));
+                return app.user_action(Action::SelectPoint(word));
             }
             _ => {}
         }
@@ -483,7 +211,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             Action::Activate => {
                 v.editing_focus = false;
                 let text = v.focus.text().to_string();
-                return act(app, Action::SetProjectionOption("focus".into(), text));
+                return app.user_action(Action::SetProjectionOption("focus".into(), text));
             }
             _ => {}
         }
@@ -495,7 +223,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             Action::Cancel => v.options.cancel(),
             Action::Activate => {
                 if let Some((name, text)) = v.options.commit() {
-                    return act(app, Action::SetProjectionOption(name, text));
+                    return app.user_action(Action::SetProjectionOption(name, text));
                 }
             }
             _ => {}
@@ -517,7 +245,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             match v.options.cycled(i, delta) {
                 Some(text) => {
                     let name = v.options.specs()[i].name.to_string();
-                    return act(app, Action::SetProjectionOption(name, text));
+                    return app.user_action(Action::SetProjectionOption(name, text));
                 }
                 None if action == Action::Activate => v.options.begin_edit(),
                 None => {}
@@ -553,7 +281,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                 (Some(i), false) => (i + n - 1) % n,
             };
             let word = layout.words[next].clone();
-            return act(app, Action::SelectPoint(word));
+            return app.user_action(Action::SelectPoint(word));
         }
         Action::ExportPlotPrompt => {
             let name = match &v.layout {
@@ -576,6 +304,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tui::model::projection::{Layout, ProjectionView};
+    use crate::tui::update::act;
 
     #[test]
     fn focus_text_selects_the_words() {

@@ -1,37 +1,15 @@
-//! The Runs screen: every run of the session, picking one or two for the
-//! other screens (A, and B to compare), exporting vectors, evaluating and
-//! replaying.
+//! The Runs screen's handlers: picking one or two runs for the other
+//! screens (A, and B to compare), exporting vectors, renaming, deleting,
+//! evaluating and replaying.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::action::{Action, Slot};
-use super::app::{act, App, Level, PromptKind};
-use super::msg::Effect;
-use crate::embedding::{Embedding, VectorFormat};
-
-/// The Runs screen.
-#[derive(Debug, Clone, Default)]
-pub struct RunsView {
-    /// Selected row.
-    pub selected: usize,
-}
-
-/// The vector format for a file name: `.bin` word2vec binary, `.glove`
-/// (or a name containing `glove`) GloVe text, anything else word2vec text.
-pub fn format_for(path: &Path) -> VectorFormat {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    if name.ends_with(".bin") {
-        VectorFormat::Word2VecBinary
-    } else if name.contains("glove") {
-        VectorFormat::GloveText
-    } else {
-        VectorFormat::Word2VecText
-    }
-}
+use crate::embedding::Embedding;
+use crate::tui::action::{Action, Slot};
+use crate::tui::app::{App, Level, PromptKind};
+use crate::tui::model::runs::format_for;
+use crate::tui::msg::Effect;
 
 /// Picks run `run` for a slot; picking A's run as B (or B's as A) swaps.
 pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
@@ -57,7 +35,8 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
         Level::Info,
         format!("{} picked as {slot}{note}", r.label(run)),
     );
-    super::neighbors::refresh(app)
+    app.follow_up(Action::RefreshNeighbors);
+    Vec::new()
 }
 
 /// Exports run `run`'s vectors.
@@ -188,9 +167,9 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                 app.set_status(Level::Info, "no runs yet: train one on 2 Train");
             }
         }
-        Action::PickSelected(slot) => return act(app, Action::PickRun(slot, sel)),
-        Action::EvaluateSelected => return act(app, Action::EvaluateRun(sel)),
-        Action::ReplaySelected => return act(app, Action::ReplayRun(sel)),
+        Action::PickSelected(slot) => return app.user_action(Action::PickRun(slot, sel)),
+        Action::EvaluateSelected => return app.user_action(Action::EvaluateRun(sel)),
+        Action::ReplaySelected => return app.user_action(Action::ReplayRun(sel)),
         Action::DeleteSelected => {
             let question = format!(
                 "Delete {}? It leaves the session (exported files stay on disk).",
@@ -207,7 +186,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                 "shown in every table and saved in the session",
             );
         }
-        Action::Activate => return super::train::show(app, sel),
+        Action::Activate => {
+            app.follow_up(Action::ShowRun(sel));
+            return Vec::new();
+        }
         Action::ExportSelectedPrompt => {
             let r = &app.runs[sel];
             let name = format!("run{}-{}.txt", sel + 1, r.method.name);
@@ -222,21 +204,4 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_follow_the_extension() {
-        assert_eq!(format_for(Path::new("v.bin")), VectorFormat::Word2VecBinary);
-        assert_eq!(format_for(Path::new("d/v.GLOVE")), VectorFormat::GloveText);
-        assert_eq!(
-            format_for(Path::new("glove-50.txt")),
-            VectorFormat::GloveText
-        );
-        assert_eq!(format_for(Path::new("v.txt")), VectorFormat::Word2VecText);
-        assert_eq!(format_for(Path::new("v")), VectorFormat::Word2VecText);
-    }
 }

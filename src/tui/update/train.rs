@@ -1,109 +1,15 @@
-//! The Train screen's state and handlers: the method list from the registry,
-//! one schema-generated form per method (plus the run's seed and threads),
+//! The Train screen's handlers: choosing a method, editing its form,
 //! starting, pausing, stopping and replaying runs, live hyperparameter
 //! changes, and the engine's events as they arrive.
 
-use super::action::{Action, Screen, Slot};
-use super::app::{act, App, Level};
-use super::form::Form;
-use super::msg::Effect;
-use super::run::{RunEntry, RunStatus};
 use crate::algo;
 use crate::session;
-use crate::train::{
-    Command, DefaultValue, Event, JobConfig, Kind, Method, ParamSpec, Params, TrainInput,
-};
-
-/// Share of training time that held-out perplexity may cost in the
-/// workbench, where the curve is watched: at the design limit of 5% (the
-/// headless default is 4%). On text8-head one measurement of 400 pairs takes
-/// ~0.13 s, so a point comes every ~2.6 s. It changes when perplexity is
-/// measured, never what is trained.
-pub const PERPLEXITY_BUDGET: f64 = 0.05;
-
-/// Which pane has the keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrainFocus {
-    /// The method list.
-    Methods,
-    /// The hyperparameter form.
-    Form,
-}
-
-/// The Train screen.
-#[derive(Debug, Clone)]
-pub struct TrainView {
-    /// Index of the chosen method in the registry.
-    pub method: usize,
-    /// One form per method: its schema, then `seed` and `threads`.
-    pub forms: Vec<Form>,
-    /// Focused pane.
-    pub focus: TrainFocus,
-    /// Log-scale charts.
-    pub log_scale: bool,
-    /// The run whose charts are shown.
-    pub shown: Option<usize>,
-}
-
-/// The run options every method's form ends with.
-fn run_options(cores: usize) -> [ParamSpec; 2] {
-    [
-        ParamSpec {
-            name: "seed",
-            kind: Kind::Int {
-                min: 0,
-                max: i64::MAX,
-            },
-            default: DefaultValue::Int(1),
-            help: "seed of every random choice",
-            live: false,
-        },
-        ParamSpec {
-            name: "threads",
-            kind: Kind::Int { min: 1, max: 1024 },
-            default: DefaultValue::Int(cores.saturating_sub(1).max(1) as i64),
-            help:
-                "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",
-            live: false,
-        },
-    ]
-}
-
-impl TrainView {
-    /// Forms at their defaults for every registered method.
-    pub fn new(cores: usize) -> Self {
-        let forms = algo::methods()
-            .iter()
-            .map(|m| {
-                let mut specs = m.schema.to_vec();
-                specs.extend(run_options(cores));
-                Form::new(specs)
-            })
-            .collect();
-        TrainView {
-            method: 0,
-            forms,
-            focus: TrainFocus::Form,
-            log_scale: false,
-            shown: None,
-        }
-    }
-
-    /// The chosen method.
-    pub fn method(&self) -> &'static Method {
-        algo::methods()[self.method]
-    }
-
-    /// The chosen method's form.
-    pub fn form(&self) -> &Form {
-        &self.forms[self.method]
-    }
-
-    /// Whether a field is being typed.
-    pub fn typing(&self) -> bool {
-        self.form().editing().is_some()
-    }
-}
+use crate::train::{Command, Event, JobConfig, Method, Params, TrainInput};
+use crate::tui::action::{Action, Screen, Slot};
+use crate::tui::app::{App, Level};
+use crate::tui::model::train::{TrainFocus, PERPLEXITY_BUDGET};
+use crate::tui::msg::Effect;
+use crate::tui::run::{RunEntry, RunStatus};
 
 /// Chooses the method by name.
 pub fn select_method(app: &mut App, name: &str) -> Vec<Effect> {
@@ -338,8 +244,8 @@ pub fn command(app: &mut App, action: &Action) -> Vec<Effect> {
 /// `p`: pause or resume.
 pub fn toggle_pause(app: &mut App) -> Vec<Effect> {
     match app.active_run().map(|i| &app.runs[i].status) {
-        Some(RunStatus::Paused) => act(app, Action::Resume),
-        Some(_) => act(app, Action::Pause),
+        Some(RunStatus::Paused) => app.user_action(Action::Resume),
+        Some(_) => app.user_action(Action::Pause),
         None => command(app, &Action::Pause),
     }
 }
@@ -371,7 +277,6 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
     if let Some((level, text)) = status {
         app.set_status(level, text);
     }
-    let mut effects = Vec::new();
     if finished.is_some() {
         let r = &app.runs[run];
         let ppl = r
@@ -385,10 +290,10 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
                 r.status_text()
             ),
         );
-        effects.extend(super::neighbors::refresh(app));
-        effects.extend(super::session::autosave_now(app));
+        app.follow_up(Action::RefreshNeighbors);
+        app.follow_up(Action::Autosave);
     }
-    effects
+    Vec::new()
 }
 
 /// The job thread of `run` is gone; a run that never said how it ended failed.
@@ -402,7 +307,7 @@ pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
                 last: None,
             });
             app.set_status(Level::Error, format!("run #{}: {message}", run + 1));
-            effects.extend(super::session::autosave_now(app));
+            app.follow_up(Action::Autosave);
         }
     }
     if !app.quit {
@@ -421,7 +326,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             Action::Cancel => form.cancel(),
             Action::Activate => {
                 if let Some((name, text)) = form.commit() {
-                    return act(app, Action::SetParam(name, text));
+                    return app.user_action(Action::SetParam(name, text));
                 }
             }
             _ => {}
@@ -439,7 +344,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             let delta: isize = if action == Action::Up { -1 } else { 1 };
             let n = algo::methods().len() as isize;
             let i = (v.method as isize + delta).clamp(0, n - 1) as usize;
-            return act(app, Action::SelectMethod(algo::methods()[i].name.into()));
+            return app.user_action(Action::SelectMethod(algo::methods()[i].name.into()));
         }
         (TrainFocus::Methods, Action::Activate | Action::Right) => v.focus = TrainFocus::Form,
         (TrainFocus::Form, Action::Up) => v.forms[v.method].select(-1),
@@ -451,7 +356,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             match form.cycled(i, delta) {
                 Some(text) => {
                     let name = form.specs()[i].name.to_string();
-                    return act(app, Action::SetParam(name, text));
+                    return app.user_action(Action::SetParam(name, text));
                 }
                 None if action == Action::Activate => form.begin_edit(),
                 None => {}
@@ -477,7 +382,7 @@ pub fn show(app: &mut App, run: usize) -> Vec<Effect> {
         {
             app.train.method = i;
         }
-        return act(app, Action::GoTo(Screen::Train));
+        app.follow_up(Action::GoTo(Screen::Train));
     }
     Vec::new()
 }

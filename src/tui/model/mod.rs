@@ -1,0 +1,12 @@
+//! Each screen's state, one module per screen, with the pure functions that
+//! read and change it. Nothing here knows the app, the other screens or the
+//! handlers: state is the bottom layer the handlers ([`super::update`](mod@super::update)) and
+//! the renderers ([`super::ui`]) both stand on.
+
+pub mod corpus;
+pub mod evaluate;
+pub mod neighbors;
+pub mod projection;
+pub mod runs;
+pub mod session;
+pub mod train;

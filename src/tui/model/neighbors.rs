@@ -1,0 +1,207 @@
+//! The Neighbours screen's state and query language: a word (completed from the vocabulary), gensim's
+//! queries typed in the word field (`king -man +woman` for `most_similar`,
+//! `? breakfast cereal dinner lunch` for `doesnt_match`) or an analogy
+//! `a : b :: c : ?`, answered by the picked runs side by side; `m` switches
+//! how several words combine (3CosAdd or 3CosMul).
+//!
+//! Searches run while the user types: each keystroke that forms a known word
+//! sends a request tagged with a fresh id, and only the answer to the latest
+//! request of each side is kept.
+
+use crate::embedding::{Combine, Embedding, Neighbor};
+use crate::tui::input::LineInput;
+
+/// A neighbour query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// Nearest words to a word.
+    Word(String),
+    /// `a : b :: c : ?`
+    Analogy(String, String, String),
+    /// gensim's `most_similar(positive, negative)`: typed `king -man +woman`.
+    Similar {
+        /// Words to be near.
+        positive: Vec<String>,
+        /// Words to be far from.
+        negative: Vec<String>,
+    },
+    /// gensim's `doesnt_match`: typed `? breakfast cereal dinner lunch`; the
+    /// words ranked by cosine to their mean, the odd one out first.
+    OddOneOut(Vec<String>),
+}
+
+impl Query {
+    /// Every word the query names.
+    pub fn words(&self) -> Vec<&str> {
+        match self {
+            Query::Word(w) => vec![w],
+            Query::Analogy(a, b, c) => vec![a, b, c],
+            Query::Similar { positive, negative } => positive
+                .iter()
+                .chain(negative)
+                .map(String::as_str)
+                .collect(),
+            Query::OddOneOut(words) => words.iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The same query with every word mapped (to the spelling a run knows).
+    pub fn map_words(&self, mut f: impl FnMut(&str) -> String) -> Query {
+        let mut all = |ws: &[String]| ws.iter().map(|w| f(w)).collect::<Vec<_>>();
+        match self {
+            Query::Word(w) => Query::Word(all(std::slice::from_ref(w)).remove(0)),
+            Query::Analogy(a, b, c) => {
+                let v = all(&[a.clone(), b.clone(), c.clone()]);
+                Query::Analogy(v[0].clone(), v[1].clone(), v[2].clone())
+            }
+            Query::Similar { positive, negative } => Query::Similar {
+                positive: all(positive),
+                negative: all(negative),
+            },
+            Query::OddOneOut(words) => Query::OddOneOut(all(words)),
+        }
+    }
+
+    /// Short text for titles: `king`, `man:king::woman:?`, `king -man +woman`.
+    pub fn describe(&self) -> String {
+        match self {
+            Query::Word(w) => w.clone(),
+            Query::Analogy(a, b, c) => format!("{a}:{b}::{c}:?"),
+            Query::Similar { positive, negative } => {
+                let mut parts: Vec<String> = positive.iter().map(|w| format!("+{w}")).collect();
+                parts.extend(negative.iter().map(|w| format!("-{w}")));
+                parts.join(" ").trim_start_matches('+').to_string()
+            }
+            Query::OddOneOut(words) => format!("odd one out of {}", words.join(" ")),
+        }
+    }
+}
+
+/// Which input has the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NeighborsFocus {
+    /// The word input.
+    #[default]
+    Word,
+    /// The analogy input (`a b c`).
+    Analogy,
+}
+
+/// One side's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// What was asked.
+    pub query: Query,
+    /// The run that answered.
+    pub run: usize,
+    /// Neighbours or why not.
+    pub result: Result<Vec<Neighbor>, String>,
+}
+
+/// The Neighbours screen.
+#[derive(Debug, Clone)]
+pub struct NeighborsView {
+    /// Focused input.
+    pub focus: NeighborsFocus,
+    /// The word.
+    pub word: LineInput,
+    /// The analogy words.
+    pub analogy: LineInput,
+    /// An input is being typed.
+    pub editing: bool,
+    /// Neighbours per run.
+    pub k: usize,
+    /// The last question asked.
+    pub query: Option<Query>,
+    /// Answers for A and B.
+    pub answers: [Option<Answer>; 2],
+    /// Latest request per side (older answers are dropped).
+    pub pending: [Option<u64>; 2],
+    /// Vocabulary words starting with what is typed, most frequent first.
+    pub suggestions: Vec<String>,
+    /// How several query words combine.
+    pub combine: Combine,
+}
+
+impl Default for NeighborsView {
+    fn default() -> Self {
+        NeighborsView {
+            focus: NeighborsFocus::Word,
+            word: LineInput::default(),
+            analogy: LineInput::default(),
+            editing: false,
+            k: 10,
+            query: None,
+            answers: [None, None],
+            pending: [None, None],
+            suggestions: Vec::new(),
+            combine: Combine::Add,
+        }
+    }
+}
+
+/// What the word field asks: one word, `a -b +c` (most similar), or
+/// `? a b c` (the odd one out).
+pub fn parse_query(text: &str) -> Result<Query, String> {
+    let text = text.trim();
+    if let Some(rest) = text.strip_prefix('?') {
+        let words: Vec<String> = rest.split_whitespace().map(String::from).collect();
+        if words.len() < 2 {
+            return Err("? needs two or more words: ? breakfast cereal dinner lunch".into());
+        }
+        return Ok(Query::OddOneOut(words));
+    }
+    let tokens: Vec<&str> = text.split_whitespace().collect();
+    if tokens.len() == 1 && !tokens[0].starts_with(['-', '+']) {
+        return Ok(Query::Word(tokens[0].to_string()));
+    }
+    let (mut positive, mut negative) = (Vec::new(), Vec::new());
+    let mut sign = '+';
+    for t in tokens {
+        match t {
+            "+" | "-" => sign = t.chars().next().unwrap_or('+'),
+            _ => {
+                let (s, w) = match t.strip_prefix(['-', '+']) {
+                    Some(w) => (t.chars().next().unwrap_or('+'), w),
+                    None => (sign, t),
+                };
+                if !w.is_empty() {
+                    if s == '-' {
+                        &mut negative
+                    } else {
+                        &mut positive
+                    }
+                    .push(w.to_string());
+                }
+                sign = '+';
+            }
+        }
+    }
+    if positive.is_empty() {
+        return Err("a query needs a positive word: king -man +woman".into());
+    }
+    Ok(Query::Similar { positive, negative })
+}
+
+/// Up to `n` words of `embedding` (rows are frequency-sorted) starting with `prefix`.
+pub fn suggest(embedding: &Embedding, prefix: &str, n: usize) -> Vec<String> {
+    if prefix.is_empty() {
+        return Vec::new();
+    }
+    embedding
+        .words()
+        .words()
+        .iter()
+        .filter(|w| w.starts_with(prefix))
+        .take(n)
+        .cloned()
+        .collect()
+}
+
+/// The word as the vectors know it: as typed, else lower-cased.
+pub fn known(embedding: &Embedding, word: &str) -> Option<String> {
+    let lower = word.to_lowercase();
+    [word.to_string(), lower]
+        .into_iter()
+        .find(|w| embedding.id(w).is_some())
+}
