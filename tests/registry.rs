@@ -16,8 +16,8 @@ fn every_method_builds_from_its_defaults_and_takes_its_live_parameters() {
     for method in algo::methods() {
         let mut params = Params::defaults(method.schema);
         // Small enough for the fixture's 1,726 words.
-        if method.schema.iter().any(|s| s.name == "dim") {
-            params.set_text(method.name, "dim", "16").unwrap();
+        if let Some(dim) = method.dimension {
+            params.set_text(method.name, dim, "16").unwrap();
         }
         let input = TrainInput {
             corpus: corpus.clone(),
@@ -42,6 +42,22 @@ fn every_method_builds_from_its_defaults_and_takes_its_live_parameters() {
             let err = method.check_change(spec.name, &value).unwrap_err();
             assert!(err.to_string().contains("cannot change during"), "{err}");
         }
+    }
+}
+
+#[test]
+fn every_dimension_names_an_integer_of_its_schema() {
+    use wordbench::train::Kind;
+    for method in algo::methods() {
+        let Some(name) = method.dimension else {
+            continue;
+        };
+        let spec = method.schema.iter().find(|s| s.name == name);
+        assert!(
+            matches!(spec.map(|s| &s.kind), Some(Kind::Int { .. })),
+            "{}: dimension {name} is not an Int of its schema",
+            method.name
+        );
     }
 }
 

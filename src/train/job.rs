@@ -178,14 +178,14 @@ type Failure = (String, Option<Progress>);
 
 /// No method can place more dimensions than there are words.
 fn check_dim(method: &Method, input: &TrainInput) -> Result<()> {
-    if !method.schema.iter().any(|s| s.name == "dim") {
+    let Some(name) = method.dimension else {
         return Ok(());
-    }
-    let (dim, n) = (input.params.usize("dim"), input.corpus.vocab().len());
+    };
+    let (dim, n) = (input.params.usize(name), input.corpus.vocab().len());
     if dim > n {
         return Err(Error::param(
-            "dim",
-            format!("{dim} is larger than the vocabulary ({n} words); lower dim or min-count"),
+            name,
+            format!("{dim} is larger than the vocabulary ({n} words); lower {name} or min-count"),
         ));
     }
     Ok(())
@@ -581,6 +581,7 @@ mod tests {
         name: "toy",
         summary: "test trainer",
         schema: SCHEMA,
+        dimension: None,
         build,
     };
 

@@ -113,6 +113,11 @@ pub struct Method {
     pub summary: &'static str,
     /// Declared hyperparameters.
     pub schema: &'static [ParamSpec],
+    /// The hyperparameter (an `Int` of `schema`) that sets how many numbers
+    /// each vector has, when the method makes vectors of a chosen size. The
+    /// engine checks it against the vocabulary before training, since no
+    /// method can place more dimensions than there are words.
+    pub dimension: Option<&'static str>,
     /// Builds the trainer (may take time: counting, encoding). `log` receives progress lines.
     pub build: BuildFn,
 }

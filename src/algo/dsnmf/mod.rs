@@ -45,6 +45,7 @@ pub static DSNMF: Method = Method {
     summary:
         "low-rank doubly stochastic NMF of window counts: words on a topic simplex (Sedov & Yang)",
     schema: SCHEMA,
+    dimension: Some("dim"),
     build,
 };
 

@@ -44,6 +44,7 @@ pub static GLOVE: Method = Method {
     name: "glove",
     summary: "GloVe: weighted least squares on log co-occurrence counts (AdaGrad, Hogwild)",
     schema: SCHEMA,
+    dimension: Some("dim"),
     build,
 };
 

@@ -57,6 +57,7 @@ pub static KUBWE: Method = Method {
     name: "kubwe",
     summary: "KUBWE: unit-sphere PPMI attraction + polynomial-kernel repulsion from every other word (exact, O(n²d) per sweep)",
     schema: SCHEMA_EXACT,
+    dimension: Some("dim"),
     build,
 };
 
@@ -65,6 +66,7 @@ pub static KUBWE_FAST: Method = Method {
     name: "kubwe-fast",
     summary: "Fast KUBWE: repulsion from the k nearest non-positive words only (modified VP-tree)",
     schema: SCHEMA_FAST,
+    dimension: Some("dim"),
     build,
 };
 

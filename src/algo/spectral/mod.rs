@@ -43,6 +43,7 @@ pub static SVD: Method = Method {
     name: "svd",
     summary: "truncated SVD of counts, sqrt, log, PPMI or SPPMI (vectors U Sigma^p)",
     schema: SVD_SCHEMA,
+    dimension: Some("dim"),
     build: build_svd,
 };
 
@@ -51,6 +52,7 @@ pub static EIGENWORD: Method = Method {
     name: "eigenword",
     summary: "EigenWord: top algebraic eigenvectors of the thresholded PMI matrix (Soleimani ch.4)",
     schema: EIGENWORD_SCHEMA,
+    dimension: Some("dim"),
     build: build_eigenword,
 };
 
@@ -59,6 +61,7 @@ pub static SVD_NS: Method = Method {
     name: "svd-ns",
     summary: "SVD-NS: leading left singular vectors of the thresholded PMI matrix (Soleimani ch.4)",
     schema: SVD_NS_SCHEMA,
+    dimension: Some("dim"),
     build: build_svd_ns,
 };
 

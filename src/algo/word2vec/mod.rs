@@ -35,6 +35,7 @@ pub static SGNS: Method = Method {
     name: "sgns",
     summary: "word2vec skip-gram with negative sampling (SGNS)",
     schema: SGNS_SCHEMA,
+    dimension: Some("dim"),
     build: build_sgns,
 };
 
@@ -43,6 +44,7 @@ pub static CBOW: Method = Method {
     name: "cbow",
     summary: "word2vec continuous bag of words (CBOW, mean of the context) with negative sampling",
     schema: CBOW_SCHEMA,
+    dimension: Some("dim"),
     build: build_cbow,
 };
 

@@ -163,6 +163,7 @@ pub static TSNE: Method = Method {
     name: "tsne",
     summary: "t-SNE projection to 2-D (exact, Barnes-Hut or FFT gradient)",
     schema: SCHEMA,
+    dimension: None,
     build: needs_vectors,
 };
 
