@@ -35,7 +35,7 @@ use super::fast::{FarField, FarScratch, Moments, Search};
 use super::init::random_sphere;
 use super::objective::row_energies;
 use super::update::move_word;
-use super::vptree::{brute_force, splitmix, NeighborHeap, Query, VpTree, GROUP};
+use super::vptree::{brute_force, splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
 use super::{Repulsion, Settings};
 use crate::embedding::Embedding;
 use crate::train::{ScoreView, StepReport, Trainer, Value};
@@ -85,7 +85,23 @@ pub struct KubweTrainer {
     seed: u64,
     rows_per_step: usize,
     steps_per_sweep: u64,
-    // exact
+    sweep: u64,
+    variant: Variant,
+}
+
+/// What each variant keeps between steps.
+#[derive(Debug)]
+enum Variant {
+    /// `kubwe`: repulsion from every word.
+    Exact(ExactState),
+    /// `kubwe-fast`: repulsion from the `k` nearest (plus far-field draws).
+    Fast(Box<FastState>),
+}
+
+/// The exact variant's buffers: one step's forces, and each row's energy
+/// when its word was last visited (the loss).
+#[derive(Debug)]
+struct ExactState {
     scratch: Vec<BlockScratch>,
     attraction: Vec<f64>,
     repulsion: Vec<f64>,
@@ -93,13 +109,25 @@ pub struct KubweTrainer {
     row_energy: Vec<f64>,
     energy_sum: f64,
     filled: usize,
-    // fast
+}
+
+/// The fast variant's search settings (resolved for this vocabulary), tree,
+/// neighbour lists, far-field moments and sampled loss.
+#[derive(Debug)]
+struct FastState {
+    /// Neighbours per word.
+    k: usize,
+    bound: Bound,
+    /// Rebuild the tree every this many sweeps.
+    rebuild: usize,
+    /// Far-field draws per word and sweep.
+    far: usize,
     tree: Option<VpTree>,
+    /// Rows of the sampled loss.
     sample: Vec<u32>,
     sample_loss: f64,
-    sweep: u64,
     moments: Moments,
-    /// Moved rows' previous values (for the moments' update).
+    /// Moved rows' previous values (for the moments' update; empty without far field).
     moved: Array2<f32>,
     /// Each word's `k` neighbours of the last sweep, nearest first (`n × k`,
     /// `u32::MAX` = none yet), when searches start warm.
@@ -112,6 +140,14 @@ pub struct KubweTrainer {
     /// The log line of the last sweep's check, until the job takes it.
     note: Option<String>,
     stats: FastStats,
+}
+
+/// What a step reads: the matrix, the vectors, the kernel and update rule.
+struct StepInput<'a> {
+    a: &'a Affinity,
+    y: ArrayView2<'a, f32>,
+    settings: &'a Settings,
+    lr: f64,
 }
 
 impl KubweTrainer {
@@ -140,60 +176,51 @@ impl KubweTrainer {
         let dim = settings.dim;
         let rows_per_step = rows_per_step(&settings, n);
         let steps_per_sweep = n.div_ceil(rows_per_step) as u64;
-        let y = random_sphere(n, dim, seed);
-        let exact = matches!(settings.repulsion, Repulsion::Exact);
-        let blocks = if exact {
-            rows_per_step.div_ceil(BLOCK)
-        } else {
-            0
-        };
-        let forces = if exact { rows_per_step * dim } else { 0 };
-        let (sample, check, lists, found, far) = match settings.repulsion {
-            Repulsion::Exact => Default::default(),
-            Repulsion::Nearest { k, warm, far, .. } => {
+        let variant = match settings.repulsion {
+            Repulsion::Exact => Variant::Exact(ExactState::new(n, dim, rows_per_step)),
+            Repulsion::Nearest {
+                k,
+                bound,
+                rebuild,
+                warm,
+                far,
+            } => {
                 let k = resolve_k(k, n);
-                (
-                    loss_sample(n, settings.loss_sample, seed),
-                    loss_sample(n, RECALL_ROWS, seed ^ 0x7265_6361_6c6c),
-                    if warm {
+                Variant::Fast(Box::new(FastState {
+                    k,
+                    bound: bound.resolve(dim),
+                    rebuild: rebuild.max(1),
+                    far,
+                    tree: None,
+                    sample: loss_sample(n, settings.loss_sample, seed),
+                    sample_loss: f64::NAN,
+                    moments: Moments::new(dim),
+                    moved: Array2::zeros((if far > 0 { rows_per_step } else { 0 }, dim)),
+                    lists: if warm {
                         vec![u32::MAX; n * k]
                     } else {
                         Vec::new()
                     },
-                    vec![u32::MAX; rows_per_step * k],
-                    far,
-                )
+                    found: vec![u32::MAX; rows_per_step * k],
+                    check: loss_sample(n, RECALL_ROWS, seed ^ 0x7265_6361_6c6c),
+                    note: None,
+                    stats: FastStats {
+                        recall: f64::NAN,
+                        ..FastStats::default()
+                    },
+                }))
             }
         };
         Ok(KubweTrainer {
             index,
-            y,
+            y: random_sphere(n, dim, seed),
             next: Array2::zeros((rows_per_step, dim)),
             order: (0..n as u32).collect(),
             seed,
             rows_per_step,
             steps_per_sweep,
-            scratch: (0..blocks).map(|_| BlockScratch::new(n, dim)).collect(),
-            attraction: vec![0.0; forces],
-            repulsion: vec![0.0; forces],
-            step_energy: vec![0.0; if exact { rows_per_step } else { 0 }],
-            row_energy: vec![0.0; if exact { n } else { 0 }],
-            energy_sum: 0.0,
-            filled: 0,
-            tree: None,
-            sample,
-            sample_loss: f64::NAN,
             sweep: 0,
-            moments: Moments::new(dim),
-            moved: Array2::zeros((if far > 0 { rows_per_step } else { 0 }, dim)),
-            lists,
-            found,
-            check,
-            note: None,
-            stats: FastStats {
-                recall: f64::NAN,
-                ..FastStats::default()
-            },
+            variant,
             settings,
             a,
         })
@@ -224,9 +251,15 @@ impl KubweTrainer {
         &self.settings
     }
 
-    /// Timings of the fast variant so far.
+    /// Timings of the fast variant so far (empty for the exact one).
     pub fn fast_stats(&self) -> FastStats {
-        self.stats
+        match &self.variant {
+            Variant::Fast(f) => f.stats,
+            Variant::Exact(_) => FastStats {
+                recall: f64::NAN,
+                ..FastStats::default()
+            },
+        }
     }
 
     /// The words of slice `k` of a sweep.
@@ -235,14 +268,36 @@ impl KubweTrainer {
         let start = k as usize * self.rows_per_step;
         start.min(n)..(start + self.rows_per_step).min(n)
     }
+}
 
-    /// Exact step: forces in blocks, moves into `next`, energies recorded.
-    fn exact_step(&mut self, range: std::ops::Range<usize>, lr: f64) -> f64 {
-        let dim = self.settings.dim;
-        let (a, y) = (&self.a, self.y.view());
-        let (kernel, rule) = (self.settings.kernel, self.settings.update);
-        let rows = &self.order[range.clone()];
-        let next = self.next.as_slice_mut().expect("standard layout");
+impl ExactState {
+    fn new(n: usize, dim: usize, rows_per_step: usize) -> Self {
+        ExactState {
+            scratch: (0..rows_per_step.div_ceil(BLOCK))
+                .map(|_| BlockScratch::new(n, dim))
+                .collect(),
+            attraction: vec![0.0; rows_per_step * dim],
+            repulsion: vec![0.0; rows_per_step * dim],
+            step_energy: vec![0.0; rows_per_step],
+            row_energy: vec![0.0; n],
+            energy_sum: 0.0,
+            filled: 0,
+        }
+    }
+
+    /// Forces in blocks for the words `order[range]`, moves into `next`,
+    /// energies recorded; returns the loss.
+    fn step(
+        &mut self,
+        input: &StepInput,
+        order: &[u32],
+        range: std::ops::Range<usize>,
+        next: &mut [f32],
+    ) -> f64 {
+        let StepInput { a, y, settings, lr } = *input;
+        let dim = settings.dim;
+        let (kernel, rule) = (settings.kernel, settings.update);
+        let rows = &order[range.clone()];
         self.scratch
             .par_iter_mut()
             .zip(rows.par_chunks(BLOCK))
@@ -277,29 +332,28 @@ impl KubweTrainer {
         self.filled = self.filled.max(range.end);
         0.5 * self.energy_sum / self.filled as f64
     }
+}
 
-    /// At a fast sweep's start: rebuilds the tree (every `rebuild` sweeps),
-    /// takes its preorder as the visiting order, computes the moments (far
+impl FastState {
+    /// At a sweep's start: rebuilds the tree (every `rebuild` sweeps), takes
+    /// its preorder as the visiting order, computes the moments (far
     /// field), checks the search's recall and computes the sampled loss.
-    fn prepare_fast_sweep(&mut self, sweep: u64) {
-        let Repulsion::Nearest { rebuild, far, .. } = self.settings.repulsion else {
-            return;
-        };
-        if self.tree.is_none() || sweep.is_multiple_of(rebuild.max(1) as u64) {
+    fn prepare_sweep(&mut self, input: &StepInput, order: &mut [u32], seed: u64, sweep: u64) {
+        if self.tree.is_none() || sweep.is_multiple_of(self.rebuild as u64) {
             let t = Instant::now();
-            let tree = VpTree::build(self.y.view(), splitmix(self.seed ^ sweep));
-            self.order.copy_from_slice(tree.ids());
+            let tree = VpTree::build(input.y, splitmix(seed ^ sweep));
+            order.copy_from_slice(tree.ids());
             self.tree = Some(tree);
             self.stats.builds += 1;
             self.stats.build_seconds += t.elapsed().as_secs_f64();
         }
-        if far > 0 {
-            self.moments.compute(self.y.view());
+        if self.far > 0 {
+            self.moments.compute(input.y);
         }
-        self.check_recall();
+        self.check_recall(input, sweep);
         if !self.sample.is_empty() {
             let t = Instant::now();
-            let e = row_energies(&self.a, self.y.view(), &self.sample, self.settings.kernel);
+            let e = row_energies(input.a, input.y, &self.sample, input.settings.kernel);
             self.sample_loss = 0.5 * e.iter().sum::<f64>() / e.len() as f64;
             self.stats.loss_seconds += t.elapsed().as_secs_f64();
         }
@@ -307,17 +361,14 @@ impl KubweTrainer {
 
     /// Recall@k of this sweep's search (warm from the stored lists if the
     /// run is warm) on the check words, against brute force.
-    fn check_recall(&mut self) {
-        let Repulsion::Nearest { k, bound, .. } = self.settings.repulsion else {
-            return;
-        };
-        let (n, dim) = self.y.dim();
-        let k = resolve_k(k, n);
+    fn check_recall(&mut self, input: &StepInput, sweep: u64) {
+        let (a, y) = (input.a, input.y);
+        let k = self.k;
         let search = Search {
             tree: self.tree.as_ref().expect("built at the sweep's start"),
             k,
-            bound: bound.resolve(dim),
-            kernel: self.settings.kernel,
+            bound: self.bound,
+            kernel: input.settings.kernel,
             far: FarField::OFF,
             seeds: (!self.lists.is_empty()).then_some(&self.lists[..]),
         };
@@ -325,18 +376,15 @@ impl KubweTrainer {
         let (mut hits, mut total) = (0usize, 0usize);
         for &i in &self.check {
             let query = Query {
-                point: self.y.row(i as usize).to_slice().expect("standard layout"),
+                point: y.row(i as usize).to_slice().expect("standard layout"),
                 id: Some(i),
-                exclude: self.a.row(i as usize).0,
+                exclude: a.row(i as usize).0,
             };
             search.neighbours(
                 std::slice::from_ref(&query),
                 std::slice::from_mut(&mut heap),
             );
-            let mut truth: Vec<u32> = brute_force(self.y.view(), &query, k)
-                .iter()
-                .map(|nb| nb.id)
-                .collect();
+            let mut truth: Vec<u32> = brute_force(y, &query, k).iter().map(|nb| nb.id).collect();
             truth.sort_unstable();
             total += truth.len();
             hits += heap
@@ -349,7 +397,6 @@ impl KubweTrainer {
             self.stats.recall = recall;
             self.stats.recall_sum += recall;
             self.stats.recall_sweeps += 1;
-            let sweep = self.sweep + 1;
             let distances = if self.stats.searches > 0 {
                 format!(
                     ", {:.0} distances per search so far",
@@ -359,35 +406,36 @@ impl KubweTrainer {
                 String::new()
             };
             self.note = Some(format!(
-                "kubwe-fast sweep {sweep}: search recall@{k} {recall:.2} on {} words vs brute force{distances}",
+                "kubwe-fast sweep {}: search recall@{k} {recall:.2} on {} words vs brute force{distances}",
+                sweep + 1,
                 self.check.len()
             ));
         }
     }
 
-    /// Fast step: moves each word of the slice by its k-NN forces.
-    fn fast_step(&mut self, range: std::ops::Range<usize>, lr: f64) -> f64 {
-        let Repulsion::Nearest { k, bound, far, .. } = self.settings.repulsion else {
-            unreachable!("fast_step on an exact run")
-        };
-        let (n, dim) = self.y.dim();
-        let k = resolve_k(k, n);
-        let bound = bound.resolve(dim);
-        let tree = self.tree.as_ref().expect("built at the sweep's start");
-        let (a, y) = (&self.a, self.y.view());
-        let (kernel, rule) = (self.settings.kernel, self.settings.update);
-        let rows = &self.order[range];
-        let next = self.next.as_slice_mut().expect("standard layout");
+    /// Moves each word of `rows` by its k-NN forces into `next`; returns
+    /// the sampled loss of the sweep's start.
+    fn step(
+        &mut self,
+        input: &StepInput,
+        rows: &[u32],
+        next: &mut [f32],
+        seed: u64,
+        sweep: u64,
+    ) -> f64 {
+        let StepInput { a, y, settings, lr } = *input;
+        let (k, dim) = (self.k, settings.dim);
+        let (kernel, rule) = (settings.kernel, settings.update);
         let far = FarField {
-            samples: far,
-            seed: splitmix(self.seed ^ 0x6661_725f_6669_656c ^ splitmix(self.sweep + 1)),
+            samples: self.far,
+            seed: splitmix(seed ^ 0x6661_725f_6669_656c ^ splitmix(sweep + 1)),
             moments: Some(&self.moments),
         };
         let warm = !self.lists.is_empty();
         let search = Search {
-            tree,
+            tree: self.tree.as_ref().expect("built at the sweep's start"),
             k,
-            bound,
+            bound: self.bound,
             kernel,
             far,
             seeds: warm.then_some(&self.lists[..]),
@@ -440,6 +488,22 @@ impl KubweTrainer {
         self.stats.searches += rows.len() as u64;
         self.sample_loss
     }
+
+    /// Keeps the far field's moments in step with the words `rows` about to
+    /// move from their rows of `y` to the first rows of `next`.
+    fn track_moves(&mut self, y: ArrayView2<f32>, rows: &[u32], next: ArrayView2<f32>) {
+        if self.moved.nrows() == 0 {
+            return;
+        }
+        let len = rows.len();
+        for (r, &i) in rows.iter().enumerate() {
+            self.moved.row_mut(r).assign(&y.row(i as usize));
+        }
+        self.moments.replace(
+            self.moved.slice(ndarray::s![..len, ..]),
+            next.slice(ndarray::s![..len, ..]),
+        );
+    }
 }
 
 impl Trainer for KubweTrainer {
@@ -454,37 +518,42 @@ impl Trainer for KubweTrainer {
             .decay
             .rate(self.settings.lr, sweep as usize, self.settings.sweeps);
         self.sweep = sweep;
-        if k == 0 {
-            self.prepare_fast_sweep(sweep);
-        }
         let range = self.slice(k);
-        let loss = match self.settings.repulsion {
-            Repulsion::Exact => self.exact_step(range.clone(), lr),
-            Repulsion::Nearest { .. } => self.fast_step(range.clone(), lr),
+        let input = StepInput {
+            a: &self.a,
+            y: self.y.view(),
+            settings: &self.settings,
+            lr,
         };
-        let len = range.len();
-        if self.moved.nrows() > 0 {
-            for (r, &i) in self.order[range.clone()].iter().enumerate() {
-                self.moved.row_mut(r).assign(&self.y.row(i as usize));
+        let next = self.next.as_slice_mut().expect("standard layout");
+        let loss = match &mut self.variant {
+            Variant::Exact(exact) => exact.step(&input, &self.order, range.clone(), next),
+            Variant::Fast(fast) => {
+                if k == 0 {
+                    fast.prepare_sweep(&input, &mut self.order, self.seed, sweep);
+                }
+                let rows = &self.order[range.clone()];
+                let loss = fast.step(&input, rows, next, self.seed, sweep);
+                fast.track_moves(input.y, rows, self.next.view());
+                loss
             }
-            self.moments.replace(
-                self.moved.slice(ndarray::s![..len, ..]),
-                self.next.slice(ndarray::s![..len, ..]),
-            );
-        }
-        for (r, &i) in self.order[range].iter().enumerate() {
+        };
+        for (r, &i) in self.order[range.clone()].iter().enumerate() {
             self.y.row_mut(i as usize).assign(&self.next.row(r));
         }
         Ok(StepReport {
             loss,
-            items: len as u64,
+            items: range.len() as u64,
             epoch: sweep as u32,
             lr,
         })
     }
 
     fn take_note(&mut self) -> Option<String> {
-        self.note.take()
+        match &mut self.variant {
+            Variant::Fast(fast) => fast.note.take(),
+            Variant::Exact(_) => None,
+        }
     }
 
     fn set(&mut self, name: &str, value: &Value) -> Result<()> {
