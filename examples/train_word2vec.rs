@@ -48,6 +48,7 @@ fn main() -> anyhow::Result<()> {
         params,
         seed,
         threads,
+        counts: Default::default(),
     };
     let start = Instant::now();
     let job = Job::spawn(method, input, JobConfig::default());

@@ -43,6 +43,7 @@ fn input(corpus: &Arc<Corpus>, sets: &[(&str, &str)], seed: u64, threads: usize)
         params: GLOVE.params(sets.iter().copied()).unwrap(),
         seed,
         threads,
+        counts: Default::default(),
     }
 }
 

@@ -652,6 +652,7 @@ fn run_logged(
         params: method.params(sets.iter().copied()).unwrap(),
         seed,
         threads,
+        counts: Default::default(),
     };
     let (mut history, mut logs) = (Vec::new(), Vec::new());
     let emb = Job::spawn(method, input, JobConfig::default())
@@ -803,6 +804,7 @@ fn live_learning_rate_change_applies_from_the_next_step() {
         params: KUBWE.params([("dim", "8"), ("sweeps", "40")]).unwrap(),
         seed: 1,
         threads: 1,
+        counts: Default::default(),
     };
     let config = JobConfig {
         perplexity: false,

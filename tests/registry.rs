@@ -24,6 +24,7 @@ fn every_method_builds_from_its_defaults_and_takes_its_live_parameters() {
             params: params.clone(),
             seed: 1,
             threads: 1,
+            counts: Default::default(),
         };
         let mut trainer =
             (method.build)(&input, &mut |_| {}).unwrap_or_else(|e| panic!("{}: {e}", method.name));
@@ -43,6 +44,31 @@ fn every_method_builds_from_its_defaults_and_takes_its_live_parameters() {
             assert!(err.to_string().contains("cannot change during"), "{err}");
         }
     }
+}
+
+#[test]
+fn count_based_runs_of_a_session_count_the_corpus_once_per_window() {
+    use wordbench::cooc::CountCache;
+    let corpus = Arc::new(Corpus::open(CORPUS, CorpusConfig::default()).unwrap());
+    let counts = Arc::new(CountCache::default());
+    let build = |name: &str, sets: &[(&str, &str)]| {
+        let method = algo::find(name).unwrap();
+        let input = TrainInput {
+            corpus: corpus.clone(),
+            params: method.params(sets.iter().copied()).unwrap(),
+            seed: 1,
+            threads: 1,
+            counts: counts.clone(),
+        };
+        (method.build)(&input, &mut |_| {}).unwrap();
+    };
+    // GloVe and KUBWE both start from harmonic counts with a window of 10.
+    build("glove", &[("dim", "8")]);
+    assert_eq!(counts.len(), 1);
+    build("kubwe-fast", &[("dim", "8"), ("window", "10")]);
+    assert_eq!(counts.len(), 1, "kubwe reused glove's counts");
+    build("glove", &[("dim", "8"), ("window", "5")]);
+    assert_eq!(counts.len(), 2, "another window is counted anew");
 }
 
 #[test]

@@ -363,6 +363,7 @@ fn train(method: &'static Method, corpus: &Arc<Corpus>, sets: &[(&str, &str)]) -
         params: method.params(sets.iter().copied()).unwrap(),
         seed: 1,
         threads: 2,
+        counts: Default::default(),
     };
     let (mut losses, mut perplexity, mut logs) = (Vec::new(), None, Vec::new());
     let emb = Job::spawn(method, input, JobConfig::default())

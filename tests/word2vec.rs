@@ -42,6 +42,7 @@ fn input(method: &Method, sets: &[(&str, &str)], seed: u64, threads: usize) -> T
         params: method.params(sets.iter().copied()).unwrap(),
         seed,
         threads,
+        counts: Default::default(),
     }
 }
 

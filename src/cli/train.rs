@@ -96,6 +96,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
         params,
         seed: args.seed,
         threads,
+        counts: Default::default(),
     };
     let config = JobConfig {
         schedule,

@@ -14,6 +14,9 @@
 //!    smoothed PMI), [`tfidf()`], [`sqrt_counts`] and [`log1p_counts`].
 //!    [`Summary`] records nnz, signs and range of any result.
 //!
+//! Runs of one workbench session share their counts through a
+//! [`CountCache`]: a corpus is counted once per window and weighting.
+//!
 //! ```
 //! use wordbench::cooc::{count_batch, pmi, CountConfig, LogBase, Marginals, PmiConfig, Summary};
 //! use wordbench::corpus::Batch;
@@ -27,6 +30,7 @@
 
 mod accum;
 mod assemble;
+pub mod cache;
 mod cells;
 pub mod count;
 pub mod jm;
@@ -38,6 +42,7 @@ pub mod summary;
 pub mod tfidf;
 pub mod window;
 
+pub use cache::CountCache;
 pub use count::{
     count_batch, count_corpus, count_corpus_with, count_naive, CountConfig, Counter, Tuning,
 };

@@ -130,6 +130,7 @@ pub fn replay(
         params: params.clone(),
         seed: run.seed,
         threads: run.threads,
+        counts: Default::default(),
     };
     let mut recorder = Recorder::new(method.name, &params, run.seed, run.threads);
     let result = Job::spawn(method, input, config).wait(|e| {

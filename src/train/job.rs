@@ -608,6 +608,7 @@ mod tests {
             params: TOY.params(assignments.iter().copied()).unwrap(),
             seed: 1,
             threads: 1,
+            counts: Default::default(),
         }
     }
 

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use ndarray::ArrayView2;
 
 use super::schema::{ParamSpec, Params, Value};
+use crate::cooc::CountCache;
 use crate::corpus::Corpus;
 use crate::embedding::Embedding;
 use crate::{Error, Result};
@@ -91,6 +92,9 @@ pub struct TrainInput {
     pub seed: u64,
     /// Worker threads.
     pub threads: usize,
+    /// Co-occurrence counts shared with the other runs of a session (a
+    /// fresh cache, `Default`, counts for this run alone).
+    pub counts: Arc<CountCache>,
 }
 
 fn live_list(names: &[&str]) -> String {

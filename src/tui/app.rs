@@ -6,6 +6,7 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::action::{Action, Screen, Slot};
 use super::input::LineInput;
@@ -19,6 +20,7 @@ use super::model::session::SessionState;
 use super::model::train::TrainView;
 use super::msg::Effect;
 use super::run::RunEntry;
+use crate::cooc::CountCache;
 use crate::eval::EvalPlan;
 
 /// Ticks per second (the event loop ticks every 50 ms).
@@ -144,6 +146,8 @@ pub struct App {
     pub quit: bool,
     /// Where exports go by default.
     pub exports: PathBuf,
+    /// Co-occurrence counts shared by the session's count-based runs.
+    pub counts: Arc<CountCache>,
     /// Actions handlers asked for, routed after the handler returns.
     pub(crate) queue: VecDeque<Queued>,
     next_id: u64,
@@ -181,6 +185,7 @@ impl App {
             tick: 0,
             quit: false,
             exports: options.exports.clone(),
+            counts: Arc::default(),
             queue: VecDeque::new(),
             next_id: 0,
         }

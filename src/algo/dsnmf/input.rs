@@ -14,7 +14,7 @@ use crate::corpus::{Corpus, Split};
 use crate::{Error, Result};
 
 /// The counting of both matrices.
-fn count_config(settings: &Settings) -> CountConfig {
+pub fn count_config(settings: &Settings) -> CountConfig {
     CountConfig {
         window: Window::symmetric(settings.window, Weighting::Uniform),
         max_vocab: settings.max_vocab,
@@ -23,7 +23,12 @@ fn count_config(settings: &Settings) -> CountConfig {
 
 /// `S` over the training split (`n × n`, `n = min(|V|, max_vocab)`).
 pub fn similarity(corpus: &Corpus, settings: &Settings) -> Result<CsMat<f64>> {
-    let x = without_diagonal(&count_corpus(corpus, &count_config(settings))?)?;
+    similarity_of(&count_corpus(corpus, &count_config(settings))?)
+}
+
+/// `S` from the counts of the training split, made with [`count_config`].
+pub fn similarity_of(counts: &CsMat<f64>) -> Result<CsMat<f64>> {
+    let x = without_diagonal(counts)?;
     if x.nnz() == 0 {
         return Err(Error::param(
             "corpus",

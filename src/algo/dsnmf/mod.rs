@@ -129,7 +129,11 @@ impl Settings {
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
     let settings = Settings::from_params(&input.params);
     let t = Instant::now();
-    let s = input::similarity(&input.corpus, &settings)?;
+    let counts = input
+        .counts
+        .counts(&input.corpus, &input::count_config(&settings))?;
+    let s = input::similarity_of(&counts)?;
+    drop(counts);
     let n = s.rows();
     log(format!(
         "dsnmf: S over {n} words, window {} (uniform, no diagonal), {} non-zeros, scaled to sum {n}, in {:.1}s",

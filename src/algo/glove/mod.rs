@@ -35,7 +35,7 @@ use std::time::Instant;
 
 pub use trainer::GloveTrainer;
 
-use crate::cooc::{count_corpus, CountConfig, Weighting, Window};
+use crate::cooc::{CountConfig, Weighting, Window};
 use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
@@ -171,7 +171,9 @@ impl Settings {
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
     let settings = Settings::from_params(&input.params);
     let t = Instant::now();
-    let counts = count_corpus(&input.corpus, &settings.count_config())?;
+    let counts = input
+        .counts
+        .counts(&input.corpus, &settings.count_config())?;
     let mut cells = cells::cells_from_counts(&counts, settings.x_max, settings.alpha);
     drop(counts);
     cells::shuffle(&mut cells, input.seed, 0);

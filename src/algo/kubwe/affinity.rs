@@ -42,24 +42,31 @@ pub struct AffinityConfig {
     pub symmetric: bool,
 }
 
+impl AffinityConfig {
+    /// The counting `A` starts from: harmonic, symmetric, window `L`.
+    pub fn count_config(&self) -> CountConfig {
+        CountConfig {
+            window: Window::symmetric(self.window, Weighting::Harmonic),
+            max_vocab: None,
+        }
+    }
+}
+
 impl Affinity {
     /// Counts the training split of `corpus` and derives `A`; returns it with
     /// a one-line description for the log.
     pub fn from_corpus(corpus: &Corpus, config: &AffinityConfig) -> Result<(Affinity, String)> {
-        let counts = count_corpus(
-            corpus,
-            &CountConfig {
-                window: Window::symmetric(config.window, Weighting::Harmonic),
-                max_vocab: None,
-            },
-        )?;
-        let marginals = Marginals::of(&counts);
+        Affinity::from_counts(&count_corpus(corpus, &config.count_config())?, config)
+    }
+
+    /// Derives `A` from counts made with [`AffinityConfig::count_config`].
+    pub fn from_counts(counts: &CsMat<f64>, config: &AffinityConfig) -> Result<(Affinity, String)> {
+        let marginals = Marginals::of(counts);
         let ppmi = pmi(
-            &counts,
+            counts,
             &marginals,
             &PmiConfig::ppmi(LogBase::Two).with_cds(config.cds),
         )?;
-        drop(counts);
         let s = Summary::of(&ppmi);
         let a = Affinity::from_matrix(&ppmi, config.symmetric);
         let line = format!(

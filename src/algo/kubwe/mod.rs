@@ -367,7 +367,11 @@ impl Settings {
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
     let settings = Settings::from_params(&input.params);
     let t = Instant::now();
-    let (a, line) = Affinity::from_corpus(&input.corpus, &settings.affinity)?;
+    let counts = input
+        .counts
+        .counts(&input.corpus, &settings.affinity.count_config())?;
+    let (a, line) = Affinity::from_counts(&counts, &settings.affinity)?;
+    drop(counts);
     log(format!("{line} in {:.1}s", t.elapsed().as_secs_f64()));
     let trainer = KubweTrainer::new(
         settings,

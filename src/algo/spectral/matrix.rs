@@ -11,14 +11,18 @@ use crate::cooc::{
 use crate::corpus::Corpus;
 use crate::Result;
 
-/// The co-occurrence counts of `corpus` for `settings`: symmetric window,
+/// The co-occurrence counting of `settings`: symmetric window,
 /// `n = min(|V|, max_vocab)`.
-pub fn counts(corpus: &Corpus, settings: &Settings) -> Result<CsMat<f64>> {
-    let config = CountConfig {
+pub fn count_config(settings: &Settings) -> CountConfig {
+    CountConfig {
         window: Window::symmetric(settings.window, settings.weighting),
         max_vocab: settings.max_vocab,
-    };
-    count_corpus(corpus, &config)
+    }
+}
+
+/// The co-occurrence counts of `corpus` for `settings`.
+pub fn counts(corpus: &Corpus, settings: &Settings) -> Result<CsMat<f64>> {
+    count_corpus(corpus, &count_config(settings))
 }
 
 /// The matrix `settings.input` of the counts `x` (plus the PSD fix if asked).

@@ -85,7 +85,9 @@ pub fn build(
     log: &mut dyn FnMut(String),
 ) -> Result<Box<dyn Trainer>> {
     let t = Instant::now();
-    let x = matrix::counts(&input.corpus, &settings)?;
+    let x = input
+        .counts
+        .counts(&input.corpus, &matrix::count_config(&settings))?;
     let m = matrix::transform(&x, &settings)?;
     drop(x);
     let n = m.rows();

@@ -159,6 +159,7 @@ fn launch(
         params,
         seed,
         threads,
+        counts: app.counts.clone(),
     };
     if let Some(busy) = busy {
         let entry = &mut app.runs[run];
