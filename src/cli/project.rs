@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
 use wordbench::embedding::Embedding;
 use wordbench::project::export::write_csv;
+use wordbench::project::options;
 use wordbench::project::pca::{pca, PcaSolver};
 use wordbench::project::plot::{self, ImageFormat, Plot};
 use wordbench::project::select::{select, Groups, Selection};
@@ -25,7 +26,7 @@ pub struct ProjectArgs {
     /// Vectors file (word2vec text or binary, GloVe text; .gz ok).
     pub vectors: PathBuf,
     /// Projection method.
-    #[arg(long, value_enum, default_value = "tsne")]
+    #[arg(long, value_enum, default_value = options::METHOD_DEFAULT)]
     pub method: MethodArg,
     /// t-SNE perplexity (shorthand for `--set perplexity=P`).
     #[arg(long)]
@@ -52,7 +53,7 @@ pub struct ProjectArgs {
     #[arg(long)]
     pub help_tsne: bool,
     /// Seed of every random choice.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = options::SEED_DEFAULT)]
     pub seed: u64,
     /// Worker threads (default: all cores).
     #[arg(long)]
@@ -238,7 +239,7 @@ fn selection(args: &ProjectArgs) -> Selection {
     } else if let Some(path) = &args.words {
         Selection::List(path.clone())
     } else {
-        Selection::Top(args.top.unwrap_or(500))
+        Selection::Top(args.top.unwrap_or(options::COUNT_DEFAULT))
     }
 }
 

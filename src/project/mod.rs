@@ -10,6 +10,7 @@
 pub mod export;
 pub mod font;
 pub mod kmeans;
+pub mod options;
 pub mod pca;
 pub mod plot;
 pub mod select;

@@ -7,49 +7,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
-use crate::train::{DefaultValue, Kind, ParamSpec};
+use crate::project::options::OPTIONS;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
-
-/// The projection options, declared like hyperparameters (t-SNE's
-/// perplexity is t-SNE's own declaration).
-pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "method",
-        kind: Kind::Choice(&["tsne", "pca"]),
-        default: DefaultValue::Choice("tsne"),
-        help: "t-SNE keeps neighbourhoods; PCA keeps the largest variance directions",
-        live: false,
-    },
-    ParamSpec {
-        name: "count",
-        kind: Kind::Int {
-            min: 4,
-            max: 20_000,
-        },
-        default: DefaultValue::Int(500),
-        help: "words projected: the most frequent, or the neighbours of the focus word",
-        live: false,
-    },
-    ParamSpec {
-        name: "labels",
-        kind: Kind::Int { min: 0, max: 500 },
-        default: DefaultValue::Int(40),
-        help: "words labelled in the preview and the plot (most frequent first)",
-        live: false,
-    },
-    crate::project::tsne::PERPLEXITY,
-    ParamSpec {
-        name: "seed",
-        kind: Kind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        default: DefaultValue::Int(1),
-        help: "seed of the t-SNE initialisation",
-        live: false,
-    },
-];
 
 /// Which words to project.
 #[derive(Debug, Clone, PartialEq, Eq)]
