@@ -126,9 +126,7 @@ pub fn run(args: ProjectArgs) -> Result<()> {
         bail!("invalid value for --dims: 3 needs --method pca (t-SNE lays out in 2-D)");
     }
     let size = parse_size(&args.size)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads(args.threads);
     let config = tsne_config(&args)?;
     let embedding = Embedding::load(&args.vectors)?;
     let how = selection(&args);

@@ -79,9 +79,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     }
     let config = args.opts.config()?;
     let corpus = Corpus::open(&args.corpus, config)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads(args.threads);
     let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
     let mut session = match &args.session_out {
         Some(path) => {
