@@ -108,3 +108,42 @@ fn threads_beyond_the_cpus_are_capped_with_a_warning() {
         stderr(&o)
     );
 }
+
+#[test]
+fn durations_and_float_flags_are_validated_not_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    let v = dir.path().join("v.txt");
+    for bad in ["inf", "NaN", "-1", "1e400"] {
+        let o = train(&c, &["--autosave-secs", bad, "--out", v.to_str().unwrap()]);
+        assert!(!o.status.success());
+        assert_eq!(
+            stderr(&o).trim_end(),
+            format!(
+                "wordbench: invalid value for --autosave-secs: '{bad}' \
+                 (expected a number of seconds, 0 or more)"
+            )
+        );
+        assert!(!v.exists(), "refused before training");
+    }
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/project/vectors.txt");
+    for bad in ["inf", "NaN", "1e400", "-5"] {
+        let o = wordbench(&[
+            "project",
+            vectors.to_str().unwrap(),
+            "--perplexity",
+            bad,
+            "--out",
+            dir.path().join("p.csv").to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!(
+                "invalid value for perplexity: '{bad}' (expected a number in"
+            )),
+            "{err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}

@@ -28,8 +28,8 @@ pub struct ProjectArgs {
     #[arg(long, value_enum, default_value = "tsne")]
     pub method: MethodArg,
     /// t-SNE perplexity (shorthand for `--set perplexity=P`).
-    #[arg(long)]
-    pub perplexity: Option<f64>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub perplexity: Option<String>,
     /// The N most frequent words (default 500); with --around, the number of neighbours (default 100).
     #[arg(long, conflicts_with = "words")]
     pub top: Option<usize>,
@@ -243,8 +243,8 @@ fn selection(args: &ProjectArgs) -> Selection {
 /// Validated t-SNE settings from `--perplexity` and `--set`.
 fn tsne_config(args: &ProjectArgs) -> Result<TsneConfig> {
     let mut assignments: Vec<(String, String)> = Vec::new();
-    if let Some(p) = args.perplexity {
-        assignments.push(("perplexity".into(), p.to_string()));
+    if let Some(p) = &args.perplexity {
+        assignments.push(("perplexity".into(), p.clone()));
     }
     for s in &args.set {
         let (k, v) = s

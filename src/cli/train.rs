@@ -77,6 +77,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
             check_output(flag, p)?;
         }
     }
+    let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
     let corpus = Corpus::open(&args.corpus, config)?;
     let threads = super::threads(args.threads);
@@ -103,7 +104,6 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let job = Job::spawn(method, input, config);
     let bar = progress_bar(args.quiet);
     let mut ppl = None;
-    let autosave_every = Duration::from_secs_f64(args.autosave_secs.max(0.0));
     let mut saved = Instant::now();
     let mut save_error = None;
     let result = job.wait(|event| {

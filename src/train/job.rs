@@ -308,7 +308,8 @@ impl<'a> Runner<'a> {
                     let _ = self.events.send(Event::Log(line));
                 }
                 let wait = cost / self.config.perplexity_budget;
-                next_ppl = clock.elapsed() + Duration::from_secs_f64(wait);
+                next_ppl = clock.elapsed()
+                    + Duration::try_from_secs_f64(wait).unwrap_or(Duration::from_secs(3600));
             }
             let progress = Progress {
                 step,
