@@ -147,3 +147,89 @@ fn durations_and_float_flags_are_validated_not_panicking() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     }
 }
+
+/// `wordbench eval VECTORS --similarity/--analogy FILES...` in `dir`.
+fn eval(dir: &Path, sets: &[(&str, &str, &str)]) -> Output {
+    let v = dir.join("v.txt");
+    std::fs::write(&v, "4 2\na 1 0\nb 0 1\nc 1 1\nd 1 2\n").unwrap();
+    let mut args = vec!["eval".to_string(), v.to_str().unwrap().to_string()];
+    for (flag, name, text) in sets {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        args.push(format!("--{flag}"));
+        args.push(f.to_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    wordbench(&args)
+}
+
+#[test]
+fn evaluation_sets_with_nothing_to_score_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    // Every pair out of the vocabulary: a clear line, no NaN, and a failure.
+    let o = eval(
+        dir.path(),
+        &[
+            ("similarity", "oov.tsv", "x y 1\nz w 2\n"),
+            ("analogy", "q.txt", ": s\nx y z w\n"),
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success());
+    assert!(
+        out.contains(&format!(
+            "no pairs of {d}/oov.tsv are in the vocabulary (0/2)"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("no questions of {d}/q.txt are in the vocabulary")),
+        "{out}"
+    );
+    assert!(!out.contains("NaN"), "{out}");
+    assert!(
+        stderr(&o).contains("nothing evaluated: no pair or question"),
+        "{}",
+        stderr(&o)
+    );
+    // One set scored, one not: success, and the empty one still says so.
+    let o = eval(
+        dir.path(),
+        &[
+            ("similarity", "oov.tsv", "x y 1\n"),
+            ("similarity", "ok.tsv", "a b 1\na c 2\nb d 3\n"),
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("no pairs of"), "{out}");
+    assert!(out.contains("ok                   spearman"), "{out}");
+    // Empty sets and a first line whose score is not finite are located errors.
+    for (text, expect) in [
+        ("", "empty.tsv: no word pairs"),
+        ("# nothing\n", "empty.tsv: no word pairs"),
+        (
+            "a b nan\na c 2\n",
+            "empty.tsv:1: score in column 3 is 'nan'",
+        ),
+        (
+            "a b 1e400\na c 2\n",
+            "empty.tsv:1: score in column 3 is '1e400'",
+        ),
+    ] {
+        let o = eval(dir.path(), &[("similarity", "empty.tsv", text)]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains(expect), "{text:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim_end().lines().count(), 1);
+    }
+    let o = eval(
+        dir.path(),
+        &[("analogy", "empty.txt", ": only-a-section\n")],
+    );
+    assert!(
+        stderr(&o).contains("empty.txt: no questions"),
+        "{}",
+        stderr(&o)
+    );
+}

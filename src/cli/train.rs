@@ -174,8 +174,9 @@ pub fn train(args: TrainArgs) -> Result<()> {
         args.out.display()
     );
     if args.eval {
-        let report = bundled_plan().run(&embedding)?;
-        print_report(&mut std::io::stderr().lock(), &report, false)?;
+        let plan = bundled_plan();
+        let report = plan.run(&embedding)?;
+        print_report(&mut std::io::stderr().lock(), &report, &plan, false)?;
         recorder.run_mut().evaluation = Some(report);
     }
     if let Some(path) = &args.metrics_out {
