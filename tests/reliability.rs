@@ -233,3 +233,54 @@ fn evaluation_sets_with_nothing_to_score_say_so() {
         stderr(&o)
     );
 }
+
+#[test]
+fn spectral_dim_beyond_the_vocabulary_is_explained_in_the_users_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    let v = dir.path().join("v.txt");
+    let cases = [
+        (
+            "8",
+            None,
+            "invalid value for dim: 8 dimensions from a vocabulary of 8 words: \
+             dim must be smaller than the number of words (at most 7)",
+        ),
+        (
+            "5",
+            Some("max_vocab=5"),
+            "invalid value for dim: 5 dimensions from the 5 words kept by max_vocab (of 8): \
+             dim must be smaller than the number of words (at most 4)",
+        ),
+        (
+            "1",
+            Some("max_vocab=1"),
+            "corpus.txt: 1 word in the vocabulary (max_vocab 1); a spectral method needs at least 2",
+        ),
+        ("50", None, "invalid value for dim: 50 is larger than the vocabulary (8 words)"),
+    ];
+    for algo in ["svd", "eigenword", "svd-ns"] {
+        for (dim, set, expect) in cases {
+            let mut args = vec![
+                "train",
+                c.to_str().unwrap(),
+                "--algo",
+                algo,
+                "--dim",
+                dim,
+                "-q",
+                "--out",
+                v.to_str().unwrap(),
+            ];
+            if let Some(s) = set {
+                args.extend(["--set", s]);
+            }
+            let o = wordbench(&args);
+            assert!(!o.status.success());
+            let err = stderr(&o);
+            assert!(err.contains(expect), "{algo} {dim}: {err}");
+            assert!(!err.contains("expected 1 to"), "{err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        }
+    }
+}
