@@ -1,5 +1,10 @@
 //! Atomic file writes: write to a temporary file beside the target, then
 //! rename it into place, so a crash or an error never leaves a partial file.
+//!
+//! The target is what the path names after following symbolic links (a link
+//! stays a link, its target is replaced); an existing target must be a
+//! regular file (a FIFO or device node is refused, never replaced), and its
+//! permissions carry over to the new file.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -8,32 +13,100 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::{Error, Result};
 
+/// Symbolic links followed before giving up (Linux's limit).
+const MAX_LINKS: usize = 40;
+
 /// Writes `path` through `fill`, atomically. On any error the temporary file is
 /// removed and the target is left as it was.
 pub fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
-    if path.is_dir() {
-        return Err(Error::IsDirectory {
-            path: path.to_path_buf(),
-        });
-    }
-    let tmp = temp_path(path);
+    let (target, existing) = check_target(path)?;
+    let tmp = temp_path(&target);
     let result = (|| {
         let file = File::create(&tmp).map_err(|e| Error::io(path, e))?;
+        if let Some(meta) = &existing {
+            file.set_permissions(meta.permissions())
+                .map_err(|e| Error::io(path, e))?;
+        }
         let mut out = BufWriter::with_capacity(1 << 16, file);
         fill(&mut out)?;
         let file = out
             .into_inner()
             .map_err(|e| Error::io(path, e.into_error()))?;
         file.sync_all().map_err(|e| Error::io(path, e))?;
-        std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+        std::fs::rename(&tmp, &target).map_err(|e| Error::io(path, e))
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The file `path` names after following symbolic links (also dangling ones:
+/// writing creates the link's target), and its metadata when it exists.
+/// Directories and non-regular files are errors naming `path`.
+pub fn check_target(path: &Path) -> Result<(PathBuf, Option<std::fs::Metadata>)> {
+    let mut target = path.to_path_buf();
+    for _ in 0..=MAX_LINKS {
+        let meta = match std::fs::symlink_metadata(&target) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((target, None)),
+            Err(e) => return Err(Error::io(path, e)),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() {
+            let link = std::fs::read_link(&target).map_err(|e| Error::io(path, e))?;
+            target = match target.parent() {
+                Some(dir) if link.is_relative() => dir.join(link),
+                _ => link,
+            };
+            continue;
+        }
+        if kind.is_dir() {
+            return Err(Error::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
+        if !kind.is_file() {
+            return Err(Error::format(
+                path,
+                format!(
+                    "is {}, not a regular file; refusing to replace it",
+                    special_kind(&kind)
+                ),
+            ));
+        }
+        return Ok((target, Some(meta)));
+    }
+    Err(Error::format(
+        path,
+        format!("more than {MAX_LINKS} symbolic links to follow"),
+    ))
+}
+
+/// "a FIFO", "a character device", ... for a file type that is neither a
+/// regular file, a directory nor a link.
+fn special_kind(kind: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    let _ = kind;
+    "a special file"
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -75,6 +148,72 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_written_through_and_permissions_kept() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        write_bytes(&real, b"old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("link.txt");
+        symlink("real.txt", &link).unwrap();
+        write_bytes(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // A dangling link: the write creates its target.
+        let dangling = dir.path().join("dangling.txt");
+        symlink(dir.path().join("made.txt"), &dangling).unwrap();
+        write_bytes(&dangling, b"x").unwrap();
+        assert_eq!(std::fs::read(dir.path().join("made.txt")).unwrap(), b"x");
+        // A loop is an error, not a hang.
+        let a = dir.path().join("a");
+        symlink("b", &a).unwrap();
+        symlink("a", dir.path().join("b")).unwrap();
+        let e = write_bytes(&a, b"x").unwrap_err().to_string();
+        assert!(e.ends_with("more than 40 symbolic links to follow"), "{e}");
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-"))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn special_files_are_refused_and_left_alone() {
+        let e = write_bytes(Path::new("/dev/null"), b"x")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "/dev/null: is a character device, not a regular file; refusing to replace it"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = write_bytes(&fifo, b"x").unwrap_err().to_string();
+            assert!(
+                e.ends_with("is a FIFO, not a regular file; refusing to replace it"),
+                "{e}"
+            );
+            use std::os::unix::fs::FileTypeExt;
+            assert!(std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo());
+        }
+        let e = write_bytes(dir.path(), b"x").unwrap_err().to_string();
+        assert!(e.ends_with("is a directory, expected a file"), "{e}");
     }
 
     #[test]

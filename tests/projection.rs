@@ -324,3 +324,39 @@ fn well_formedness_check_catches_broken_svg() {
     }
     assert_well_formed("<svg a=\"1\"><text b=\"&lt;\">x &amp; y</text><circle r=\"3\"/></svg>");
 }
+
+/// Vectors holding NaN or inf stop at read time with file:line and the word,
+/// for PCA and t-SNE alike (t-SNE used to panic, PCA to write NaN coordinates).
+#[test]
+fn cli_non_finite_vectors_are_located_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = dir.path().join("v.txt");
+    let mut text = String::from("6 2\n");
+    for i in 0..6 {
+        let second = if i == 3 {
+            "inf".to_string()
+        } else {
+            i.to_string()
+        };
+        text.push_str(&format!("w{i} 1 {second}\n"));
+    }
+    std::fs::write(&v, text).unwrap();
+    let out = dir.path().join("p.csv");
+    for method in ["pca", "tsne"] {
+        let o = wordbench(&[
+            "project",
+            v.to_str().unwrap(),
+            "--method",
+            method,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("v.txt:5: value 2 of word 'w3' is 'inf', expected a finite number"),
+            "{method}: {err}"
+        );
+        assert!(!out.exists());
+    }
+}

@@ -105,8 +105,8 @@ pub struct TrainArgs {
     #[arg(long)]
     pub session_out: Option<PathBuf>,
     /// Seconds between session autosaves.
-    #[arg(long, default_value_t = 2.0, hide = true)]
-    pub autosave_secs: f64,
+    #[arg(long, default_value = "2", hide = true, allow_hyphen_values = true)]
+    pub autosave_secs: String,
     /// Evaluate the vectors on the bundled similarity and analogy sets.
     #[arg(long)]
     pub eval: bool,

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use wordbench::embedding::{Embedding, NeighborParams};
 use wordbench::eval::{AnalogyConfig, AnalogyMethod, EvalPlan, Report};
 
@@ -42,36 +42,76 @@ pub fn eval(args: EvalArgs) -> Result<()> {
     if args.json {
         serde_json::to_writer(&mut out, &report)?;
         writeln!(out)?;
-        return Ok(());
+    } else {
+        writeln!(
+            out,
+            "{} vectors of dimension {}",
+            embedding.len(),
+            embedding.dim()
+        )?;
+        print_report(&mut out, &report, &plan, args.sections)?;
     }
-    writeln!(
-        out,
-        "{} vectors of dimension {}",
-        embedding.len(),
-        embedding.dim()
-    )?;
-    print_report(&mut out, &report, args.sections)
+    let scored = report.similarity.iter().any(|s| s.found > 0)
+        || report.analogy.as_ref().is_some_and(|a| a.answered > 0);
+    if !scored {
+        bail!(
+            "nothing evaluated: no pair or question of the evaluation sets is in the vocabulary of {}",
+            args.vectors.display()
+        );
+    }
+    Ok(())
 }
 
-/// Prints an evaluation report as a few aligned lines.
-pub fn print_report(out: &mut impl Write, report: &Report, sections: bool) -> Result<()> {
-    for s in &report.similarity {
+/// Prints an evaluation report (of `plan`) as a few aligned lines; a set
+/// none of whose pairs or questions could be scored says so instead of NaN.
+pub fn print_report(
+    out: &mut impl Write,
+    report: &Report,
+    plan: &EvalPlan,
+    sections: bool,
+) -> Result<()> {
+    for (s, file) in report.similarity.iter().zip(&plan.similarity) {
+        if s.found == 0 {
+            writeln!(
+                out,
+                "{:<20} no pairs of {} are in the vocabulary (0/{})",
+                s.dataset,
+                file.display(),
+                s.pairs
+            )?;
+            continue;
+        }
         writeln!(
             out,
-            "{:<20} spearman {:.4}  pearson {:.4}  pairs {}/{}",
-            s.dataset, s.spearman, s.pearson, s.found, s.pairs
+            "{:<20} spearman {}  pearson {}  pairs {}/{}",
+            s.dataset,
+            number(s.spearman, 4),
+            number(s.pearson, 4),
+            s.found,
+            s.pairs
         )?;
     }
-    if let Some(a) = &report.analogy {
+    if let (Some(a), Some(file)) = (&report.analogy, &plan.analogy) {
+        if a.answered == 0 {
+            writeln!(
+                out,
+                "{:<20} no questions of {} are in the vocabulary (top {}; 0/{})",
+                a.dataset,
+                file.display(),
+                a.restrict,
+                a.questions
+            )?;
+            return Ok(());
+        }
         writeln!(
             out,
-            "{:<20} {} (top {}): total {:.2}%  semantic {:.2}%  syntactic {:.2}%  answered {}/{}",
+            "{:<20} {} (top {}): total {}  semantic {}  syntactic {}  answered {}/{}",
             a.dataset,
             a.method.name(),
             a.restrict,
-            100.0 * a.total,
-            100.0 * a.semantic,
-            100.0 * a.syntactic,
+            percent(a.total),
+            percent(a.semantic),
+            percent(a.syntactic),
             a.answered,
             a.questions
         )?;
@@ -79,9 +119,9 @@ pub fn print_report(out: &mut impl Write, report: &Report, sections: bool) -> Re
             for s in &a.sections {
                 writeln!(
                     out,
-                    "  {:<28} {:6.2}%  {}/{}",
+                    "  {:<28} {:>7}  {}/{}",
                     s.section,
-                    100.0 * s.accuracy,
+                    percent(s.accuracy),
                     s.answered,
                     s.questions
                 )?;
@@ -89,6 +129,25 @@ pub fn print_report(out: &mut impl Write, report: &Report, sections: bool) -> Re
         }
     }
     Ok(())
+}
+
+/// `v` with `decimals` decimals, or `n/a` when it could not be computed (NaN:
+/// fewer than two pairs, or no question of that kind).
+fn number(v: f64, decimals: usize) -> String {
+    if v.is_finite() {
+        format!("{v:.decimals$}")
+    } else {
+        "n/a".into()
+    }
+}
+
+/// A share as a percentage with two decimals, or `n/a`.
+fn percent(v: f64) -> String {
+    if v.is_finite() {
+        format!("{:.2}%", 100.0 * v)
+    } else {
+        "n/a".into()
+    }
 }
 
 /// Prints the nearest neighbours of each word.

@@ -55,3 +55,14 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+/// The worker threads for `--threads` (default: every CPU), capped at the
+/// CPUs available with a warning on stderr when more were asked for.
+fn threads(asked: Option<usize>) -> usize {
+    let (threads, warning) =
+        wordbench::train::cap_threads(asked.unwrap_or_else(wordbench::train::cpus), "--threads");
+    if let Some(w) = warning {
+        eprintln!("warning: {w}");
+    }
+    threads
+}

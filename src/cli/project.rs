@@ -29,8 +29,8 @@ pub struct ProjectArgs {
     #[arg(long, value_enum, default_value = options::METHOD_DEFAULT)]
     pub method: MethodArg,
     /// t-SNE perplexity (shorthand for `--set perplexity=P`).
-    #[arg(long)]
-    pub perplexity: Option<f64>,
+    #[arg(long, allow_hyphen_values = true)]
+    pub perplexity: Option<String>,
     /// The N most frequent words (default 500); with --around, the number of neighbours (default 100).
     #[arg(long, conflicts_with = "words")]
     pub top: Option<usize>,
@@ -127,9 +127,7 @@ pub fn run(args: ProjectArgs) -> Result<()> {
         bail!("invalid value for --dims: 3 needs --method pca (t-SNE lays out in 2-D)");
     }
     let size = parse_size(&args.size)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads(args.threads);
     let config = tsne_config(&args)?;
     let embedding = Embedding::load(&args.vectors)?;
     let how = selection(&args);
@@ -246,8 +244,8 @@ fn selection(args: &ProjectArgs) -> Selection {
 /// Validated t-SNE settings from `--perplexity` and `--set`.
 fn tsne_config(args: &ProjectArgs) -> Result<TsneConfig> {
     let mut assignments: Vec<(String, String)> = Vec::new();
-    if let Some(p) = args.perplexity {
-        assignments.push(("perplexity".into(), p.to_string()));
+    if let Some(p) = &args.perplexity {
+        assignments.push(("perplexity".into(), p.clone()));
     }
     for s in &args.set {
         let (k, v) = s

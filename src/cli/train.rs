@@ -77,11 +77,10 @@ pub fn train(args: TrainArgs) -> Result<()> {
             check_output(flag, p)?;
         }
     }
+    let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
     let corpus = Corpus::open(&args.corpus, config)?;
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = super::threads(args.threads);
     let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
     let mut session = match &args.session_out {
         Some(path) => {
@@ -106,7 +105,6 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let job = Job::spawn(method, input, config);
     let bar = progress_bar(args.quiet);
     let mut ppl = None;
-    let autosave_every = Duration::from_secs_f64(args.autosave_secs.max(0.0));
     let mut saved = Instant::now();
     let mut save_error = None;
     let result = job.wait(|event| {
@@ -177,8 +175,9 @@ pub fn train(args: TrainArgs) -> Result<()> {
         args.out.display()
     );
     if args.eval {
-        let report = bundled_plan().run(&embedding)?;
-        print_report(&mut std::io::stderr().lock(), &report, false)?;
+        let plan = bundled_plan();
+        let report = plan.run(&embedding)?;
+        print_report(&mut std::io::stderr().lock(), &report, &plan, false)?;
         recorder.run_mut().evaluation = Some(report);
     }
     if let Some(path) = &args.metrics_out {

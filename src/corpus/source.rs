@@ -67,6 +67,24 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     Ok(reader)
 }
 
+/// The size in bytes of `path` when it is a plain (uncompressed) regular
+/// file, so readers can check a header's declared sizes against it before
+/// allocating; `None` for compressed files, pipes and devices, whose length
+/// is not known in advance.
+pub fn plain_len(path: &Path) -> Result<Option<u64>> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let mut head = Vec::with_capacity(4);
+    File::open(path)
+        .map_err(|e| Error::io(path, e))?
+        .take(4)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(path, e))?;
+    Ok((Compression::sniff(&head) == Compression::None).then_some(meta.len()))
+}
+
 /// Reads up to `n` decompressed bytes from the start of `path` (for format detection).
 pub fn peek(path: &Path, n: usize) -> Result<Vec<u8>> {
     let mut buf = Vec::with_capacity(n);

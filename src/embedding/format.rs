@@ -99,7 +99,8 @@ pub fn detect_bytes(head: &[u8]) -> VectorFormat {
     if header.is_none() {
         return VectorFormat::GloveText;
     }
-    if rest.is_empty() {
+    // Dimension 0 cannot be binary data; the text reader reports it.
+    if rest.is_empty() || header.is_some_and(|(_, d)| d == 0) {
         return VectorFormat::Word2VecText;
     }
     let (record, _) = split_line(rest);
@@ -142,10 +143,11 @@ pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, Rea
         Some(f) => f,
         None => detect(path)?,
     };
+    let size = source::plain_len(path)?;
     let input = source::open(path)?;
     let (words, vectors, utf8_replacements) = match format {
-        VectorFormat::Word2VecText => word2vec_text::read(input, path)?,
-        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path)?,
+        VectorFormat::Word2VecText => word2vec_text::read(input, path, size)?,
+        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size)?,
         VectorFormat::GloveText => glove_text::read(input, path)?,
     };
     let embedding = Embedding::new(words, vectors)?;
@@ -219,6 +221,7 @@ mod tests {
             VectorFormat::Word2VecText
         );
         assert_eq!(detect_bytes(b"2 3\n"), VectorFormat::Word2VecText);
+        assert_eq!(detect_bytes(b"2 0\na\nb\n"), VectorFormat::Word2VecText);
         assert_eq!(
             detect_bytes(b"the 1 2 3\nof 1 2 3\n"),
             VectorFormat::GloveText

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::text_line::{parse_vector_line, Lines};
+use super::text_line::{duplicate_line, parse_vector_line, unique_index, Lines};
 use super::word2vec_text::write_rows;
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -17,6 +17,7 @@ pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array
     let mut words = Vec::new();
     let mut values = Vec::new();
     let mut dim = None;
+    let mut word_lines = Vec::new();
     while let Some((line, text)) = lines.next_line(path)? {
         if text.trim().is_empty() {
             continue;
@@ -31,10 +32,14 @@ pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array
         }
         let word = parse_vector_line(text, d, &mut values, path, line)?;
         words.push(word.to_string());
+        word_lines.push(line);
     }
     let d = dim.ok_or_else(|| Error::format(path, "empty file, expected lines `word v1 .. vd`"))?;
     let matrix = Array2::from_shape_vec((words.len(), d), values).expect("n * d values were read");
-    Ok((WordIndex::from_words(words), matrix, lines.replacements))
+    let index = unique_index(words).map_err(|(w, again, first)| {
+        duplicate_line(&w, word_lines[again], word_lines[first], path)
+    })?;
+    Ok((index, matrix, lines.replacements))
 }
 
 /// Writes one line per word, no header.
@@ -61,5 +66,19 @@ mod tests {
         let e = read("lonely\n".as_bytes(), Path::new("g.txt")).unwrap_err();
         assert!(e.to_string().starts_with("g.txt:1:"), "{e}");
         assert!(read("".as_bytes(), Path::new("g.txt")).is_err());
+    }
+
+    #[test]
+    fn non_finite_values_and_duplicates_are_located_errors() {
+        let e = read("a 1 2\nb NaN 4\n".as_bytes(), Path::new("g.txt")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "g.txt:2: value 1 of word 'b' is 'NaN', expected a finite number"
+        );
+        let e = read("a 1 2\nb 3 4\na 5 6\n".as_bytes(), Path::new("g.txt")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "g.txt:3: word 'a' appears again (first on line 1); each word must appear once"
+        );
     }
 }

@@ -4,6 +4,7 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
+use crate::words::WordIndex;
 use crate::{Error, Result};
 
 /// Reads raw lines (without `\n` / `\r\n`) and decodes them lossily.
@@ -114,6 +115,13 @@ fn parse_values<'a>(
                 format!("value {found} of word '{word}' is not a number: '{field}'"),
             )
         })?;
+        if !v.is_finite() {
+            return Err(Error::parse(
+                path,
+                line,
+                format!("value {found} of word '{word}' is '{field}', expected a finite number"),
+            ));
+        }
         values.push(v);
     }
     if found != dim {
@@ -124,6 +132,30 @@ fn parse_values<'a>(
         ));
     }
     Ok(())
+}
+
+/// The words as an index, or `(word, again, first)`: the first word seen
+/// twice and the positions of its second and first occurrences. Two rows for one word would
+/// make lookups pick one silently, so readers turn this into a located error.
+pub(crate) fn unique_index(words: Vec<String>) -> Result<WordIndex, (String, usize, usize)> {
+    let index = WordIndex::from_words(words);
+    let duplicate = index.words().iter().enumerate().find_map(|(i, w)| {
+        let first = index.id(w)? as usize;
+        (first != i).then(|| (w.clone(), i, first))
+    });
+    match duplicate {
+        None => Ok(index),
+        Some(pair) => Err(pair),
+    }
+}
+
+/// The error for a word that appears on line `again` after line `first`.
+pub(crate) fn duplicate_line(word: &str, again: usize, first: usize, path: &Path) -> Error {
+    Error::parse(
+        path,
+        again,
+        format!("word '{word}' appears again (first on line {first}); each word must appear once"),
+    )
 }
 
 /// Writes `word v1 .. vd\n`. Floats use Rust's shortest round-trip form, so

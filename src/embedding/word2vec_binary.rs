@@ -11,7 +11,7 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::text_line::{check_word, decode_lossy};
+use super::text_line::{check_word, decode_lossy, unique_index};
 use super::word2vec_text::parse_header;
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -21,7 +21,16 @@ use crate::{Error, Result};
 const MAX_WORD_BYTES: usize = 1 << 16;
 
 /// Reads the whole file: words, matrix and the count of replaced invalid UTF-8 sequences.
-pub(crate) fn read(mut input: impl BufRead, path: &Path) -> Result<(WordIndex, Array2<f32>, u64)> {
+///
+/// `size` is the file's length when known (a plain file): the header's
+/// declared size is checked against it before anything is allocated, so a
+/// damaged header cannot ask for terabytes. On a stream of unknown length each
+/// vector is read as its bytes arrive, so memory follows the data, not the header.
+pub(crate) fn read(
+    mut input: impl BufRead,
+    path: &Path,
+    size: Option<u64>,
+) -> Result<(WordIndex, Array2<f32>, u64)> {
     let mut raw = Vec::new();
     input
         .by_ref()
@@ -39,9 +48,10 @@ pub(crate) fn read(mut input: impl BufRead, path: &Path) -> Result<(WordIndex, A
             ),
         )
     })?;
-    let mut words = Vec::with_capacity(n.min(1 << 24));
-    let mut values = Vec::with_capacity(n.saturating_mul(d).min(1 << 28));
-    let mut bytes = vec![0u8; 4 * d];
+    let vector_bytes = check_header(n, d, size.map(|s| s.saturating_sub(raw.len() as u64)), path)?;
+    let mut words = Vec::with_capacity(n.min(1 << 20));
+    let mut values = Vec::with_capacity(n.saturating_mul(d).min(1 << 20));
+    let mut bytes = Vec::new();
     let mut word = String::new();
     let mut replacements = 0;
     for record in 0..n {
@@ -57,17 +67,27 @@ pub(crate) fn read(mut input: impl BufRead, path: &Path) -> Result<(WordIndex, A
         }
         raw.pop();
         replacements += decode_lossy(&raw, &mut word);
-        input.read_exact(&mut bytes).map_err(|e| match e.kind() {
-            std::io::ErrorKind::UnexpectedEof => {
-                truncated(path, record, n, &format!("the vector of '{word}'"))
-            }
-            _ => Error::io(path, e),
-        })?;
+        bytes.clear();
+        input
+            .by_ref()
+            .take(vector_bytes)
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(path, e))?;
+        if bytes.len() as u64 != vector_bytes {
+            return Err(truncated(
+                path,
+                record,
+                n,
+                &format!("the vector of '{word}'"),
+            ));
+        }
+        let start = values.len();
         values.extend(
             bytes
                 .chunks_exact(4)
                 .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
         );
+        check_finite(&values[start..], record, n, &word, path)?;
         words.push(word.clone());
     }
     skip_newlines(&mut input, path)?;
@@ -79,7 +99,70 @@ pub(crate) fn read(mut input: impl BufRead, path: &Path) -> Result<(WordIndex, A
         ));
     }
     let matrix = Array2::from_shape_vec((n, d), values).expect("n * d values were read");
-    Ok((WordIndex::from_words(words), matrix, replacements))
+    let index = unique_index(words).map_err(|(w, again, first)| {
+        Error::format(
+            path,
+            format!(
+                "record {} of {n}: word '{w}' appears again (first in record {}); each word must appear once",
+                again + 1,
+                first + 1
+            ),
+        )
+    })?;
+    Ok((index, matrix, replacements))
+}
+
+/// Checks the header `n d` against the bytes that follow it (`body`, when
+/// known) and returns the byte length of one vector. Every record holds at
+/// least a one-byte word, a space and `4 d` bytes; arithmetic is checked, so a
+/// huge `d` is an error rather than an overflow.
+fn check_header(n: usize, d: usize, body: Option<u64>, path: &Path) -> Result<u64> {
+    if d == 0 {
+        return Err(Error::parse(
+            path,
+            1,
+            format!("header `{n} {d}` declares dimension 0; vectors need at least one value"),
+        ));
+    }
+    let vector = (d as u64).checked_mul(4);
+    let least = vector
+        .and_then(|v| v.checked_add(2))
+        .and_then(|r| r.checked_mul(n as u64));
+    let fits = match (least, body) {
+        (None, _) => false,
+        (Some(least), Some(body)) => least <= body,
+        (Some(_), None) => true,
+    };
+    if !fits {
+        let have = body.map_or(String::new(), |b| {
+            format!(", but the file holds {b} bytes after it")
+        });
+        return Err(Error::parse(
+            path,
+            1,
+            format!(
+                "header `{n} {d}` declares {n} vectors of {d} dimensions, at least {} bytes{have}",
+                least.map_or("2^64".to_string(), |l| l.to_string())
+            ),
+        ));
+    }
+    Ok(vector.expect("checked above"))
+}
+
+/// A vector value that is NaN or infinite is an error naming its record and word.
+fn check_finite(values: &[f32], record: usize, n: usize, word: &str, path: &Path) -> Result<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(Error::format(
+            path,
+            format!(
+                "record {} of {n}, word '{word}': value {} is {}, expected a finite number",
+                record + 1,
+                i + 1,
+                values[i]
+            ),
+        )),
+    }
 }
 
 /// Consumes `\n` / `\r` bytes before a record.
@@ -148,7 +231,7 @@ mod tests {
         data.extend(record(b"a\xffb", &[1.0, -2.0]));
         data.extend(record(b"c", &[0.5, 10.0]));
         data.push(b'\n');
-        let (w, m, r) = read(&data[..], Path::new("v.bin")).unwrap();
+        let (w, m, r) = read(&data[..], Path::new("v.bin"), None).unwrap();
         assert_eq!(w.words(), &["a\u{fffd}b", "c"]);
         assert_eq!(m, array![[1.0, -2.0], [0.5, 10.0]]);
         assert_eq!(r, 1);
@@ -160,7 +243,7 @@ mod tests {
         let v = f32::from_le_bytes([0x0a, 0x20, 0x0a, 0x3f]);
         let mut data = b"1 1\n".to_vec();
         data.extend(record(b"x", &[v]));
-        let (_, m, _) = read(&data[..], Path::new("v.bin")).unwrap();
+        let (_, m, _) = read(&data[..], Path::new("v.bin"), None).unwrap();
         assert_eq!(m[[0, 0]].to_bits(), v.to_bits());
     }
 
@@ -168,13 +251,13 @@ mod tests {
     fn truncation_and_count_mismatch() {
         let mut data = b"2 2\n".to_vec();
         data.extend(record(b"a", &[1.0, 2.0]));
-        let e = read(&data[..], Path::new("v.bin")).unwrap_err();
+        let e = read(&data[..], Path::new("v.bin"), None).unwrap_err();
         assert_eq!(
             e.to_string(),
             "v.bin: truncated binary data: record 2 of 2 ends before its word is complete"
         );
         data.extend(&record(b"b", &[1.0, 2.0])[..5]);
-        let e = read(&data[..], Path::new("v.bin")).unwrap_err();
+        let e = read(&data[..], Path::new("v.bin"), None).unwrap_err();
         assert!(
             e.to_string()
                 .contains("record 2 of 2 ends before the vector of 'b'"),
@@ -183,10 +266,55 @@ mod tests {
         let mut data = b"1 2\n".to_vec();
         data.extend(record(b"a", &[1.0, 2.0]));
         data.extend(record(b"b", &[1.0, 2.0]));
-        let e = read(&data[..], Path::new("v.bin")).unwrap_err();
+        let e = read(&data[..], Path::new("v.bin"), None).unwrap_err();
         assert!(
             e.to_string().contains("header says 1 words, but more data"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn huge_or_zero_dimensions_are_refused_before_allocating() {
+        let p = Path::new("v.bin");
+        let e = read(&b"1 0\nx \n"[..], p, Some(7)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.bin:1: header `1 0` declares dimension 0; vectors need at least one value"
+        );
+        let huge = format!("1 {}\nx ", usize::MAX);
+        let e = read(huge.as_bytes(), p, None).unwrap_err();
+        assert!(e.to_string().starts_with("v.bin:1: header `1 "), "{e}");
+        assert!(e.to_string().contains("at least 2^64 bytes"), "{e}");
+        let big = b"1000 1000000\nx ";
+        let e = read(&big[..], p, Some(big.len() as u64)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.bin:1: header `1000 1000000` declares 1000 vectors of 1000000 dimensions, \
+             at least 4000002000 bytes, but the file holds 2 bytes after it"
+        );
+        // Unknown length (a pipe, gzip): memory follows the data, not the header.
+        let e = read(&b"1 1000000000000\nx \x01\x02"[..], p, None).unwrap_err();
+        assert!(e.to_string().contains("truncated binary data"), "{e}");
+    }
+
+    #[test]
+    fn non_finite_values_and_duplicate_words_are_errors() {
+        let p = Path::new("v.bin");
+        let mut data = b"2 2\n".to_vec();
+        data.extend(record(b"a", &[1.0, 2.0]));
+        data.extend(record(b"b", &[f32::NAN, 2.0]));
+        let e = read(&data[..], p, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.bin: record 2 of 2, word 'b': value 1 is NaN, expected a finite number"
+        );
+        let mut data = b"2 1\n".to_vec();
+        data.extend(record(b"a", &[1.0]));
+        data.extend(record(b"a", &[2.0]));
+        let e = read(&data[..], p, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.bin: record 2 of 2: word 'a' appears again (first in record 1); each word must appear once"
         );
     }
 
@@ -196,7 +324,7 @@ mod tests {
         let m = array![[1.5f32, f32::MIN_POSITIVE], [-0.0, 3.0]];
         let mut out = Vec::new();
         write(&mut out, &words, &m, Path::new("v.bin")).unwrap();
-        let (w, back, _) = read(&out[..], Path::new("v.bin")).unwrap();
+        let (w, back, _) = read(&out[..], Path::new("v.bin"), None).unwrap();
         assert_eq!(w, words);
         assert_eq!(back.mapv(f32::to_bits), m.mapv(f32::to_bits));
     }

@@ -10,7 +10,9 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::text_line::{check_word, parse_vector_line, write_vector_line, Lines};
+use super::text_line::{
+    check_word, duplicate_line, parse_vector_line, unique_index, write_vector_line, Lines,
+};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 
@@ -23,7 +25,14 @@ pub(crate) fn parse_header(line: &str) -> Option<(usize, usize)> {
 }
 
 /// Reads the whole file: words, matrix and the count of replaced invalid UTF-8 sequences.
-pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array2<f32>, u64)> {
+///
+/// `size` (the file's length, when known) bounds what is reserved up front:
+/// every value takes at least two bytes, so a header cannot reserve more.
+pub(crate) fn read(
+    input: impl BufRead,
+    path: &Path,
+    size: Option<u64>,
+) -> Result<(WordIndex, Array2<f32>, u64)> {
     let mut lines = Lines::new(input);
     let (_, header) = lines.next_line(path)?.ok_or_else(|| {
         Error::format(
@@ -38,8 +47,17 @@ pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array
             format!("expected a header `words dimensions`, found '{header}'"),
         )
     })?;
-    let mut words = Vec::with_capacity(n.min(1 << 24));
-    let mut values = Vec::with_capacity(n.saturating_mul(d).min(1 << 28));
+    if d == 0 {
+        return Err(Error::parse(
+            path,
+            1,
+            format!("header `{n} {d}` declares dimension 0; vectors need at least one value"),
+        ));
+    }
+    let budget = size.map_or(1 << 20, |s| usize::try_from(s / 2).unwrap_or(usize::MAX));
+    let mut words = Vec::with_capacity(n.min(budget).min(1 << 24));
+    let mut values = Vec::with_capacity(n.saturating_mul(d).min(budget).min(1 << 28));
+    let mut word_lines = Vec::new();
     while let Some((line, text)) = lines.next_line(path)? {
         if text.trim().is_empty() {
             continue;
@@ -53,6 +71,7 @@ pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array
         }
         let word = parse_vector_line(text, d, &mut values, path, line)?;
         words.push(word.to_string());
+        word_lines.push(line);
     }
     if words.len() != n {
         return Err(Error::format(
@@ -61,7 +80,10 @@ pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array
         ));
     }
     let matrix = Array2::from_shape_vec((n, d), values).expect("n * d values were read");
-    Ok((WordIndex::from_words(words), matrix, lines.replacements))
+    let index = unique_index(words).map_err(|(w, again, first)| {
+        duplicate_line(&w, word_lines[again], word_lines[first], path)
+    })?;
+    Ok((index, matrix, lines.replacements))
 }
 
 /// Writes the header and one line per word.
@@ -94,7 +116,7 @@ mod tests {
     use super::*;
 
     fn read_str(s: &str) -> Result<(WordIndex, Array2<f32>, u64)> {
-        read(s.as_bytes(), Path::new("v.txt"))
+        read(s.as_bytes(), Path::new("v.txt"), None)
     }
 
     #[test]
@@ -127,6 +149,37 @@ mod tests {
             "{e}"
         );
         assert!(read_str("").is_err());
+    }
+
+    #[test]
+    fn dimension_zero_non_finite_values_and_duplicates_are_located_errors() {
+        let e = read_str("2 0\na\nb\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.txt:1: header `2 0` declares dimension 0; vectors need at least one value"
+        );
+        for bad in ["nan", "inf", "-inf", "1e400"] {
+            let e = read_str(&format!("2 2\na 1 2\nb 1 {bad}\n")).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("v.txt:3: value 2 of word 'b' is '{bad}', expected a finite number")
+            );
+        }
+        let e = read_str("3 1\na 1\nb 2\n\na 3\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.txt:5: word 'a' appears again (first on line 2); each word must appear once"
+        );
+    }
+
+    #[test]
+    fn a_huge_header_reserves_only_what_the_file_can_hold() {
+        let text = "4000000000000 4000000000000\na 1\n";
+        let e = read(text.as_bytes(), Path::new("v.txt"), Some(text.len() as u64)).unwrap_err();
+        assert!(
+            e.to_string().starts_with("v.txt:2: word 'a' has 1 values"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -4,11 +4,12 @@
 //! separated by tabs (or, when a line has no tab, by spaces); blank lines and
 //! `#` comments are skipped. The first non-comment line may be a header
 //! ("word1 word2 SimLex999 ..."): it is skipped when it has no number after
-//! the two words. The score column is the first numeric column after the two
+//! the two words (a first line whose score is `nan`, `inf` or out of range,
+//! like `1e400`, is an error, not a header). The score column is the first numeric column after the two
 //! words on the first data line (column 3 for WordSim/MEN; the SimLex999
 //! column of SimLex's original 10-column file, past its POS column); every
 //! later line must have a number there, or reading fails with `file:line`.
-//! Words are lowercased.
+//! Words are lowercased. A file without any pair is an error.
 //!
 //! Evaluation follows gensim's `evaluate_word_pairs`: pairs with a word
 //! missing from the vectors are skipped (and counted), the cosine of the
@@ -98,6 +99,19 @@ impl SimilarityDataset {
                 Some(c) => c,
                 None => match score_column(&fields) {
                     Some(c) => *column.insert(c),
+                    None if non_finite_column(&fields).is_some() => {
+                        let c = non_finite_column(&fields).unwrap_or(2);
+                        return Err(Error::parse(
+                            path,
+                            seg.line,
+                            format!(
+                                "score in column {} is '{}', expected a finite number \
+                                 (not read as a header: headers hold no numbers)",
+                                c + 1,
+                                fields[c]
+                            ),
+                        ));
+                    }
                     None if !header_skipped => {
                         header_skipped = true;
                         continue;
@@ -113,6 +127,12 @@ impl SimilarityDataset {
             };
             pairs.push(parse_pair(&fields, col, path, seg.line)?);
         }
+        if pairs.is_empty() {
+            return Err(Error::format(
+                path,
+                "no word pairs, expected lines `word1 word2 score`",
+            ));
+        }
         Ok(SimilarityDataset {
             name: dataset_name(path),
             pairs,
@@ -123,6 +143,12 @@ impl SimilarityDataset {
 /// The first column after the two words that holds a number.
 fn score_column(fields: &[&str]) -> Option<usize> {
     (2..fields.len()).find(|&i| fields[i].parse::<f64>().is_ok_and(f64::is_finite))
+}
+
+/// The first column after the two words that parses as a number but not a
+/// finite one (`nan`, `inf`, `1e400`).
+fn non_finite_column(fields: &[&str]) -> Option<usize> {
+    (2..fields.len()).find(|&i| fields[i].parse::<f64>().is_ok_and(|v| !v.is_finite()))
 }
 
 fn parse_pair(fields: &[&str], col: usize, path: &Path, line: usize) -> Result<WordPair> {
@@ -235,6 +261,23 @@ mod tests {
             e.to_string(),
             "dir/ws.tsv:2: score in column 3 is not a number: 'high'"
         );
+        for bad in ["nan", "1e400", "-inf"] {
+            let e = parse(&format!("a b {bad}\nc d 1\n")).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "dir/ws.tsv:1: score in column 3 is '{bad}', expected a finite number \
+                     (not read as a header: headers hold no numbers)"
+                )
+            );
+        }
+        for empty in ["", "# only a comment\n\n", "word1 word2 score\n"] {
+            let e = parse(empty).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "dir/ws.tsv: no word pairs, expected lines `word1 word2 score`"
+            );
+        }
         let e = parse("w1 w2 score\nc d high\n").unwrap_err();
         assert!(
             e.to_string()

@@ -69,6 +69,7 @@ pub fn pca(x: ArrayView2<'_, f32>, k: usize, solver: PcaSolver, seed: u64) -> Re
             ),
         ));
     }
+    super::check_finite(x, None)?;
     let xc = centred(x);
     let total: f64 = xc.iter().map(|v| v * v).sum();
     let solver = match solver {
@@ -254,5 +255,9 @@ mod tests {
         assert!(pca(x.view(), 4, PcaSolver::Auto, 0).is_err());
         assert!(pca(x.view(), 0, PcaSolver::Auto, 0).is_err());
         assert!(pca(x.slice(ndarray::s![..1, ..]), 1, PcaSolver::Auto, 0).is_err());
+        let mut bad = x.clone();
+        bad[[1, 0]] = f32::NAN;
+        let e = pca(bad.view(), 2, PcaSolver::Auto, 0).unwrap_err();
+        assert!(e.to_string().contains("row 2, value 1 is NaN"), "{e}");
     }
 }

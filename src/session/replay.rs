@@ -125,11 +125,13 @@ pub fn replay(
     }
     let corpus = Corpus::open(&path, reference.config)?;
     let config = job_config(run);
+    let (threads, capped) = crate::train::cap_threads(run.threads, "threads:");
+    warnings.extend(capped);
     let input = TrainInput {
         corpus: Arc::new(corpus),
         params: params.clone(),
         seed: run.seed,
-        threads: run.threads,
+        threads,
         counts: Default::default(),
     };
     let mut recorder = Recorder::new(method.name, &params, run.seed, run.threads);

@@ -147,14 +147,17 @@ fn run(
     events: Sender<Event>,
     commands: Receiver<Command>,
 ) {
-    let threads = match &source {
+    let asked = match &source {
         Source::Corpus(input) => input.threads,
         Source::Built(threads, _) => *threads,
     };
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build()
-    {
+    // Callers cap and warn already; this guards library users and runs
+    // relaunched from a session written on a larger machine.
+    let (threads, warning) = super::cap_threads(asked, "threads");
+    if let Some(warning) = warning {
+        let _ = events.send(Event::Log(format!("warning: {warning}")));
+    }
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
         Ok(p) => p,
         Err(e) => {
             let _ = events.send(Event::Failed {
@@ -305,7 +308,8 @@ impl<'a> Runner<'a> {
                     let _ = self.events.send(Event::Log(line));
                 }
                 let wait = cost / self.config.perplexity_budget;
-                next_ppl = clock.elapsed() + Duration::from_secs_f64(wait);
+                next_ppl = clock.elapsed()
+                    + Duration::try_from_secs_f64(wait).unwrap_or(Duration::from_secs(3600));
             }
             let progress = Progress {
                 step,

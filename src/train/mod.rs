@@ -6,10 +6,12 @@ pub mod job;
 pub mod message;
 pub mod perplexity;
 pub mod schema;
+pub mod threads;
 pub mod trainer;
 
 pub use job::{Job, JobConfig};
 pub use message::{Command, Event, Progress};
 pub use perplexity::HeldoutSample;
-pub use schema::{DefaultValue, Kind, ParamSpec, Params, Value};
+pub use schema::{parse_float, parse_seconds, DefaultValue, Kind, ParamSpec, Params, Value};
+pub use threads::{cap_threads, cpus};
 pub use trainer::{Method, ScoreView, StepReport, TrainInput, Trainer};

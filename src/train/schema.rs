@@ -3,6 +3,7 @@
 //! driven by that declaration.
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -109,17 +110,7 @@ impl ParamSpec {
                 }
                 Ok(Value::Int(v))
             }
-            Kind::Float { min, max } => {
-                let v: f64 = text
-                    .parse()
-                    .ok()
-                    .filter(|v: &f64| v.is_finite())
-                    .ok_or_else(|| bad(format!("expected a number in [{min}, {max}]")))?;
-                if v < min || v > max {
-                    return Err(bad(format!("expected a number in [{min}, {max}]")));
-                }
-                Ok(Value::Float(v))
-            }
+            Kind::Float { min, max } => parse_float(self.name, text, min, max).map(Value::Float),
             Kind::Bool => match text {
                 "true" | "yes" | "on" | "1" => Ok(Value::Bool(true)),
                 "false" | "no" | "off" | "0" => Ok(Value::Bool(false)),
@@ -151,6 +142,38 @@ impl ParamSpec {
             Kind::Choice(names) => names.join("|"),
         }
     }
+}
+
+/// Parses `text` as a finite number in `[min, max]`: the one path every
+/// float parameter and flag goes through, so `inf`, `NaN` and `1e400` are
+/// errors naming `name` rather than values that panic later.
+pub fn parse_float(name: &str, text: &str, min: f64, max: f64) -> Result<f64> {
+    let text = text.trim();
+    text.parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && (min..=max).contains(v))
+        .ok_or_else(|| {
+            Error::param(
+                name,
+                format!("'{text}' (expected a number in [{min}, {max}])"),
+            )
+        })
+}
+
+/// Parses `text` as a duration in seconds (a finite number, 0 or more,
+/// fractions allowed), through [`parse_float`].
+pub fn parse_seconds(name: &str, text: &str) -> Result<Duration> {
+    let bad = || {
+        Error::param(
+            name,
+            format!(
+                "'{}' (expected a number of seconds, 0 or more)",
+                text.trim()
+            ),
+        )
+    };
+    let secs = parse_float(name, text, 0.0, f64::MAX).map_err(|_| bad())?;
+    Duration::try_from_secs_f64(secs).map_err(|_| bad())
 }
 
 /// Accepts `1000`, `1_000` and `1e3`-style integers.
@@ -316,6 +339,32 @@ mod tests {
             live: false,
         },
     ];
+
+    #[test]
+    fn floats_and_durations_are_finite_and_in_range() {
+        assert_eq!(parse_float("x", " 0.5 ", 0.0, 1.0).unwrap(), 0.5);
+        for bad in ["inf", "-inf", "NaN", "nan", "1e400", "2", "-0.1", "", "abc"] {
+            let e = parse_float("x", bad, 0.0, 1.0).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("invalid value for x: '{bad}' (expected a number in [0, 1])")
+            );
+        }
+        assert_eq!(
+            parse_seconds("--every", "1.5").unwrap(),
+            Duration::from_millis(1500)
+        );
+        assert_eq!(parse_seconds("--every", "0").unwrap(), Duration::ZERO);
+        for bad in ["inf", "NaN", "-1", "1e400", "1e300", "soon"] {
+            let e = parse_seconds("--every", bad).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "invalid value for --every: '{bad}' (expected a number of seconds, 0 or more)"
+                )
+            );
+        }
+    }
 
     #[test]
     fn defaults_and_overrides() {

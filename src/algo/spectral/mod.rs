@@ -28,6 +28,7 @@ pub mod matrix;
 pub mod params;
 pub mod trainer;
 
+use std::path::Path;
 use std::time::Instant;
 
 pub use params::{Input, Settings, Target, EIGENWORD_SCHEMA, SVD_NS_SCHEMA, SVD_SCHEMA};
@@ -36,7 +37,7 @@ pub use trainer::{Solver, SpectralTrainer};
 use crate::cooc::{LogBase, Summary};
 use crate::linalg::{Csr, Lanczos, SymmetricCsr, TruncatedSvd};
 use crate::train::{Method, TrainInput, Trainer};
-use crate::Result;
+use crate::{Error, Result};
 
 /// Truncated SVD baselines.
 pub static SVD: Method = Method {
@@ -77,6 +78,41 @@ fn build_svd_ns(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<d
     build("svd-ns", Settings::svd_ns(&input.params), input, log)
 }
 
+/// Fails, in the user's terms (`dim`, the vocabulary, `max_vocab`), unless
+/// `dim` is below the number of words the matrix will have: the solver can
+/// compute at most one vector fewer than its order.
+fn check_dim(dim: usize, vocab: usize, max_vocab: Option<usize>, corpus: &Path) -> Result<()> {
+    let n = max_vocab.map_or(vocab, |m| m.min(vocab));
+    if n < 2 {
+        let limit = match max_vocab {
+            Some(m) if m < vocab => format!(" (max_vocab {m})"),
+            _ => String::new(),
+        };
+        return Err(Error::format(
+            corpus,
+            format!(
+                "{n} word{} in the vocabulary{limit}; a spectral method needs at least 2",
+                if n == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    if dim < n {
+        return Ok(());
+    }
+    let words = match max_vocab {
+        Some(m) if m < vocab => format!("the {m} words kept by max_vocab (of {vocab})"),
+        _ => format!("a vocabulary of {vocab} words"),
+    };
+    Err(Error::param(
+        "dim",
+        format!(
+            "{dim} dimensions from {words}: dim must be smaller than the number of words \
+             (at most {})",
+            n - 1
+        ),
+    ))
+}
+
 /// Counts, transforms and prepares the solver for `settings`.
 pub fn build(
     name: &str,
@@ -84,6 +120,12 @@ pub fn build(
     input: &TrainInput,
     log: &mut dyn FnMut(String),
 ) -> Result<Box<dyn Trainer>> {
+    check_dim(
+        settings.dim,
+        input.corpus.vocab().len(),
+        settings.max_vocab,
+        input.corpus.path(),
+    )?;
     let t = Instant::now();
     let x = input
         .counts
@@ -154,5 +196,38 @@ fn describe(s: &Settings) -> String {
         format!("{m} with PSD diagonal")
     } else {
         m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dim_is_checked_against_the_vocabulary_in_the_users_terms() {
+        let c = Path::new("c.txt");
+        assert!(check_dim(7, 8, None, c).is_ok());
+        let e = check_dim(8, 8, None, c).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid value for dim: 8 dimensions from a vocabulary of 8 words: \
+             dim must be smaller than the number of words (at most 7)"
+        );
+        let e = check_dim(5, 100, Some(5), c).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid value for dim: 5 dimensions from the 5 words kept by max_vocab (of 100): \
+             dim must be smaller than the number of words (at most 4)"
+        );
+        let e = check_dim(1, 1, None, c).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.txt: 1 word in the vocabulary; a spectral method needs at least 2"
+        );
+        let e = check_dim(1, 9, Some(1), c).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "c.txt: 1 word in the vocabulary (max_vocab 1); a spectral method needs at least 2"
+        );
     }
 }

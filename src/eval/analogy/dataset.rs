@@ -1,7 +1,7 @@
 //! Google-format analogy files: `: section` header lines, then questions
 //! `a b c d` ("a is to b as c is to d"). Words are lowercased; blank lines are
 //! skipped; a question before the first header or with other than four words
-//! is an error naming `file:line`.
+//! is an error naming `file:line`; so is a file without any question.
 
 use std::io::BufRead;
 use std::path::Path;
@@ -75,10 +75,17 @@ impl AnalogyDataset {
             })?;
             section.questions.push(question);
         }
-        Ok(AnalogyDataset {
+        let dataset = AnalogyDataset {
             name: dataset_name(path),
             sections,
-        })
+        };
+        if dataset.questions() == 0 {
+            return Err(Error::format(
+                path,
+                "no questions, expected `: section` lines followed by questions `a b c d`",
+            ));
+        }
+        Ok(dataset)
     }
 
     /// Number of questions in all sections.
@@ -120,5 +127,12 @@ mod tests {
             e.to_string(),
             "q.txt:3: expected 4 words `a b c d`, found 3"
         );
+        for empty in ["", "\n\n", ": capitals\n: gram1\n"] {
+            let e = parse(empty).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "q.txt: no questions, expected `: section` lines followed by questions `a b c d`"
+            );
+        }
     }
 }

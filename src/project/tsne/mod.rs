@@ -331,6 +331,7 @@ impl Tsne {
                 format!("{} words for {n} vectors", words.len()),
             ));
         }
+        crate::project::check_finite(x, Some(words.words()))?;
         let perplexity = config.effective_perplexity(n);
         if perplexity < config.perplexity {
             log(format!(
@@ -582,6 +583,13 @@ mod tests {
         );
         t.run().unwrap();
         assert!(Tsne::prepare(words(3), x.slice(ndarray::s![..3, ..]), &c, &mut |_| {}).is_err());
+        let mut bad = x.clone();
+        bad[[4, 1]] = f32::NAN;
+        let e = Tsne::prepare(words(31), bad.view(), &c, &mut |_| {}).unwrap_err();
+        assert!(
+            e.to_string().contains("row 5 (word 'w4'), value 2 is NaN"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -51,7 +51,10 @@ fn run_options(cores: usize) -> [ParamSpec; 2] {
         },
         ParamSpec {
             name: "threads",
-            kind: Kind::Int { min: 1, max: 1024 },
+            kind: Kind::Int {
+                min: 1,
+                max: cores.max(1) as i64,
+            },
             default: DefaultValue::Int(cores.saturating_sub(1).max(1) as i64),
             help:
                 "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",

@@ -1,0 +1,286 @@
+//! Bad input end to end (issue 14): every case with tiny inputs generated in
+//! a temporary directory, each giving one clear line instead of a panic, a
+//! hang or a lost file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn wordbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wordbench"))
+        .args(args)
+        .output()
+        .expect("run wordbench")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A small corpus where every word passes the default min-count.
+fn corpus(dir: &Path) -> PathBuf {
+    let words = [
+        "king", "queen", "man", "woman", "child", "house", "tree", "river",
+    ];
+    let mut text = String::new();
+    for i in 0..300 {
+        let line: Vec<&str> = (0..8)
+            .map(|j| words[(i * 3 + j * j) % words.len()])
+            .collect();
+        text.push_str(&line.join(" "));
+        text.push('\n');
+    }
+    let path = dir.join("corpus.txt");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `wordbench train CORPUS --algo sgns` with a tiny model, plus `extra`.
+fn train(corpus: &Path, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "train",
+        corpus.to_str().unwrap(),
+        "--algo",
+        "sgns",
+        "--dim",
+        "4",
+        "--set",
+        "epochs=1",
+        "-q",
+    ];
+    args.extend_from_slice(extra);
+    wordbench(&args)
+}
+
+#[test]
+fn threads_beyond_the_cpus_are_capped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    let v = dir.path().join("v.txt");
+    let s = dir.path().join("s.ron");
+    let o = train(
+        &c,
+        &[
+            "--threads",
+            "100000",
+            "--out",
+            v.to_str().unwrap(),
+            "--session-out",
+            s.to_str().unwrap(),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: --threads 100000 is more than the"),
+        "{}",
+        stderr(&o)
+    );
+    // A session asking for more threads than this machine has is capped too.
+    let text = std::fs::read_to_string(&s).unwrap();
+    let recorded = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("threads: "))
+        .unwrap()
+        .to_string();
+    std::fs::write(&s, text.replace(&recorded, "    threads: 100000,")).unwrap();
+    let o = wordbench(&["replay", s.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("warning: threads: 100000 is more than the"),
+        "{out}"
+    );
+    // And a projection.
+    let p = dir.path().join("p.csv");
+    let o = wordbench(&[
+        "project",
+        v.to_str().unwrap(),
+        "--method",
+        "pca",
+        "--threads",
+        "100000",
+        "--out",
+        p.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("warning: --threads 100000 is more than the"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn durations_and_float_flags_are_validated_not_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    let v = dir.path().join("v.txt");
+    for bad in ["inf", "NaN", "-1", "1e400"] {
+        let o = train(&c, &["--autosave-secs", bad, "--out", v.to_str().unwrap()]);
+        assert!(!o.status.success());
+        assert_eq!(
+            stderr(&o).trim_end(),
+            format!(
+                "wordbench: invalid value for --autosave-secs: '{bad}' \
+                 (expected a number of seconds, 0 or more)"
+            )
+        );
+        assert!(!v.exists(), "refused before training");
+    }
+    let vectors = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/project/vectors.txt");
+    for bad in ["inf", "NaN", "1e400", "-5"] {
+        let o = wordbench(&[
+            "project",
+            vectors.to_str().unwrap(),
+            "--perplexity",
+            bad,
+            "--out",
+            dir.path().join("p.csv").to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(
+            err.contains(&format!(
+                "invalid value for perplexity: '{bad}' (expected a number in"
+            )),
+            "{err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}
+
+/// `wordbench eval VECTORS --similarity/--analogy FILES...` in `dir`.
+fn eval(dir: &Path, sets: &[(&str, &str, &str)]) -> Output {
+    let v = dir.join("v.txt");
+    std::fs::write(&v, "4 2\na 1 0\nb 0 1\nc 1 1\nd 1 2\n").unwrap();
+    let mut args = vec!["eval".to_string(), v.to_str().unwrap().to_string()];
+    for (flag, name, text) in sets {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        args.push(format!("--{flag}"));
+        args.push(f.to_str().unwrap().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    wordbench(&args)
+}
+
+#[test]
+fn evaluation_sets_with_nothing_to_score_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    // Every pair out of the vocabulary: a clear line, no NaN, and a failure.
+    let o = eval(
+        dir.path(),
+        &[
+            ("similarity", "oov.tsv", "x y 1\nz w 2\n"),
+            ("analogy", "q.txt", ": s\nx y z w\n"),
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(!o.status.success());
+    assert!(
+        out.contains(&format!(
+            "no pairs of {d}/oov.tsv are in the vocabulary (0/2)"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("no questions of {d}/q.txt are in the vocabulary")),
+        "{out}"
+    );
+    assert!(!out.contains("NaN"), "{out}");
+    assert!(
+        stderr(&o).contains("nothing evaluated: no pair or question"),
+        "{}",
+        stderr(&o)
+    );
+    // One set scored, one not: success, and the empty one still says so.
+    let o = eval(
+        dir.path(),
+        &[
+            ("similarity", "oov.tsv", "x y 1\n"),
+            ("similarity", "ok.tsv", "a b 1\na c 2\nb d 3\n"),
+        ],
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert!(out.contains("no pairs of"), "{out}");
+    assert!(out.contains("ok                   spearman"), "{out}");
+    // Empty sets and a first line whose score is not finite are located errors.
+    for (text, expect) in [
+        ("", "empty.tsv: no word pairs"),
+        ("# nothing\n", "empty.tsv: no word pairs"),
+        (
+            "a b nan\na c 2\n",
+            "empty.tsv:1: score in column 3 is 'nan'",
+        ),
+        (
+            "a b 1e400\na c 2\n",
+            "empty.tsv:1: score in column 3 is '1e400'",
+        ),
+    ] {
+        let o = eval(dir.path(), &[("similarity", "empty.tsv", text)]);
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains(expect), "{text:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o).trim_end().lines().count(), 1);
+    }
+    let o = eval(
+        dir.path(),
+        &[("analogy", "empty.txt", ": only-a-section\n")],
+    );
+    assert!(
+        stderr(&o).contains("empty.txt: no questions"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn spectral_dim_beyond_the_vocabulary_is_explained_in_the_users_terms() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    let v = dir.path().join("v.txt");
+    let cases = [
+        (
+            "8",
+            None,
+            "invalid value for dim: 8 dimensions from a vocabulary of 8 words: \
+             dim must be smaller than the number of words (at most 7)",
+        ),
+        (
+            "5",
+            Some("max_vocab=5"),
+            "invalid value for dim: 5 dimensions from the 5 words kept by max_vocab (of 8): \
+             dim must be smaller than the number of words (at most 4)",
+        ),
+        (
+            "1",
+            Some("max_vocab=1"),
+            "corpus.txt: 1 word in the vocabulary (max_vocab 1); a spectral method needs at least 2",
+        ),
+        ("50", None, "invalid value for dim: 50 is larger than the vocabulary (8 words)"),
+    ];
+    for algo in ["svd", "eigenword", "svd-ns"] {
+        for (dim, set, expect) in cases {
+            let mut args = vec![
+                "train",
+                c.to_str().unwrap(),
+                "--algo",
+                algo,
+                "--dim",
+                dim,
+                "-q",
+                "--out",
+                v.to_str().unwrap(),
+            ];
+            if let Some(s) = set {
+                args.extend(["--set", s]);
+            }
+            let o = wordbench(&args);
+            assert!(!o.status.success());
+            let err = stderr(&o);
+            assert!(err.contains(expect), "{algo} {dim}: {err}");
+            assert!(!err.contains("expected 1 to"), "{err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        }
+    }
+}
