@@ -86,6 +86,74 @@ pub fn check_target(path: &Path) -> Result<(PathBuf, Option<std::fs::Metadata>)>
     ))
 }
 
+/// Checks, before long work, that `path` can be written: its target (after
+/// links) is neither a directory nor a special file, and the directory it
+/// goes in exists and accepts new files (tried with a probe file, which
+/// catches permissions and read-only file systems alike; errors name the
+/// directory). Returns the file that will be written, in a canonical
+/// directory, so outputs can be compared with each other and with inputs
+/// ([`same_file`]).
+pub fn check_writable(path: &Path) -> Result<PathBuf> {
+    let (target, _) = check_target(path)?;
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(Error::format(
+            path,
+            format!("directory {} does not exist", dir.display()),
+        ));
+    }
+    let probe = temp_path(&target);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+    {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+        }
+        Err(e) => {
+            return Err(Error::format(
+                path,
+                format!("directory {} is not writable: {e}", dir.display()),
+            ))
+        }
+    }
+    let canonical = dir.canonicalize().map_err(|e| Error::io(path, e))?;
+    Ok(match target.file_name() {
+        Some(name) => canonical.join(name),
+        None => canonical,
+    })
+}
+
+/// True when `a` and `b` name the same file: the same inode when both exist
+/// (links of any kind), else the same canonical path.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        }
+    }
+    let canonical = |p: &Path| {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        dir.canonicalize()
+            .ok()
+            .zip(p.file_name())
+            .map(|(d, n)| d.join(n))
+    };
+    match (canonical(a), canonical(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a == b,
+    }
+}
+
 /// "a FIFO", "a character device", ... for a file type that is neither a
 /// regular file, a directory nor a link.
 fn special_kind(kind: &std::fs::FileType) -> &'static str {
@@ -214,6 +282,56 @@ mod tests {
         }
         let e = write_bytes(dir.path(), b"x").unwrap_err().to_string();
         assert!(e.ends_with("is a directory, expected a file"), "{e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn writable_checks_name_the_directory_and_compare_links() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let e = check_writable(&dir.path().join("no/x.txt")).unwrap_err();
+        assert!(
+            e.to_string().ends_with(&format!(
+                "directory {}/no does not exist",
+                dir.path().display()
+            )),
+            "{e}"
+        );
+        let ro = dir.path().join("ro");
+        std::fs::create_dir(&ro).unwrap();
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+        // Root writes anywhere: only check the refusal where it applies.
+        if std::fs::write(ro.join("t"), b"").is_err() {
+            let e = check_writable(&ro.join("x.txt")).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("directory {} is not writable", ro.display())),
+                "{e}"
+            );
+        }
+        // /sys accepts no new files, even from root.
+        if cfg!(target_os = "linux") && Path::new("/sys/kernel").is_dir() {
+            let e = check_writable(Path::new("/sys/wordbench-probe.txt"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("directory /sys is not writable"), "{e}");
+        }
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, b"x").unwrap();
+        let link = dir.path().join("link.txt");
+        symlink(&real, &link).unwrap();
+        let target = check_writable(&link).unwrap();
+        assert_eq!(target, real.canonicalize().unwrap());
+        assert!(same_file(&link, &real));
+        let fresh = dir.path().join("sub/../fresh.txt");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(same_file(&fresh, &dir.path().join("fresh.txt")));
+        assert!(!same_file(&fresh, &real));
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-"))
+            .collect();
+        assert!(names.is_empty(), "probe files are removed: {names:?}");
     }
 
     #[test]

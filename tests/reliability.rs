@@ -284,3 +284,126 @@ fn spectral_dim_beyond_the_vocabulary_is_explained_in_the_users_terms() {
         }
     }
 }
+
+#[test]
+fn outputs_that_would_clobber_inputs_or_each_other_are_refused_before_training() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    let before = std::fs::read(&c).unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let same_dir = format!("{}/./corpus.txt", dir.path().display());
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            vec!["--out".into(), c.to_str().unwrap().into()],
+            "is the training corpus; refusing to overwrite it".into(),
+        ),
+        (
+            vec!["--out".into(), same_dir],
+            "is the training corpus; refusing to overwrite it".into(),
+        ),
+        (
+            vec![
+                "--out".into(),
+                p("v.txt"),
+                "--metrics-out".into(),
+                c.to_str().unwrap().into(),
+            ],
+            "--metrics-out".into(),
+        ),
+        (
+            vec![
+                "--out".into(),
+                p("v.txt"),
+                "--session-out".into(),
+                p("v.txt"),
+            ],
+            format!("--out and --session-out are the same file {}", p("v.txt")),
+        ),
+        (
+            vec![
+                "--out".into(),
+                p("v.txt"),
+                "--session-out".into(),
+                p("s.ron"),
+                "--metrics-out".into(),
+                p("sub/../s.ron"),
+            ],
+            "--session-out and --metrics-out are the same file".into(),
+        ),
+        (
+            vec!["--out".into(), p("nowhere/v.txt")],
+            format!(
+                "--out: {}: directory {} does not exist",
+                p("nowhere/v.txt"),
+                p("nowhere")
+            ),
+        ),
+        (
+            vec!["--out".into(), "/dev/null".into()],
+            "--out: /dev/null: is a character device, not a regular file; refusing to replace it"
+                .into(),
+        ),
+    ];
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    for (extra, expect) in cases {
+        let extra: Vec<&str> = extra.iter().map(String::as_str).collect();
+        let o = train(&c, &extra);
+        assert!(!o.status.success(), "{extra:?}");
+        let err = stderr(&o);
+        assert!(err.contains(&expect), "{extra:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert_eq!(
+            std::fs::read(&c).unwrap(),
+            before,
+            "the corpus is untouched"
+        );
+        for f in ["v.txt", "s.ron"] {
+            assert!(!dir.path().join(f).exists(), "{extra:?}: nothing written");
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn outputs_through_symlinks_keep_the_link_and_the_mode_and_unwritable_folders_are_named() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    // A link to the corpus is the corpus.
+    let link = dir.path().join("link.txt");
+    symlink(&c, &link).unwrap();
+    let o = train(&c, &["--out", link.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("is the training corpus"),
+        "{}",
+        stderr(&o)
+    );
+    // A link to an earlier output: the target is replaced, the link stays, 0600 stays.
+    let real = dir.path().join("real.txt");
+    std::fs::write(&real, "old").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = dir.path().join("out.txt");
+    symlink("real.txt", &out).unwrap();
+    let o = train(&c, &["--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::symlink_metadata(&out)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(&real).unwrap().starts_with("8 4\n"));
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // A folder that does not accept files is named before training.
+    let ro = dir.path().join("ro");
+    std::fs::create_dir(&ro).unwrap();
+    std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
+    if std::fs::write(ro.join("probe"), "").is_err() {
+        let o = train(&c, &["--out", ro.join("v.txt").to_str().unwrap()]);
+        assert!(!o.status.success());
+        assert!(
+            stderr(&o).contains(&format!("directory {} is not writable", ro.display())),
+            "{}",
+            stderr(&o)
+        );
+    }
+}

@@ -111,14 +111,12 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     }
     let out = args.out.clone().context("--out is required")?;
     let output = output_kind(&out)?;
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        if !dir.is_dir() {
-            bail!(
-                "{}: directory {} does not exist",
-                out.display(),
-                dir.display()
-            );
-        }
+    wordbench::atomic::check_writable(&out)?;
+    if wordbench::atomic::same_file(&out, &args.vectors) {
+        bail!(
+            "--out {}: is the vectors file being projected; refusing to overwrite it",
+            out.display()
+        );
     }
     if !(2..=3).contains(&args.dims) {
         bail!("invalid value for --dims: {} (expected 2 or 3)", args.dims);

@@ -68,15 +68,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
             .check_change(name, value)
             .with_context(|| format!("--change {step}:{name}={value}"))?;
     }
-    check_output("--out", &args.out)?;
-    for (flag, path) in [
-        ("--session-out", &args.session_out),
-        ("--metrics-out", &args.metrics_out),
-    ] {
-        if let Some(p) = path {
-            check_output(flag, p)?;
-        }
-    }
+    check_outputs(&args)?;
     let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
     let corpus = Corpus::open(&args.corpus, config)?;
@@ -257,23 +249,36 @@ fn write_metrics(path: &Path, history: &[Progress]) -> Result<()> {
 /// checked by the method when the step comes (a rejected change is reported
 /// then and the run goes on, as in the workbench).
 /// An output must be possible before any work: its folder must exist.
-fn check_output(flag: &str, path: &Path) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        bail!(
-            "{flag} {}: folder {} does not exist",
-            path.display(),
-            dir.display()
-        );
+/// Before any training: every output can be written (its directory exists
+/// and accepts files, it is not a directory or a device), none is the corpus,
+/// and no two outputs are the same file (each would overwrite the other).
+fn check_outputs(args: &TrainArgs) -> Result<()> {
+    let mut outputs: Vec<(&str, &Path)> = vec![("--out", &args.out)];
+    for (flag, path) in [
+        ("--session-out", &args.session_out),
+        ("--metrics-out", &args.metrics_out),
+    ] {
+        if let Some(p) = path {
+            outputs.push((flag, p));
+        }
     }
-    if path.is_dir() {
-        bail!(
-            "{flag} {}: is a folder, expected a file name",
-            path.display()
-        );
+    for (i, &(flag, path)) in outputs.iter().enumerate() {
+        atomic::check_writable(path).with_context(|| flag.to_string())?;
+        if atomic::same_file(path, &args.corpus) {
+            bail!(
+                "{flag} {}: is the training corpus; refusing to overwrite it",
+                path.display()
+            );
+        }
+        if let Some((other, _)) = outputs[..i]
+            .iter()
+            .find(|(_, earlier)| atomic::same_file(path, earlier))
+        {
+            bail!(
+                "{other} and {flag} are the same file {}; give each its own path",
+                path.display()
+            );
+        }
     }
     Ok(())
 }
