@@ -1,5 +1,6 @@
 //! Co-occurrence counting and transforms on a toy corpus, against values
-//! computed by hand, and the ENGINEERING.md reference PPMI matrix on text8-head.
+//! computed by hand, and the reference PPMI matrix on text8-head
+//! (docs/methods/linalg.md, "Reference matrix").
 //!
 //! Toy corpus (`tests/fixtures/cooc/toy.txt`): "red fish blue fish. blue fish swim."
 //! Vocabulary by count: fish=0 (3), blue=1 (2), red=2 (1), swim=3 (1; ties by word).
@@ -261,9 +262,9 @@ fn tfidf_and_rescalings_by_hand() {
     assert_eq!(l.nnz(), x.nnz());
 }
 
-/// ENGINEERING.md's reference matrix: text8-head, the 30,000 most frequent
-/// words, symmetric window 5, unweighted, PPMI (natural log) has
-/// nnz = 4,791,844. Reproduced with the default tokenizer, min-count 1, no
+/// The reference matrix of docs/methods/linalg.md ("Reference matrix"):
+/// text8-head, the 30,000 most frequent words, symmetric window 5,
+/// unweighted, PPMI (natural log) has nnz = 4,791,844. Reproduced with the default tokenizer, min-count 1, no
 /// held-out split, the whole file as one sentence, and the rarer words kept
 /// as uncounted positions (the top-left 30,000² block of the full count).
 /// Removing them first gives 4,915,906; cutting text8 into the default

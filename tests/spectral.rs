@@ -298,7 +298,8 @@ fn truncated_svd_matches_dense_singular_values() {
 
 #[test]
 fn svd_and_eigen_disagree_on_the_psdvec_appendix_matrix() {
-    // ALGORITHMS.md §4: M2 = [[.2, -1.6, 0], [-1.6, -2.2, 0], [0, 0, 2]] has
+    // docs/methods/spectral.md, "A test case: the PSDVec appendix matrices":
+    // M2 = [[.2, -1.6, 0], [-1.6, -2.2, 0], [0, 0, 2]] has
     // eigenvalues (-3, 2, 1). Rank-2 SVD keeps -3 and 2: words 1 and 2 get
     // parallel vectors; the top-2 eigenvectors keep 2 and 1: opposite ones.
     let m2 = Csr::new(

@@ -21,9 +21,9 @@
    both is recomputed here with the same code. scipy is also timed with one
    BLAS thread (threadpoolctl): on a loaded machine that is its faster
    setting, and the ratio against it is the one to quote.
-3. ENGINEERING.md reference matrix: the PPMI (natural log) of text8-head's
-   30,000 most frequent words, window 5, built here as in the note that
-   produced the reference values (OOV tokens kept as gaps, the file as one
+3. The reference matrix of docs/methods/linalg.md ("Reference matrix"): the
+   PPMI (natural log) of text8-head's 30,000 most frequent words, window 5,
+   built here as that note describes (OOV tokens kept as gaps, the file as one
    sequence); wordbench's solver must find lambda_1 = 1075.73228,
    lambda_100 = 139.79839 and sigma_100 = 141.08042.
 """
@@ -353,7 +353,7 @@ def engineering_reference(args, corpus, work):
         else:
             got["sigma_100"] = abs(vals[-1])
         got[f"residual_{which}"] = solve["max_true_residual"]
-    print(f"ENGINEERING reference matrix: n = {n}, nnz = {ppmi.nnz} (note: 4,791,844)")
+    print(f"reference matrix (docs/methods/linalg.md): n = {n}, nnz = {ppmi.nnz} (note: 4,791,844)")
     for key, want in REFERENCE.items():
         print(f"  {key}: wordbench {got[key]:.5f}  reference {want:.5f}  "
               f"(diff {got[key] - want:+.1e})")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """wordbench t-SNE vs openTSNE (FFT), side by side, scored the same way.
 
-Inputs (ENGINEERING.md, "t-SNE"):
+Inputs (docs/methods/projection.md, "Measured"):
   - the seeded 20-cluster Gaussian mixture in 100-D (../shared/tools/make_mixture.py),
     N = 10,000 and 50,000, Euclidean;
   - the 10,000 most frequent words of SGNS vectors trained on text8-head with

@@ -109,8 +109,9 @@ impl Counter {
 
     /// Keeps ids `>= max_vocab` as positions that take their place in windows
     /// but are never counted, instead of removing them first. The result is
-    /// then the top-left `n × n` block of the full count, which is how
-    /// ENGINEERING.md's reference PPMI matrix was made.
+    /// then the top-left `n × n` block of the full count, which is how the
+    /// reference PPMI matrix of docs/methods/linalg.md ("Reference matrix")
+    /// was made.
     pub fn keep_positions(mut self, keep: bool) -> Counter {
         self.keep_positions = keep;
         self

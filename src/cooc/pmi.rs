@@ -30,7 +30,7 @@ use crate::{Error, Result};
 /// The base of the logarithm in PMI-like values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum LogBase {
-    /// Natural log (PSDVec, the ENGINEERING reference matrix).
+    /// Natural log (PSDVec, the reference matrix of docs/methods/linalg.md).
     #[default]
     E,
     /// Base 2: values in bits (Soleimani's experiments).

@@ -2,7 +2,8 @@
 //! removed, and a constant factor that sets the total.
 //!
 //! `log(1 + x)` rather than `log x` because harmonic-weighted counts can be
-//! below 1 and would turn negative (ALGORITHMS.md §13.17, SVD-Log).
+//! below 1 and would turn negative (SVD-Log; docs/methods/cooc.md,
+//! "Rescaled counts").
 
 use sprs::CsMat;
 

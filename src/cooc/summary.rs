@@ -1,5 +1,5 @@
-//! A one-line description of a matrix's values, as ALGORITHMS.md §1.4 asks
-//! every association matrix to record.
+//! A one-line description of a matrix's values, recorded for every
+//! association matrix (docs/methods/cooc.md, "Summary line").
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 //! \[T\] treats each context column as a "document" and prints
 //! `tfidf(word, context) = f_ij · log(#contexts / #contexts where word i appears)`:
 //! the idf then depends on the *row* only, a per-row scale that cosine
-//! similarity cannot see (ALGORITHMS.md §13.13). [`TfIdf::AsPrinted`]
+//! similarity cannot see (docs/methods/cooc.md, "TF-IDF"). [`TfIdf::AsPrinted`]
 //! implements that formula; [`TfIdf::OverContexts`] is the reading that
 //! discounts common contexts, `f_ij · log(#words / #words that context j appears with)`.
 //! Cells whose idf is 0 (a word seen with every context, or a context seen

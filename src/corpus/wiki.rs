@@ -190,7 +190,8 @@ mod tests {
         }
     }
 
-    /// The real 206-page sample from ../shared (skipped when absent).
+    /// The real 206-page sample in the shared data folder beside the repository
+    /// (skipped when absent).
     #[test]
     fn real_sample_counts_are_plausible() {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -210,7 +211,7 @@ mod tests {
         eprintln!("enwiki-sample: {articles} articles, {words} whitespace-separated words");
         // 206 pages: 205 in namespace 0, of which 99 are redirects.
         assert_eq!(articles, 106);
-        // shared/data/README.md: ~430k words after markup removal.
+        // The shared data folder's README: ~430k words after markup removal.
         assert!((380_000..480_000).contains(&words), "{words} words");
     }
 }

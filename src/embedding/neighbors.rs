@@ -7,7 +7,8 @@
 //! cache size whatever the vocabulary. Rayon runs over query blocks; with a
 //! single block of queries it runs over row blocks and merges the heaps.
 //! Exact search at this cost beats trees in 100+ dimensions (see
-//! ENGINEERING.md: an exact tree took 9-28 s on 10k points in 100-D).
+//! docs/methods/projection.md, "Our choices": an exact tree took 9-28 s on
+//! 10k points in 100-D).
 //!
 //! Scores come from `f32` GEMM (as gensim's and numpy's do); ties are broken
 //! by the lower id, so results are deterministic.

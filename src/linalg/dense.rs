@@ -94,7 +94,8 @@ mod tests {
 
     #[test]
     fn eigen_of_the_psdvec_appendix_matrices() {
-        // ALGORITHMS.md §4: M2 has eigenvalues (-3, 1, 2).
+        // docs/methods/spectral.md, "A test case: the PSDVec appendix matrices":
+        // M2 has eigenvalues (-3, 1, 2).
         let m2 = [0.2, -1.6, 0.0, -1.6, -2.2, 0.0, 0.0, 0.0, 2.0];
         let e = sym_eigen(&m2, 3);
         for (v, x) in e.values.iter().zip([-3.0, 1.0, 2.0]) {

@@ -2,13 +2,13 @@
 //! symmetric operator.
 //!
 //! Why this design (measured on the 30k-word PPMI matrix, see
-//! ENGINEERING.md): plain subspace iteration and randomized SVD stall near
-//! 1e-3 residuals, and ARPACK spends most of its time in one-vector products
-//! (a sparse product and two to four BLAS-2 passes over the basis per
-//! vector). A *block* of `b` vectors turns both into block operations: one
-//! pass over the sparse matrix serves `b` vectors, and the full
-//! re-orthogonalisation reads the basis three times per block instead of
-//! per vector.
+//! docs/methods/linalg.md, "Why hand-written"): plain subspace iteration and
+//! randomized SVD stall near 1e-3 residuals, and ARPACK spends most of its time
+//! in one-vector products (a sparse product and two to four BLAS-2 passes over
+//! the basis per vector). A *block* of `b` vectors turns both into block
+//! operations: one pass over the sparse matrix serves `b` vectors, and the full
+//! re-orthogonalisation reads the basis three times per block instead of per
+//! vector.
 //!
 //! The iteration keeps the Krylov–Schur relation
 //! `A V = V H + Q R Eᵀ` (V orthonormal `n × p`, `H = Vᵀ A V`, `Q` the next

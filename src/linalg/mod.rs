@@ -1,10 +1,10 @@
 //! Sparse linear algebra for the spectral methods: a thick-restart block
 //! Lanczos eigensolver and a truncated SVD on top of it.
 //!
-//! Why hand-written (ENGINEERING.md, "Linear algebra"): no ready Rust sparse
-//! solver reached a 1e-6 residual on a 30k-word PPMI matrix; scipy's ARPACK
-//! does, in tens of seconds. [`lanczos`] works on blocks of vectors so that
-//! one pass over the sparse matrix ([`csr`]) and one pass over the Krylov
+//! Why hand-written (docs/methods/linalg.md, "Why hand-written"): no ready Rust
+//! sparse solver reached a 1e-6 residual on a 30k-word PPMI matrix; scipy's
+//! ARPACK does, in tens of seconds. [`lanczos`] works on blocks of vectors so
+//! that one pass over the sparse matrix ([`csr`]) and one pass over the Krylov
 //! basis ([`block`]) serve several vectors at once.
 //!
 //! - [`csr`]: compact CSR (`u32` indices) with a parallel sparse × dense-block product;

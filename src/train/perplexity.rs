@@ -1,4 +1,4 @@
-//! Held-out perplexity, comparable across methods (DESIGN.md, "Perplexity").
+//! Held-out perplexity, comparable across methods (docs/methods/perplexity.md).
 //!
 //! A bounded sample of (word, context) pairs is drawn once from the held-out
 //! split (which is never counted or trained on). A model's score `s(w, c)`

@@ -1,7 +1,8 @@
 //! GloVe (Pennington, Socher & Manning 2014) as Stanford's `glove.c` trains it.
 //!
-//! - Counts: symmetric window (default 10 words each side, ALGORITHMS.md §1.3;
-//!   the GloVe demo script uses 15), a pair at distance `d` adds `1/d`, never
+//! - Counts: symmetric window (default 10 words each side, see
+//!   docs/methods/glove.md, "Our choices where the paper is silent"; the
+//!   GloVe demo script uses 15), a pair at distance `d` adds `1/d`, never
 //!   across a sentence or 10,000-token unit; counted by [`crate::cooc`].
 //! - Objective: `Σ_{X_ij>0} ½ f(X_ij)(w_i·c_j + b_i + b̃_j − ln X_ij)²` with
 //!   `f(x) = min(1, (x/x_max)^0.75)`, `x_max` = 100 (the paper's and glove.c's

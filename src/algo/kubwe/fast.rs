@@ -33,7 +33,8 @@ use crate::fast::prefetch::row as prefetch;
 /// Rows of random words requested this many ahead of their use.
 const PREFETCH_AHEAD: usize = 8;
 
-/// The default `k` for a vocabulary of `n` words (ALGORITHMS.md §13.6):
+/// The default `k` for a vocabulary of `n` words (docs/methods/kubwe.md,
+/// "Our choices where the thesis is silent or ambiguous"):
 /// the thesis' 3000 for `n ≥ 100,000`, else `max(√n, 50)` (its rule of thumb
 /// `k ≈ √|V|`); never more than the `n − 1` other words.
 pub fn default_k(n: usize) -> usize {

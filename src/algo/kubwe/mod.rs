@@ -3,7 +3,8 @@
 //!
 //! - Input ([`affinity`]): `A` = PPMI with context-distribution smoothing
 //!   (0.75, base 2) of symmetric `1/d`-weighted co-occurrence counts over a
-//!   window `L` (default 10, ALGORITHMS.md §1.3), computed by [`crate::cooc`].
+//!   window `L` (default 10, docs/methods/kubwe.md, "Input"), computed by
+//!   [`crate::cooc`].
 //!   Row `i` as is (the thesis and the authors' code do not symmetrise;
 //!   `symmetric=true` averages `A` with `Aᵀ`).
 //! - Vectors live on the unit sphere, drawn uniformly ([`init`]). A sweep moves
@@ -13,7 +14,7 @@
 //!   eq. 3.11's `(c + 1)^p` is `2^p` times it, which the default update
 //!   cannot see), then renormalises ([`update`]: normalised forces, step `lr`
 //!   = 0.1, the code's sigmoid decay, 50 sweeps exact / 100 fast —
-//!   ALGORITHMS.md §13.4).
+//!   docs/methods/kubwe.md, "Update rule").
 //! - `kubwe` computes the repulsion exactly, in blocks of dense products
 //!   ([`exact`], `O(n² d)` per sweep). `kubwe-fast` takes it from the `k`
 //!   nearest non-positive neighbours only ([`fast`]), found with the
@@ -22,7 +23,9 @@
 //!   Each word's search starts from its neighbours of the last sweep
 //!   (`warm_start`, default on: about half the distances and higher recall;
 //!   the thesis' bound alone finds 30-70% of the true `k` nearest at d = 100,
-//!   not its claimed 99% — README). Default `k` = 3000 for `|V| ≥ 100k`, else `max(√|V|, 50)` (§13.6).
+//!   not its claimed 99% — README). Default `k` = 3000 for `|V| ≥ 100k`,
+//!   else `max(√|V|, 50)` (docs/methods/kubwe.md, "Our choices where the
+//!   thesis is silent or ambiguous").
 //!   Beyond the `k` nearest, `far_samples` words per word and sweep (default
 //!   2048; 0 = the thesis' pure k-NN) give an unbiased estimate of the rest of
 //!   the repulsion ([`fast::FarField`]): at `k = √|V|` the truncated force

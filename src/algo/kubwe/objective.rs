@@ -1,8 +1,9 @@
 //! The objective KUBWE reports: a pseudo-energy whose gradient is the force.
 //!
 //! The thesis kernelises only the gradient (eq. 3.10) and defines no
-//! objective for it (ALGORITHMS.md §13.5). With `c_ij = y_i·y_j` and the
-//! pair energy `F(c) = (c + 1) K(c)/(p + 1)` (so `F′ = K`), the row energy
+//! objective for it (docs/methods/kubwe.md, "Loss"). With `c_ij = y_i·y_j`
+//! and the pair energy `F(c) = (c + 1) K(c)/(p + 1)` (so `F′ = K`), the row
+//! energy
 //!
 //! `e_i = −Σ_{j∈P_i} a_ij c_ij + Σ_{j∈N_i} F(c_ij)`
 //!

@@ -4,7 +4,7 @@
 //! `y ← normalize(y − lr·g)` with `g = −v₁ + v₂`, `v₁ = Σ_{P_i} a_ij y_j`
 //! (attraction) and `v₂ = Σ_{N_i} K(y_i·y_j) y_j` (repulsion), but gives no
 //! step size. The authors' code normalises both forces and the step
-//! (ALGORITHMS.md §13.4): `u = v₁/‖v₁‖ − v₂/‖v₂‖`,
+//! (docs/methods/kubwe.md, "Update rule"): `u = v₁/‖v₁‖ − v₂/‖v₂‖`,
 //! `y ← normalize(y + lr·u/‖u‖)` — every word moves by about `lr` radians per
 //! sweep whatever the scale of its PPMI row or the number of its negatives,
 //! which is why one `lr ≈ 0.1` works for every corpus. That is the default

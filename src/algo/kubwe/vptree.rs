@@ -19,8 +19,9 @@
 //!   iff `dist + τ − d_min ≥ μ` (query inside) or `dist − τ + d_min ≤ μ`
 //!   (outside), `d_min = 1 − 3/√d` (cosines of random unit vectors have
 //!   standard deviation `1/√d`, so 99.7 % of distances exceed it). Two fixes
-//!   (ALGORITHMS.md §13.7): `τ` is refreshed after *every* replacement, and
-//!   `d_min` is computed once. This is approximate twice over: the slack
+//!   (docs/methods/kubwe.md, "Fast KUBWE: the VP-tree"): `τ` is refreshed
+//!   after *every* replacement, and `d_min` is computed once. This is
+//!   approximate twice over: the slack
 //!   `d_min` prunes branches that may hold neighbours, and `1 − cos` is not a
 //!   metric (it is half the squared chord), so even `d_min = 0` can miss.
 //! - [`Bound::Exact`]: the textbook rule on the chord metric

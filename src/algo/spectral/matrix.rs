@@ -56,7 +56,8 @@ pub fn transform(x: &CsMat<f64>, settings: &Settings) -> Result<CsMat<f64>> {
 }
 
 /// Sets each diagonal entry to the sum of the absolute off-diagonal values
-/// of its row (ALGORITHMS.md §13.9: the thesis omits the absolute values):
+/// of its row (docs/methods/spectral.md, "Our choices where the thesis is
+/// silent or ambiguous": the thesis omits the absolute values):
 /// a symmetric diagonally dominant matrix with a non-negative diagonal is
 /// positive semi-definite.
 pub fn psd_fix(m: &CsMat<f64>) -> CsMat<f64> {

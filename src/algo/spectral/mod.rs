@@ -1,4 +1,4 @@
-//! The spectral count-based family (Soleimani ch.4, ALGORITHMS.md §4, §11):
+//! The spectral count-based family (Soleimani ch.4; docs/methods/spectral.md):
 //!
 //! - `svd`: truncated SVD of counts, `√counts`, `log(1 + counts)`, PPMI or
 //!   shifted PPMI (optionally context-smoothed), vectors `U Σ^p`, `p` in

@@ -12,7 +12,7 @@ pub enum Input {
     Counts,
     /// `√X` (SVD-Sqrt).
     Sqrt,
-    /// `log(1 + X)` (SVD-Log, ALGORITHMS.md §13.17).
+    /// `log(1 + X)` (SVD-Log; docs/methods/cooc.md, "Rescaled counts").
     Log,
     /// `max(PMI, 0)`.
     Ppmi,
@@ -27,7 +27,8 @@ pub enum Input {
         tau: f64,
     },
     /// The released SVD-NS code: PMI cut at `τ`, survivors shifted by `−τ`
-    /// (`max(PMI − τ, 0)`, ALGORITHMS.md §13.3).
+    /// (`max(PMI − τ, 0)`; docs/methods/spectral.md, "Our choices where the
+    /// thesis is silent or ambiguous").
     ShiftedThreshold {
         /// The cut-off `τ`.
         tau: f64,
@@ -65,7 +66,7 @@ pub struct Settings {
     pub input: Input,
     /// Eigen or SVD.
     pub target: Target,
-    /// EigenWord's PSD fix `m_ii = Σ_{j≠i} |m_ij|` (ALGORITHMS.md §13.9).
+    /// EigenWord's PSD fix `m_ii = Σ_{j≠i} |m_ij|` (docs/methods/spectral.md).
     pub psd_fix: bool,
     /// Relative residual tolerance.
     pub tol: f64,

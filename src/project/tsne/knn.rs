@@ -2,8 +2,9 @@
 //!
 //! t-SNE needs the `3 × perplexity` nearest neighbours of every point under
 //! squared Euclidean distance. Trees are hopeless in 100+ dimensions (an exact
-//! tree took 9-28 s on 10k points in 100-D, see ENGINEERING.md), so this is a
-//! brute-force search on matrix products, like the cosine search in
+//! tree took 9-28 s on 10k points in 100-D, see docs/methods/projection.md,
+//! "Our choices"), so this is a brute-force search on matrix products, like
+//! the cosine search in
 //! [`crate::embedding::neighbors`]: `‖x − y‖² = ‖x‖² + ‖y‖² − 2 x·y`, one
 //! `f32` GEMM per block of queries × block of rows, each query keeping its best
 //! `k` in a bounded heap. That module ranks by cosine only (it scales rows to

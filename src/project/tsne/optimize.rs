@@ -1,8 +1,9 @@
 //! Gradient descent with momentum and per-coordinate gains, on openTSNE's schedule.
 //!
 //! Converging within the usual 750 iterations is the hard part of t-SNE, and
-//! the details matter (ENGINEERING.md measured a native loop that missed them
-//! stopping at a KL 20-30% worse). Followed here, as openTSNE does:
+//! the details matter (a native loop that missed them was measured stopping
+//! at a KL 20-30% worse: docs/methods/projection.md, "Optimisation
+//! schedule"). Followed here, as openTSNE does:
 //!
 //! - early exaggeration `α = 12` for 250 iterations, then `α = 1`;
 //! - learning rate `n / α` in each phase unless set ([`Gradient`] returns the
