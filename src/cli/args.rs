@@ -34,8 +34,10 @@ pub enum Command {
     Methods(MethodsArgs),
     /// Evaluate vectors on word-similarity and analogy sets.
     Eval(EvalArgs),
-    /// Nearest neighbours of words by cosine.
+    /// Nearest neighbours of words by cosine (or by a dsnmf model's word-topic-word walk).
     Neighbors(NeighborsArgs),
+    /// The most probable words of each topic of dsnmf vectors.
+    Topics(TopicsArgs),
     /// Re-run a session's runs headless; `--check` compares the curves with the recording.
     Replay(ReplayArgs),
     /// Project words to 2-D (PCA or t-SNE): a PNG/SVG scatter plot or CSV coordinates.
@@ -204,6 +206,29 @@ pub struct NeighborsArgs {
     #[arg(required = true)]
     pub words: Vec<String>,
     /// Neighbours per word.
+    #[arg(short, default_value_t = 10)]
+    pub k: usize,
+    /// Ranking: cosine, or `walk` for dsnmf vectors (the learned similarity
+    /// S_hat_ij = sum_k W_ik W_jk / s_k, a word -> topic -> word walk).
+    #[arg(long, value_enum, default_value = "cosine")]
+    pub by: NeighborRanking,
+}
+
+/// How `wordbench neighbors` ranks words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NeighborRanking {
+    /// Cosine of the vectors.
+    Cosine,
+    /// Probability of a word -> topic -> word walk (dsnmf vectors).
+    Walk,
+}
+
+/// `wordbench topics`
+#[derive(Debug, Args)]
+pub struct TopicsArgs {
+    /// Vectors file written by `wordbench train --algo dsnmf`.
+    pub vectors: PathBuf,
+    /// Words per topic.
     #[arg(short, default_value_t = 10)]
     pub k: usize,
 }

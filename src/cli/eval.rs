@@ -3,10 +3,11 @@
 use std::io::Write;
 
 use anyhow::{bail, Result};
+use wordbench::algo::dsnmf::walk;
 use wordbench::embedding::{Embedding, NeighborParams};
 use wordbench::eval::{AnalogyConfig, AnalogyMethod, EvalPlan, Report};
 
-use super::args::{AnalogyMethodArg, EvalArgs, NeighborsArgs};
+use super::args::{AnalogyMethodArg, EvalArgs, NeighborRanking, NeighborsArgs, TopicsArgs};
 use super::assets;
 
 /// The bundled WordSim-353, SimLex-999 and Google analogy sets.
@@ -153,24 +154,63 @@ fn percent(v: f64) -> String {
 /// Prints the nearest neighbours of each word.
 pub fn neighbors(args: NeighborsArgs) -> Result<()> {
     let embedding = Embedding::load(&args.vectors)?;
+    if args.by == NeighborRanking::Walk {
+        walk::check_simplex(&embedding)?;
+    }
     let mut out = std::io::stdout().lock();
     let params = NeighborParams {
         k: args.k,
         limit: None,
     };
     for word in &args.words {
-        let found = embedding
-            .neighbors(word, params)
-            .or_else(|_| embedding.neighbors(&word.to_lowercase(), params));
+        let found: wordbench::Result<Vec<(String, f64)>> = match args.by {
+            NeighborRanking::Cosine => embedding
+                .neighbors(word, params)
+                .or_else(|_| embedding.neighbors(&word.to_lowercase(), params))
+                .map(|l| l.into_iter().map(|n| (n.word, n.cosine as f64)).collect()),
+            NeighborRanking::Walk => {
+                match embedding
+                    .id(word)
+                    .or_else(|| embedding.id(&word.to_lowercase()))
+                {
+                    Some(id) => walk::walk_neighbors(&embedding, id, args.k).map(|l| {
+                        l.into_iter()
+                            .map(|(j, p)| (embedding.words().word(j).to_string(), p))
+                            .collect()
+                    }),
+                    None => Err(wordbench::Error::param(
+                        "word",
+                        format!("{word} is not in the vocabulary"),
+                    )),
+                }
+            }
+        };
         match found {
             Ok(list) => {
                 writeln!(out, "{word}")?;
-                for n in list {
-                    writeln!(out, "  {:<20} {:.4}", n.word, n.cosine)?;
+                for (w, score) in list {
+                    match args.by {
+                        NeighborRanking::Cosine => writeln!(out, "  {w:<20} {score:.4}")?,
+                        NeighborRanking::Walk => writeln!(out, "  {w:<20} {score:.3e}")?,
+                    }
                 }
             }
             Err(e) => writeln!(out, "{word}: {e}")?,
         }
+    }
+    Ok(())
+}
+
+/// Prints each topic's most probable words (dsnmf vectors).
+pub fn topics(args: TopicsArgs) -> Result<()> {
+    let embedding = Embedding::load(&args.vectors)?;
+    let mut out = std::io::stdout().lock();
+    for (t, words) in walk::topics(&embedding, args.k)?.iter().enumerate() {
+        let list: Vec<&str> = words
+            .iter()
+            .map(|&(j, _)| embedding.words().word(j))
+            .collect();
+        writeln!(out, "topic {t:>3}: {}", list.join(" "))?;
     }
     Ok(())
 }

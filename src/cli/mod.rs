@@ -43,6 +43,7 @@ pub fn run() -> Result<()> {
         Command::Methods(args) => train::methods(args),
         Command::Eval(args) => eval::eval(args),
         Command::Neighbors(args) => eval::neighbors(args),
+        Command::Topics(args) => eval::topics(args),
         Command::Replay(args) => replay::run(args),
         Command::Project(args) => project::run(args),
     }

@@ -277,4 +277,25 @@ mod tests {
         assert!(compare(&a, &b, 0.1).iter().all(|c| c.mismatches == 0));
         assert_eq!(compare(&a, &b, 0.01)[0].mismatches, 2);
     }
+
+    #[test]
+    fn model_perplexity_is_compared_only_when_recorded() {
+        let a = curve(&[3.0, 2.0]);
+        assert!(compare(&a, &a, 0.0)
+            .iter()
+            .all(|c| c.metric != "model perplexity"));
+        let with = |x: f64| {
+            let mut c = curve(&[3.0, 2.0]);
+            c[1].model_perplexity = Some(x);
+            c
+        };
+        let d = compare(&with(50.0), &with(50.5), 0.0);
+        let m = d.iter().find(|c| c.metric == "model perplexity").unwrap();
+        assert_eq!((m.points, m.mismatches, m.first_mismatch), (1, 1, Some(2)));
+        // Absent from session text when a method has none (old files unchanged).
+        let text = ron::to_string(&a[1]).unwrap();
+        assert!(!text.contains("model_perplexity"), "{text}");
+        let back: Progress = ron::from_str(&text).unwrap();
+        assert_eq!(back, a[1]);
+    }
 }

@@ -27,6 +27,7 @@ pub mod heldout;
 pub mod input;
 pub mod model;
 pub mod trainer;
+pub mod walk;
 
 #[cfg(test)]
 mod tests;

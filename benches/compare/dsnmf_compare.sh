@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# DSNMF (Algorithm 1 of Sedov & Yang) against a numpy/scipy implementation of
+# the same iterations: examples/dsnmf_export writes S and W0 (one per r) and
+# times our iterations; dsnmf_compare.py runs the reference from the same
+# start, checks both loss curves within --tolerance (relative) and prints the
+# time per iteration and the ratio. See dsnmf_compare.py.
+#
+# Usage: benches/compare/dsnmf_compare.sh [CORPUS] [--dims 50,100,200]
+#            [--iterations 20] [--threads 2] [--work DIR] [--max-vocab 20000]
+#   CORPUS defaults to ../shared/data/corpora/text8-head.txt.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+corpus="$root/../shared/data/corpora/text8-head.txt"
+if [[ $# -gt 0 && $1 != --* ]]; then corpus=$1; shift; fi
+dims=50,100,200 iterations=20 threads=2 work="$root/target/dsnmf-compare" max_vocab=20000
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --dims) dims=$2; shift 2 ;;
+        --iterations) iterations=$2; shift 2 ;;
+        --threads) threads=$2; shift 2 ;;
+        --work) work=$2; shift 2 ;;
+        --max-vocab) max_vocab=$2; shift 2 ;;
+        *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+done
+venv="$here/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python" -c "import numpy, scipy" 2>/dev/null; then
+    "$venv/bin/pip" install --quiet numpy scipy
+fi
+(cd "$root" && cargo build --release --quiet --example dsnmf_export)
+"$root/target/release/examples/dsnmf_export" "$corpus" "$work" --dims "$dims" \
+    --iterations "$iterations" --threads "$threads" --max-vocab "$max_vocab"
+# numpy's BLAS (the dense products of the update) gets the same threads.
+export OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads"
+exec "$venv/bin/python" "$here/dsnmf_compare.py" --work "$work" --dims "$dims" \
+    --iterations "$iterations" --json "$work/result.json"
