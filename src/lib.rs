@@ -10,6 +10,7 @@
 //! - [`embedding`]: word vectors, nearest neighbours, word2vec/GloVe file formats;
 //! - [`explicit`]: sparse PPMI rows used directly as word representations;
 //! - [`eval`]: word similarity and analogy benchmarks;
+//! - [`classify`]: naive Bayes and MNB-FM text classification with corpus word marginals;
 //! - [`project`]: PCA and t-SNE to 2-D, scatter plots and coordinate export;
 //! - [`session`]: session files (RON) and their bit-for-bit replay;
 //! - [`tui`]: the terminal workbench;
@@ -29,6 +30,7 @@
 
 pub mod algo;
 pub mod atomic;
+pub mod classify;
 pub mod cooc;
 pub mod corpus;
 pub mod embedding;

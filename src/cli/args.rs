@@ -42,6 +42,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Project words to 2-D (PCA or t-SNE): a PNG/SVG scatter plot or CSV coordinates.
     Project(super::project::ProjectArgs),
+    /// Classify labelled text: naive Bayes and MNB-FM (word marginals from unlabelled text), learning curves.
+    Classify(super::classify::ClassifyArgs),
 }
 
 /// `wordbench corpus ...`

@@ -2,6 +2,7 @@
 
 mod args;
 mod assets;
+mod classify;
 mod corpus;
 mod demo;
 mod eval;
@@ -46,6 +47,7 @@ pub fn run() -> Result<()> {
         Command::Topics(args) => eval::topics(args),
         Command::Replay(args) => replay::run(args),
         Command::Project(args) => project::run(args),
+        Command::Classify(args) => classify::run(args),
     }
 }
 

@@ -165,6 +165,53 @@ impl<F: FormatFlag> Args for CorpusOpts<F> {
     }
 }
 
+/// A schema whose options become flags of a command.
+pub trait Schema {
+    /// The owner name in error messages and argument ids.
+    const OWNER: &'static str;
+    /// The options.
+    const OPTIONS: &'static [ParamSpec];
+}
+
+/// Any schema's options as flags; a refused value is kept as its message
+/// until the command asks for the values, like [`CorpusOpts`].
+#[derive(Debug, Clone)]
+pub struct SchemaOpts<S: Schema> {
+    params: Result<Params, String>,
+    schema: PhantomData<S>,
+}
+
+impl<S: Schema> SchemaOpts<S> {
+    /// The checked values.
+    pub fn params(&self) -> anyhow::Result<&Params> {
+        self.params.as_ref().map_err(|e| anyhow::anyhow!("{e}"))
+    }
+}
+
+impl<S: Schema> FromArgMatches for SchemaOpts<S> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        Ok(SchemaOpts {
+            params: read(matches, S::OPTIONS, S::OWNER).map_err(|e| e.to_string()),
+            schema: PhantomData,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl<S: Schema> Args for SchemaOpts<S> {
+    fn augment_args(cmd: Command) -> Command {
+        augment(cmd, S::OWNER, S::OPTIONS, &[])
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::Parser;
