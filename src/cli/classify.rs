@@ -3,8 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use std::time::Instant;
+
 use anyhow::{bail, Result};
 use clap::Args;
+use serde::Serialize;
 use wordbench::classify::dataset::{Document, Part, Reader};
 use wordbench::classify::marginals::Marginals;
 use wordbench::classify::options::{Settings, OPTIONS, OWNER};
@@ -114,10 +117,19 @@ fn classify(args: &ClassifyArgs, settings: &Settings) -> Result<()> {
         }
         None => None,
     };
+    let start = Instant::now();
     let marginals = match args.marginals.as_str() {
         "test" => MarginalSource::Test,
         "all" => MarginalSource::All,
         path => MarginalSource::Corpus(Marginals::from_corpus(Path::new(path), &mut reader)?),
+    };
+    let corpus = match &marginals {
+        MarginalSource::Corpus(m) => Some(CorpusPass {
+            documents: m.documents(),
+            tokens: m.tokens() as u64,
+            seconds: start.elapsed().as_secs_f64(),
+        }),
+        _ => None,
     };
     let task_labels = task_labels(args, settings, &reader, &train, within)?;
     let tasks = if settings.multiclass {
@@ -148,6 +160,7 @@ fn classify(args: &ClassifyArgs, settings: &Settings) -> Result<()> {
             "train_documents": train.len(),
             "test_documents": test.as_ref().map(Vec::len),
             "marginals": args.marginals,
+            "marginal_corpus": corpus,
             "multiclass": settings.multiclass,
             "tasks": names,
             "resamples": settings.resamples,
@@ -156,7 +169,14 @@ fn classify(args: &ClassifyArgs, settings: &Settings) -> Result<()> {
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_table(args, settings, &train, test.as_deref(), &names, &points);
+        let table = Table {
+            args,
+            settings,
+            train: &train,
+            test: test.as_deref(),
+            corpus,
+        };
+        table.print(&names, &points);
     }
     Ok(())
 }
@@ -191,24 +211,47 @@ fn task_labels(
     Ok(ids)
 }
 
-fn print_table(
-    args: &ClassifyArgs,
-    settings: &Settings,
-    train: &[Document],
-    test: Option<&[Document]>,
-    names: &[&str],
-    points: &[Point],
-) {
-    println!(
-        "train: {} ({} documents)",
-        args.train.display(),
-        train.len()
-    );
-    match (test, &args.test) {
-        (Some(t), Some(p)) => println!("test: {} ({} documents)", p.display(), t.len()),
-        _ => println!("test: the training documents not drawn as labelled"),
+/// The one streaming pass over a marginal corpus.
+#[derive(Debug, Clone, Copy, Serialize)]
+struct CorpusPass {
+    documents: u64,
+    tokens: u64,
+    seconds: f64,
+}
+
+/// What the text report describes besides the curve.
+struct Table<'a> {
+    args: &'a ClassifyArgs,
+    settings: &'a Settings,
+    train: &'a [Document],
+    test: Option<&'a [Document]>,
+    corpus: Option<CorpusPass>,
+}
+
+impl Table<'_> {
+    fn print(&self, names: &[&str], points: &[Point]) {
+        let args = self.args;
+        println!(
+            "train: {} ({} documents)",
+            args.train.display(),
+            self.train.len()
+        );
+        match (self.test, &args.test) {
+            (Some(t), Some(p)) => println!("test: {} ({} documents)", p.display(), t.len()),
+            _ => println!("test: the training documents not drawn as labelled"),
+        }
+        match self.corpus {
+            Some(c) => println!(
+                "marginals: {} ({} documents, {} tokens, counted in {:.2} s)",
+                args.marginals, c.documents, c.tokens, c.seconds
+            ),
+            None => println!("marginals: {} documents", args.marginals),
+        }
+        print_curve(self.settings, names, points);
     }
-    println!("marginals: {}", args.marginals);
+}
+
+fn print_curve(settings: &Settings, names: &[&str], points: &[Point]) {
     let kind = if settings.multiclass {
         "multi-class over"
     } else {
