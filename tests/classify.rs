@@ -105,6 +105,12 @@ fn the_command_prints_a_learning_curve_as_json() {
         }
     }
     assert_eq!(v["tasks"], serde_json::json!(["pos"]));
+    let moved = v["moved"].as_array().unwrap();
+    assert_eq!(moved.len(), 20);
+    let shift = |m: &serde_json::Value| {
+        (m["mnb_fm"].as_f64().unwrap().ln() - m["mnb"].as_f64().unwrap().ln()).abs()
+    };
+    assert!(moved.windows(2).all(|w| shift(&w[0]) >= shift(&w[1])), "largest shift first");
     // The same seed gives the same scores.
     let again = wordbench(&[
         "classify",
@@ -144,8 +150,9 @@ fn bad_input_is_one_located_line() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 
     let train = fixture("polarity-train.txt");
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 5] = [
         (&["--labelled", "500"], "labelled"),
+        (&["--labelled", "10,x"], "invalid value for labelled: 'x'"),
         (&["--label", "nope"], "no document is labelled `nope`"),
         (&["--resamples", "0"], "resamples"),
         (&["--marginals", "/no/such/file"], "/no/such/file"),

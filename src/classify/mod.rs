@@ -11,6 +11,7 @@
 //! - [`fm`]: the constrained per-word maximum-likelihood fit of MNB-FM;
 //! - [`metrics`]: accuracy, F1, macro-F1, R-precision;
 //! - [`protocol`]: one-vs-rest tasks, seeded labelled draws, learning curves;
+//! - [`study`]: one study from files to learning curve (CLI and workbench);
 //! - [`options`]: the options, declared once.
 
 pub mod counts;
@@ -22,6 +23,7 @@ pub mod nb;
 pub mod options;
 pub mod protocol;
 mod stopwords;
+pub mod study;
 
 #[cfg(test)]
 mod tests;

@@ -138,7 +138,7 @@ pub fn largest_labels(docs: &[Document], labels: &Labels) -> Vec<u32> {
 }
 
 /// A seeded draw of the largest labelled set: a permutation prefix.
-fn draw(n: usize, take: usize, seed: u64) -> Vec<usize> {
+pub(crate) fn draw(n: usize, take: usize, seed: u64) -> Vec<usize> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x6d6e_625f_666d_0001);
     let mut idx: Vec<usize> = (0..n).collect();
     for i in 0..take.min(n) {
@@ -230,7 +230,7 @@ pub fn run(
 }
 
 /// The documents of `docs` not in `taken`.
-fn rest<'a>(docs: &'a [Document], taken: &[usize]) -> Vec<&'a Document> {
+pub(crate) fn rest<'a>(docs: &'a [Document], taken: &[usize]) -> Vec<&'a Document> {
     let mut is_taken = vec![false; docs.len()];
     for &i in taken {
         is_taken[i] = true;
