@@ -17,7 +17,8 @@
 //! - [`linalg`]: the sparse eigensolver and truncated SVD behind the spectral methods;
 //! - [`fast`]: every `unsafe` fast path (SIMD lanes, Hogwild rows, blocked kernels);
 //! - [`topk`], [`words`], [`atomic`], [`error`]: bounded top-k selection, the
-//!   word/id map, crash-safe file writes, and the one error type.
+//!   word/id map, crash-safe file writes, and the one error type;
+//! - [`assets`]: where the bundled corpus, evaluation and labelled sets are.
 
 // Numeric kernels index several arrays in lockstep (`acc[q] += a[g] * b[q]`),
 // where iterator chains read worse; NaN-rejecting comparisons (`!(x > 0.0)`)
@@ -29,6 +30,7 @@
 )]
 
 pub mod algo;
+pub mod assets;
 pub mod atomic;
 pub mod classify;
 pub mod cooc;

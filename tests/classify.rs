@@ -110,7 +110,10 @@ fn the_command_prints_a_learning_curve_as_json() {
     let shift = |m: &serde_json::Value| {
         (m["mnb_fm"].as_f64().unwrap().ln() - m["mnb"].as_f64().unwrap().ln()).abs()
     };
-    assert!(moved.windows(2).all(|w| shift(&w[0]) >= shift(&w[1])), "largest shift first");
+    assert!(
+        moved.windows(2).all(|w| shift(&w[0]) >= shift(&w[1])),
+        "largest shift first"
+    );
     // The same seed gives the same scores.
     let again = wordbench(&[
         "classify",

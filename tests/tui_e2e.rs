@@ -636,3 +636,48 @@ fn a_run_started_while_another_trains_is_queued_and_starts_after_it() {
     assert_eq!(saved.runs.len(), 1);
     assert_eq!(saved.runs[0].label.as_deref(), Some("short"));
 }
+
+/// The Classify screen, by keys: fields edited in place, `s` runs the
+/// study in the background, and the outcome (a learning curve for MNB and
+/// MNB-FM, the moved words) arrives; a bad size is refused by name.
+#[test]
+fn the_classify_screen_runs_a_study_from_its_fields() {
+    let mut d = Driver::start(&options());
+    key(&mut d, KeyCode::Char('7'));
+    assert_eq!(d.app.screen, Screen::Classify);
+    // train: Enter selects the value, typing replaces it.
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "tests/fixtures/classify/polarity-train.txt");
+    key(&mut d, KeyCode::Enter);
+    key(&mut d, KeyCode::Down);
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "tests/fixtures/classify/polarity-test.txt");
+    key(&mut d, KeyCode::Enter);
+    key(&mut d, KeyCode::Down);
+    key(&mut d, KeyCode::Down);
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "10,x");
+    key(&mut d, KeyCode::Enter);
+    key(&mut d, KeyCode::Char('s'));
+    assert!(
+        d.app.status.text.contains("labelled"),
+        "{}",
+        d.app.status.text
+    );
+    assert!(d.app.classify.pending.is_none());
+    d.act(Action::SetClassifyField("labelled".into(), "10,100".into()));
+    d.act(Action::SetClassifyField("resamples".into(), "2".into()));
+    key(&mut d, KeyCode::Char('s'));
+    assert!(d.app.classify.pending.is_some());
+    assert!(d.wait_until(LONG, |a| a.classify.pending.is_none()));
+    let o = d.app.classify.outcome.as_ref().expect(&d.app.status.text);
+    assert_eq!(o.tasks, vec!["pos"]);
+    assert_eq!(o.points.len(), 4, "two sizes, two methods");
+    assert_eq!(o.test_documents, Some(50));
+    assert!(!o.moved.is_empty());
+    assert!(
+        d.app.status.text.starts_with("classified"),
+        "{}",
+        d.app.status.text
+    );
+}

@@ -400,3 +400,29 @@ fn tiny_terminals_get_a_note_instead_of_a_broken_layout() {
         }
     }
 }
+
+fn classified() -> App {
+    let mut app = base();
+    app.screen = Screen::Classify;
+    let v = &mut app.classify;
+    v.set("train", "tests/fixtures/classify/polarity-train.txt")
+        .unwrap();
+    v.set("test", "tests/fixtures/classify/polarity-test.txt")
+        .unwrap();
+    v.set("labelled", "10,30,100").unwrap();
+    v.set("resamples", "3").unwrap();
+    let study = v.study().unwrap();
+    v.outcome = Some(study.run().unwrap());
+    v.study = Some(study);
+    app
+}
+
+#[test]
+fn classify_screen_with_a_learning_curve() {
+    insta::assert_snapshot!(render(&classified(), 120, 40));
+}
+
+#[test]
+fn classify_screen_at_80x24() {
+    insta::assert_snapshot!(render(&classified(), 80, 24));
+}

@@ -12,7 +12,7 @@ use wordbench::corpus::Corpus;
 use wordbench::explicit::word_neighbors;
 
 use super::args::DemoArgs;
-use super::assets;
+use wordbench::assets;
 
 /// Words shown when none are given.
 const DEFAULT_WORDS: &[&str] = &["king", "france", "computer", "river", "three", "music"];

@@ -8,7 +8,7 @@ use wordbench::embedding::{Embedding, NeighborParams};
 use wordbench::eval::{AnalogyConfig, AnalogyMethod, EvalPlan, Report};
 
 use super::args::{AnalogyMethodArg, EvalArgs, NeighborRanking, NeighborsArgs, TopicsArgs};
-use super::assets;
+use wordbench::assets;
 
 /// The bundled WordSim-353, SimLex-999 and Google analogy sets.
 pub fn bundled_plan() -> EvalPlan {

@@ -1,7 +1,6 @@
 //! Command-line interface: argument definitions and one module per command.
 
 mod args;
-mod assets;
 mod classify;
 mod corpus;
 mod demo;

@@ -7,8 +7,8 @@ use anyhow::{bail, Result};
 use wordbench::tui::{self, AppOptions};
 
 use super::args::TuiArgs;
-use super::assets;
 use super::eval::bundled_plan;
+use wordbench::assets;
 
 /// Whether stdin and stdout are a terminal the workbench can take over.
 pub fn has_terminal() -> bool {

@@ -25,17 +25,20 @@ pub enum Screen {
     Evaluate,
     /// PCA / t-SNE scatter.
     Projection,
+    /// Text classification: MNB and MNB-FM learning curves.
+    Classify,
 }
 
 impl Screen {
     /// Every screen in tab order.
-    pub const ALL: [Screen; 6] = [
+    pub const ALL: [Screen; 7] = [
         Screen::Corpus,
         Screen::Train,
         Screen::Runs,
         Screen::Neighbors,
         Screen::Evaluate,
         Screen::Projection,
+        Screen::Classify,
     ];
 
     /// Tab title.
@@ -47,6 +50,17 @@ impl Screen {
             Screen::Neighbors => "Neighbours",
             Screen::Evaluate => "Evaluate",
             Screen::Projection => "Projection",
+            Screen::Classify => "Classify",
+        }
+    }
+
+    /// Tab title where the full titles do not fit (80 columns).
+    pub fn short_title(self) -> &'static str {
+        match self {
+            Screen::Neighbors => "Neighb",
+            Screen::Evaluate => "Eval",
+            Screen::Projection => "Proj",
+            other => other.title(),
         }
     }
 
@@ -256,6 +270,10 @@ pub enum Action {
     Project,
     /// Export the projection (PNG, SVG or CSV by extension).
     ExportPlot(String),
+    /// Set a Classify field (files, sizes, labels, or a schema option) from text.
+    SetClassifyField(String, String),
+    /// Run the classification study of the Classify screen.
+    Classify,
     /// Select a word of the projection: highlighted, centred, its
     /// neighbours listed.
     SelectPoint(String),
@@ -304,6 +322,8 @@ impl Action {
                 | Action::SetProjectionOption(..)
                 | Action::Project
                 | Action::ExportPlot(_)
+                | Action::SetClassifyField(..)
+                | Action::Classify
                 | Action::SelectPoint(_)
                 | Action::SaveSession(_)
                 | Action::OpenSession(_)
@@ -322,8 +342,8 @@ mod tests {
     #[test]
     fn screens_wrap_in_tab_order() {
         assert_eq!(Screen::Corpus.offset(1), Screen::Train);
-        assert_eq!(Screen::Corpus.offset(-1), Screen::Projection);
-        assert_eq!(Screen::Projection.offset(1), Screen::Corpus);
+        assert_eq!(Screen::Corpus.offset(-1), Screen::Classify);
+        assert_eq!(Screen::Classify.offset(1), Screen::Corpus);
         assert_eq!(Screen::Evaluate.index(), 4);
     }
 

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use super::action::{Action, Screen, Slot};
 use super::input::LineInput;
 use super::keymap::Mode;
+use super::model::classify::ClassifyView;
 use super::model::corpus::CorpusView;
 use super::model::evaluate::EvalView;
 use super::model::neighbors::NeighborsView;
@@ -136,6 +137,10 @@ pub struct App {
     pub eval: EvalView,
     /// Projection screen.
     pub projection: ProjectionView,
+    /// The Classify screen.
+    pub classify: ClassifyView,
+    /// Terminal width in columns (for mouse hit-testing of the tabs).
+    pub width: u16,
     /// Session file and save bookkeeping.
     pub session: SessionState,
     /// The user-level actions so far (replayable).
@@ -180,6 +185,8 @@ impl App {
             neighbors: NeighborsView::default(),
             eval: EvalView::new(options.eval_plan.clone()),
             projection: ProjectionView::default(),
+            classify: ClassifyView::new(crate::assets::path(crate::assets::LABELLED)),
+            width: 80,
             session: SessionState::new(options.session.clone()),
             journal: Vec::new(),
             tick: 0,
@@ -249,6 +256,7 @@ impl App {
             Screen::Train => self.train.typing(),
             Screen::Neighbors => self.neighbors.editing,
             Screen::Projection => self.projection.typing(),
+            Screen::Classify => self.classify.typing(),
             Screen::Runs | Screen::Evaluate => false,
         }
     }

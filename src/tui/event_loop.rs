@@ -99,6 +99,9 @@ fn run_loop(
         None => None,
     };
     let ticker = tick(TICK);
+    if let Ok(size) = terminal.size() {
+        app.width = size.width;
+    }
     runtime.execute_all(super::update::startup(&mut app));
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
@@ -189,7 +192,7 @@ fn input(at: Instant, e: TermEvent) -> Option<(Option<Instant>, Msg)> {
         {
             Some((None, Msg::Mouse(m)))
         }
-        TermEvent::Resize(..) => Some((None, Msg::Resize)),
+        TermEvent::Resize(width, _) => Some((None, Msg::Resize(width))),
         _ => None,
     }
 }

@@ -93,6 +93,7 @@ const RUNS: Ctx = Ctx::Screen(Screen::Runs);
 const NEIGHBORS: Ctx = Ctx::Screen(Screen::Neighbors);
 const EVALUATE: Ctx = Ctx::Screen(Screen::Evaluate);
 const PROJECTION: Ctx = Ctx::Screen(Screen::Projection);
+const CLASSIFY: Ctx = Ctx::Screen(Screen::Classify);
 
 const UP_DOWN: &[Key] = &[k(KeyCode::Up), k(KeyCode::Down)];
 const ENTER: &[Key] = &[k(KeyCode::Enter)];
@@ -388,6 +389,17 @@ static FIXED: &[Binding] = &[
         Action::RemoveLastDataset,
         "remove the last added file",
         false,
+    ),
+    // Classify
+    b(CLASSIFY, UP_DOWN, Action::Down, "select field", false),
+    b(CLASSIFY, ENTER, Action::Activate, "edit / toggle", true),
+    b(CLASSIFY, LEFT_RIGHT, Action::Right, "change choice", false),
+    b(
+        CLASSIFY,
+        &[c('s')],
+        Action::Classify,
+        "classify (MNB and MNB-FM learning curves)",
+        true,
     ),
     // Projection
     b(PROJECTION, UP_DOWN, Action::Down, "select option", false),

@@ -15,6 +15,7 @@ use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 use super::action::{Action, Slot};
 pub use super::model::neighbors::Query;
 use super::model::projection::{ProjectionJob, ProjectionResult};
+use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, Neighbor, VectorFormat};
 use crate::eval::{EvalPlan, Report};
@@ -60,8 +61,8 @@ pub enum Msg {
     Key(KeyEvent),
     /// A mouse event.
     Mouse(MouseEvent),
-    /// The terminal was resized.
-    Resize,
+    /// The terminal is this many columns wide (at start and on resize).
+    Resize(u16),
     /// The ~50 ms clock (autosave, spinners).
     Tick,
     /// An action from a script or a recording.
@@ -135,6 +136,13 @@ pub enum Msg {
     },
     /// A projection progressed or finished.
     Projection(ProjectionResult),
+    /// A classification study finished.
+    Classified {
+        /// Request id (a newer request wins).
+        request: u64,
+        /// The outcome, or why not.
+        result: Result<Box<Outcome>, String>,
+    },
     /// A background thread panicked (message kept for the status line).
     WorkerPanicked(String),
 }
@@ -226,6 +234,15 @@ pub enum Effect {
     },
     /// Project vectors to 2-D, or export a projection.
     Projection(ProjectionJob),
+    /// Run a classification study.
+    Classify {
+        /// Request id.
+        request: u64,
+        /// What to run.
+        study: Box<Study>,
+        /// Worker threads.
+        threads: usize,
+    },
     /// Leave the program.
     Quit,
 }
@@ -244,6 +261,7 @@ impl Effect {
             Effect::LoadSession { .. } => "LoadSession",
             Effect::LoadVectors { .. } => "LoadVectors",
             Effect::Projection(_) => "Projection",
+            Effect::Classify { .. } => "Classify",
             Effect::Quit => "Quit",
         }
     }

@@ -16,6 +16,7 @@ use crossbeam_channel::{bounded, Receiver, Sender};
 
 use super::msg::{Effect, LoadedSession, Msg, OpenedCorpus, Query, SessionLoadError};
 use super::project_worker::{self, ensure_parent};
+use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, NeighborParams};
 use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
@@ -155,6 +156,14 @@ impl Runtime {
                     path,
                 })
             }
+            Effect::Classify {
+                request,
+                study,
+                threads,
+            } => self.spawn("classify", move || Msg::Classified {
+                request,
+                result: classify(&study, threads),
+            }),
             Effect::LoadVectors { run, path } => {
                 self.spawn("vectors", move || Msg::VectorsLoaded {
                     run,
@@ -277,4 +286,15 @@ fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
         corpus: located,
         warnings,
     })
+}
+
+/// Runs a study on its own rayon pool of `threads`.
+fn classify(study: &Study, threads: usize) -> Result<Box<Outcome>, String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| e.to_string())?;
+    pool.install(|| study.run())
+        .map(Box::new)
+        .map_err(|e| e.to_string())
 }

@@ -29,6 +29,8 @@ pub struct LineChart<'a> {
     pub markers: &'a [(u64, String)],
     /// Last step of the x axis.
     pub x_max: f64,
+    /// Labels of the x axis at 0, the middle and `x_max` (default: the values).
+    pub x_labels: Option<[String; 3]>,
     /// Log10 scale on y.
     pub log: bool,
     /// The frame around it.
@@ -131,11 +133,14 @@ pub fn draw(frame: &mut Frame, area: Rect, chart: LineChart<'_>) {
             Axis::default()
                 .bounds([0.0, x_max])
                 .style(theme::dim())
-                .labels(vec![
-                    Span::raw("0"),
-                    Span::raw(si(x_max / 2.0)),
-                    Span::raw(si(x_max)),
-                ]),
+                .labels(match chart.x_labels {
+                    Some(labels) => labels.map(Span::raw).to_vec(),
+                    None => vec![
+                        Span::raw("0"),
+                        Span::raw(si(x_max / 2.0)),
+                        Span::raw(si(x_max)),
+                    ],
+                }),
         )
         .y_axis(
             Axis::default()

@@ -4,6 +4,7 @@
 //! from the keymap; help and dialogs draw over it.
 
 mod chart;
+mod classify;
 mod corpus;
 mod evaluate;
 mod fields;
@@ -51,6 +52,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Neighbors => neighbors::draw(frame, body, app),
         Screen::Evaluate => evaluate::draw(frame, body, app),
         Screen::Projection => projection::draw(frame, body, app),
+        Screen::Classify => classify::draw(frame, body, app),
     }
     draw_status(frame, status, app);
     draw_hints(frame, hints, app);
@@ -64,17 +66,34 @@ pub fn draw(frame: &mut Frame, app: &App) {
 
 const BRAND: &str = " wordbench ";
 
-/// Tab titles as drawn: ` 1 Corpus `.
-fn tab_label(screen: Screen) -> String {
-    format!(" {} {} ", screen.index() + 1, screen.title())
+/// Columns the tabs leave for the running run's marker (` ● #1 `).
+const MARKER: u16 = 6;
+
+/// True when the full tab titles fit in `width` columns with the marker.
+fn full_titles(width: u16) -> bool {
+    let full: usize = Screen::ALL
+        .iter()
+        .map(|s| s.title().chars().count() + 5)
+        .sum();
+    full as u16 + MARKER <= width
 }
 
-/// The screen whose tab is at `column` of the first row (the tabs start at
-/// the left edge, so that all six fit in 80 columns).
-pub fn tab_at(column: u16) -> Option<Screen> {
+/// Tab titles as drawn: ` 1 Corpus ` (shorter titles on narrow terminals).
+fn tab_label(screen: Screen, width: u16) -> String {
+    let title = if full_titles(width) {
+        screen.title()
+    } else {
+        screen.short_title()
+    };
+    format!(" {} {title} ", screen.index() + 1)
+}
+
+/// The screen whose tab is at `column` of the first row of a terminal
+/// `width` columns wide (the tabs start at the left edge).
+pub fn tab_at(column: u16, width: u16) -> Option<Screen> {
     let mut x = 0;
     for s in Screen::ALL {
-        let w = tab_label(s).chars().count() as u16;
+        let w = tab_label(s, width).chars().count() as u16;
         if (x..x + w).contains(&column) {
             return Some(s);
         }
@@ -92,7 +111,7 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
         } else {
             ratatui::style::Style::new()
         };
-        spans.push(Span::styled(tab_label(s), style));
+        spans.push(Span::styled(tab_label(s, area.width), style));
         spans.push(Span::styled("│", theme::dim()));
     }
     let used = spans.iter().map(|s| s.width()).sum::<usize>() as u16;
@@ -175,17 +194,20 @@ mod tests {
 
     #[test]
     fn tab_hit_testing_matches_the_drawn_labels() {
-        assert_eq!(tab_at(0), Some(Screen::Corpus));
-        let second = tab_label(Screen::Corpus).len() as u16 + 1;
-        assert_eq!(tab_at(second - 1), None, "the separator");
-        assert_eq!(tab_at(second), Some(Screen::Train));
-        let all: usize = Screen::ALL
-            .iter()
-            .map(|s| tab_label(*s).chars().count() + 1)
-            .sum();
-        assert!(
-            all + " ● #1 ".chars().count() <= 80,
-            "tabs fit in 80 columns"
-        );
+        for width in [80, 120] {
+            assert_eq!(tab_at(0, width), Some(Screen::Corpus));
+            let second = tab_label(Screen::Corpus, width).len() as u16 + 1;
+            assert_eq!(tab_at(second - 1, width), None, "the separator");
+            assert_eq!(tab_at(second, width), Some(Screen::Train));
+            let all: usize = Screen::ALL
+                .iter()
+                .map(|s| tab_label(*s, width).chars().count() + 1)
+                .sum();
+            assert!(
+                all + MARKER as usize <= width as usize,
+                "tabs fit in {width} columns"
+            );
+        }
+        assert!(full_titles(120) && !full_titles(80));
     }
 }

@@ -45,6 +45,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 }],
                 markers: &[],
                 x_max: total,
+                x_labels: None,
                 log: false,
                 block: block("t-SNE KL divergence", false),
             },

@@ -10,6 +10,7 @@
 //! ([`App::user_action`], [`App::follow_up`]), which [`update`] routes after
 //! the handler returns, in order.
 
+pub mod classify;
 pub mod corpus;
 pub mod evaluate;
 pub mod neighbors;
@@ -70,7 +71,10 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             None => Vec::new(),
         },
         Msg::Mouse(m) => mouse(app, m),
-        Msg::Resize => Vec::new(),
+        Msg::Resize(width) => {
+            app.width = width;
+            Vec::new()
+        }
         Msg::Tick => {
             app.tick += 1;
             session::tick(app)
@@ -109,6 +113,7 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
         Msg::Projection(result) => projection::answered(app, result),
+        Msg::Classified { request, result } => classify::answered(app, request, result),
         Msg::WorkerPanicked(message) => {
             app.set_status(Level::Error, format!("internal error: {message}"));
             Vec::new()
@@ -189,6 +194,8 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
         Action::Project => projection::project(app),
         Action::ExportPlot(path) => projection::export(app, &path),
         Action::SelectPoint(word) => projection::select_point(app, &word),
+        Action::SetClassifyField(name, text) => classify::set_field(app, &name, &text),
+        Action::Classify => classify::start(app),
         Action::RefreshNeighbors => neighbors::refresh(app),
         Action::Autosave => session::autosave_now(app),
         Action::ShowRun(run) => train::show(app, run),
@@ -199,6 +206,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             Screen::Neighbors => neighbors::navigate(app, nav),
             Screen::Evaluate => evaluate::navigate(app, nav),
             Screen::Projection => projection::navigate(app, nav),
+            Screen::Classify => classify::navigate(app, nav),
         },
     }
 }
@@ -312,7 +320,7 @@ fn submit(kind: PromptKind, text: String) -> Action {
 fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     match m.kind {
         MouseEventKind::Down(MouseButton::Left) if m.row == 0 && app.modal.is_none() => {
-            match crate::tui::ui::tab_at(m.column) {
+            match crate::tui::ui::tab_at(m.column, app.width) {
                 Some(screen) => act(app, Action::GoTo(screen)),
                 None => Vec::new(),
             }

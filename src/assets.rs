@@ -9,6 +9,8 @@ pub const DEFAULT_CORPUS: &str = "corpora/text8-head.txt.gz";
 pub const SIMILARITY: &[&str] = &["eval/wordsim353.tsv", "eval/simlex999.txt"];
 /// The bundled analogy set.
 pub const ANALOGY: &str = "eval/questions-words.txt";
+/// The bundled labelled sentences (the Classify screen's default).
+pub const LABELLED: &str = "labeled/rt-polarity.fasttext.txt.gz";
 
 /// The path of a bundled file.
 pub fn path(relative: &str) -> PathBuf {
