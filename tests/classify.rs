@@ -74,7 +74,7 @@ fn add_one_naive_bayes_equals_scikit_learn() {
 fn the_command_prints_a_learning_curve_as_json() {
     let train = fixture("polarity-train.txt");
     let test = fixture("polarity-test.txt");
-    let out = wordbench(&[
+    let args = [
         "classify",
         "--train",
         train.to_str().unwrap(),
@@ -89,7 +89,8 @@ fn the_command_prints_a_learning_curve_as_json() {
         "--threads",
         "1",
         "--json",
-    ]);
+    ];
+    let out = wordbench(&args);
     assert!(
         out.status.success(),
         "{}",
@@ -115,22 +116,7 @@ fn the_command_prints_a_learning_curve_as_json() {
         "largest shift first"
     );
     // The same seed gives the same scores.
-    let again = wordbench(&[
-        "classify",
-        "--train",
-        train.to_str().unwrap(),
-        "--test",
-        test.to_str().unwrap(),
-        "--label",
-        "pos",
-        "--labelled",
-        "10,100",
-        "--resamples",
-        "2",
-        "--threads",
-        "1",
-        "--json",
-    ]);
+    let again = wordbench(&args);
     let strip = |bytes: &[u8]| {
         let mut v: serde_json::Value = serde_json::from_slice(bytes).unwrap();
         for p in v["points"].as_array_mut().unwrap() {

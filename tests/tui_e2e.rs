@@ -680,4 +680,43 @@ fn the_classify_screen_runs_a_study_from_its_fields() {
         "{}",
         d.app.status.text
     );
+    assert!(d.app.unsaved(), "a study is work to save");
+
+    // Saved in the session like runs; a new workbench shows it again.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.ron");
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.unsaved()));
+    let saved = session::load(&file).unwrap();
+    assert_eq!(saved.studies.len(), 1);
+    assert_eq!(saved.studies[0].fields["labelled"], "10,100");
+    assert_eq!(saved.studies[0].fields["marginals"], "test");
+    assert!(
+        !std::path::Path::new(&saved.studies[0].fields["train"]).is_absolute(),
+        "files are stored relative to the session"
+    );
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.classify.outcome.is_some()));
+    let c = &reopened.app.classify;
+    assert_eq!(c.outcome.as_ref(), d.app.classify.outcome.as_ref());
+    assert_eq!(c.text("resamples"), "2");
+    assert!(
+        c.study().unwrap().train.is_file(),
+        "the train path resolves again"
+    );
+
+    // `corpus` takes the marginals from the corpus loaded on 1 Corpus.
+    d.act(Action::SetClassifyField(
+        "marginals".into(),
+        "corpus".into(),
+    ));
+    d.act(Action::Classify);
+    assert!(d.wait_until(LONG, |a| a.classify.pending.is_none()));
+    let pass = d.app.classify.outcome.as_ref().unwrap().marginal_corpus;
+    assert!(pass.is_some_and(|p| p.tokens > 10_000), "{pass:?}");
+    assert_eq!(d.app.classify.history.len(), 2);
 }

@@ -15,13 +15,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="$here/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import numpy, scipy, sklearn" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy scipy scikit-learn
-fi
+. "$here/venv.sh"
+compare_venv numpy,scipy,sklearn numpy scipy scikit-learn
 if [[ ${1:-} == --reference ]]; then
     f="$root/tests/fixtures/classify"
     exec "$venv/bin/python" "$here/mnb_reference.py" "$f/polarity-train.txt" \

@@ -12,12 +12,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="$here/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import numpy, scipy" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy scipy
-fi
+. "$here/venv.sh"
+compare_venv numpy,scipy numpy scipy
 (cd "$root" && cargo build --release --quiet --example cooc_count)
 exec "$venv/bin/python" "$here/cooc_compare.py" --root "$root" "$@"

@@ -24,13 +24,8 @@ while [[ $# -gt 0 ]]; do
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
 done
-venv="$here/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import numpy, scipy" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy scipy
-fi
+. "$here/venv.sh"
+compare_venv numpy,scipy numpy scipy
 (cd "$root" && cargo build --release --quiet --example dsnmf_export)
 "$root/target/release/examples/dsnmf_export" "$corpus" "$work" --dims "$dims" \
     --iterations "$iterations" --threads "$threads" --max-vocab "$max_vocab"

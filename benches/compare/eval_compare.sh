@@ -5,12 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="$here/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import gensim, scipy" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet gensim scipy
-fi
+. "$here/venv.sh"
+compare_venv gensim,scipy gensim scipy
 (cd "$root" && cargo build --release --quiet --example eval_vectors)
 exec "$venv/bin/python" "$here/eval_compare.py" "$@"

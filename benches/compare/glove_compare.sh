@@ -13,12 +13,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="${COMPARE_VENV:-$here/.venv}"  # COMPARE_VENV: another venv, e.g. a fresh one
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import gensim, scipy, numpy" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy scipy gensim
-fi
+. "$here/venv.sh"
+compare_venv gensim,scipy,numpy numpy scipy gensim
 (cd "$root" && cargo build --release --quiet --bin wordbench --example glove_export_cooc)
 exec "$venv/bin/python" "$here/glove_compare.py" --root "$root" "$@"

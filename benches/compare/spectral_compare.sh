@@ -10,13 +10,8 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="$here/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import numpy, scipy, threadpoolctl" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy scipy threadpoolctl
-fi
+. "$here/venv.sh"
+compare_venv numpy,scipy,threadpoolctl numpy scipy threadpoolctl
 (cd "$root" && cargo build --release --quiet --bin wordbench --example spectral_bench --example eval_vectors)
 # scipy's ARPACK runs its dense work in BLAS: give it the same 2 threads.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-2}"

@@ -6,12 +6,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="$here/.venv"
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import openTSNE, sklearn, scipy" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet numpy scipy scikit-learn openTSNE
-fi
+. "$here/venv.sh"
+compare_venv openTSNE,sklearn,scipy numpy scipy scikit-learn openTSNE
 (cd "$root" && cargo build --release --quiet --bin wordbench)
 exec "$venv/bin/python" "$here/tsne_compare.py" "$@"

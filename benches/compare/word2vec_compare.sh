@@ -6,12 +6,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-venv="${COMPARE_VENV:-$here/.venv}"  # COMPARE_VENV: another venv, e.g. a fresh one
-if [ ! -x "$venv/bin/python" ]; then
-    python3 -m venv "$venv"
-fi
-if ! "$venv/bin/python" -c "import gensim, scipy" 2>/dev/null; then
-    "$venv/bin/pip" install --quiet gensim scipy
-fi
+. "$here/venv.sh"
+compare_venv gensim,scipy gensim scipy
 (cd "$root" && cargo build --release --quiet --example train_word2vec --example eval_vectors)
 exec "$venv/bin/python" "$here/word2vec_compare.py" "$@"

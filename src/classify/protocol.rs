@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::counts::ClassCounts;
 use super::dataset::{Document, Labels};
@@ -18,7 +18,7 @@ use super::nb::{self, argmax, NaiveBayes};
 use crate::{Error, Result};
 
 /// A classifier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Method {
     /// Multinomial naive Bayes with add-one smoothing.
     #[serde(rename = "mnb")]
@@ -393,7 +393,7 @@ impl Fit<'_> {
 }
 
 /// Mean and standard deviation of a score over resamples.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Spread {
     /// Mean over resamples (each resample averaged over tasks).
     pub mean: f64,
@@ -402,7 +402,7 @@ pub struct Spread {
 }
 
 /// One point of a learning curve: a method at a labelled set size.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// Labelled documents.
     pub labelled: usize,

@@ -111,7 +111,7 @@ pub struct Moved {
 }
 
 /// What a study found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
     /// Task labels.
     pub tasks: Vec<String>,

@@ -86,6 +86,7 @@ mod tests {
                 config: CorpusConfig::default(),
             },
             datasets: vec![PathBuf::from("extra/sim.tsv")],
+            studies: Vec::new(),
             runs: vec![Run {
                 method: "sgns".into(),
                 label: Some("baseline".into()),

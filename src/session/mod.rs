@@ -6,7 +6,8 @@
 //! added, and holds one [`Run`] per training run: method, every
 //! hyperparameter, seed, threads, the corpus that run trained on, the timeline
 //! of changes, pauses and stops by step, the metric history, how it ended,
-//! evaluation results, exported plots and the saved vectors.
+//! evaluation results, exported plots and the saved vectors; and the
+//! classification studies of the Classify screen (fields and outcome).
 //!
 //! Paths in a file are relative to the session file's folder (so a session
 //! and its data move together); [`Session::anchor`] turns paths usable from
@@ -52,6 +53,36 @@ pub struct Session {
     /// Training runs, in the order they were started.
     #[serde(default)]
     pub runs: Vec<Run>,
+    /// Classification studies of the Classify screen, in the order they ran.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub studies: Vec<StudyRecord>,
+}
+
+/// One classification study: the Classify screen's fields as typed, and
+/// what it found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StudyRecord {
+    /// Every field of the screen (files, sizes, labels and the options), by name.
+    pub fields: BTreeMap<String, String>,
+    /// The learning curve, tasks and moved words.
+    pub outcome: crate::classify::study::Outcome,
+}
+
+impl StudyRecord {
+    /// The fields that name files (`marginals` only when it is a file).
+    const PATHS: [&'static str; 3] = ["train", "test", "marginals"];
+
+    fn map_paths(&mut self, f: &impl Fn(&Path) -> PathBuf) {
+        for name in Self::PATHS {
+            if let Some(text) = self.fields.get_mut(name) {
+                let keyword = matches!(text.as_str(), "" | "test" | "all" | "corpus");
+                if !keyword {
+                    *text = f(Path::new(text.as_str())).display().to_string();
+                }
+            }
+        }
+    }
 }
 
 impl Session {
@@ -62,6 +93,7 @@ impl Session {
             corpus,
             datasets: Vec::new(),
             runs: Vec::new(),
+            studies: Vec::new(),
         }
     }
 
@@ -91,6 +123,9 @@ impl Session {
             for plot in &mut run.plots {
                 plot.path = f(&plot.path);
             }
+        }
+        for study in &mut self.studies {
+            study.map_paths(&f);
         }
         self
     }

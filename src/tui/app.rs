@@ -261,6 +261,13 @@ impl App {
         }
     }
 
+    /// Whether runs or classification studies exist that the session file
+    /// does not hold yet.
+    pub fn unsaved(&self) -> bool {
+        let work = !self.runs.is_empty() || !self.classify.history.is_empty();
+        work && self.session.revision != self.session.saved_revision
+    }
+
     /// The keymap mode.
     pub fn mode(&self) -> Mode {
         Mode {

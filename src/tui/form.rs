@@ -7,7 +7,7 @@
 //! small schemas: no per-method UI code, and a new method's form appears as
 //! soon as it is in the registry.
 
-use super::action::EditOp;
+use super::action::{Action, EditOp};
 use super::input::LineInput;
 use crate::train::{DefaultValue, Kind, ParamSpec, Value};
 
@@ -164,6 +164,37 @@ impl Form {
     /// Ends editing without applying.
     pub fn cancel(&mut self) {
         self.editing = None;
+    }
+
+    /// A key while the selected field is typed in: editing keys change the
+    /// text, Esc cancels, Enter commits and returns `(name, text)` for the
+    /// screen to set (every screen's forms type alike).
+    pub fn typed(&mut self, action: &Action) -> Option<(String, String)> {
+        match action {
+            Action::Edit(op) => self.edit(op),
+            Action::Cancel => self.cancel(),
+            Action::Activate => return self.commit(),
+            Action::Complete => self.edit(&EditOp::End),
+            _ => {}
+        }
+        None
+    }
+
+    /// Enter, ← or → on field `i`: a choice or switch takes its next (←:
+    /// previous) value, returned as `(name, text)` for the screen to set;
+    /// Enter on another field starts typing in it.
+    pub fn pressed(&mut self, i: usize, action: &Action) -> Option<(String, String)> {
+        self.selected = i;
+        let delta = if *action == Action::Left { -1 } else { 1 };
+        match self.cycled(i, delta) {
+            Some(text) => Some((self.specs[i].name.to_string(), text)),
+            None => {
+                if *action == Action::Activate {
+                    self.begin_edit();
+                }
+                None
+            }
+        }
     }
 
     /// `(name, text)` of every field, or the first invalid field's error.

@@ -1,5 +1,6 @@
 //! The terminal workbench (ratatui + crossterm): corpus, training with live
-//! charts, runs, neighbours, evaluation and projection, on one screen each.
+//! charts, runs, neighbours, evaluation, projection and text classification,
+//! on one screen each.
 //!
 //! The design follows the ratatui apps that stay responsive under load
 //! (gitui, bottom, yazi):

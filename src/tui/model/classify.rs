@@ -2,10 +2,12 @@
 //! its options (a form from the classification schema), and the last
 //! outcome: learning curve, per-size scores, the words MNB-FM moved most.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::classify::options::{Settings, OPTIONS};
 use crate::classify::study::{parse_sizes, MarginalChoice, Outcome, Study};
+use crate::session::StudyRecord;
 use crate::train::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
@@ -20,7 +22,10 @@ pub const TEXT_FIELDS: [(&str, &str); 6] = [
         "test",
         "test documents (empty: what is not drawn as labelled)",
     ),
-    ("marginals", "unlabelled text: test, all, or a corpus file"),
+    (
+        "marginals",
+        "unlabelled text: test, all, corpus (the loaded one) or a file",
+    ),
     ("labelled", "labelled set sizes, comma-separated"),
     (
         "labels",
@@ -46,6 +51,10 @@ pub struct ClassifyView {
     pub study: Option<Study>,
     /// The last outcome.
     pub outcome: Option<Outcome>,
+    /// The fields of the study being computed.
+    pub pending_fields: BTreeMap<String, String>,
+    /// Every study of the session, oldest first (saved in session files).
+    pub history: Vec<StudyRecord>,
 }
 
 impl ClassifyView {
@@ -62,7 +71,49 @@ impl ClassifyView {
             pending: None,
             study: None,
             outcome: None,
+            pending_fields: BTreeMap::new(),
+            history: Vec::new(),
         }
+    }
+
+    /// Every field's text, by name (what a session records).
+    pub fn fields(&self) -> BTreeMap<String, String> {
+        TEXT_FIELDS
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(self.options.specs().iter().map(|s| s.name))
+            .map(|n| (n.to_string(), self.text(n).to_string()))
+            .collect()
+    }
+
+    /// A finished study joins the history and is shown.
+    pub fn record(&mut self, outcome: Outcome) {
+        let fields = std::mem::take(&mut self.pending_fields);
+        self.history.push(StudyRecord {
+            fields,
+            outcome: outcome.clone(),
+        });
+        self.outcome = Some(outcome);
+    }
+
+    /// The studies of an opened session replace the current ones; the last
+    /// is shown with its fields. Fields a session names that this build does
+    /// not have are reported.
+    pub fn restore(&mut self, studies: Vec<StudyRecord>) -> Vec<String> {
+        let mut problems = Vec::new();
+        self.history = studies;
+        self.outcome = None;
+        self.study = None;
+        if let Some(last) = self.history.last().cloned() {
+            for (name, text) in &last.fields {
+                if let Err(e) = self.set(name, text) {
+                    problems.push(format!("classify study: {e}"));
+                }
+            }
+            self.study = self.study().ok();
+            self.outcome = Some(last.outcome);
+        }
+        problems
     }
 
     /// Rows of the form.
@@ -145,6 +196,12 @@ mod tests {
         assert!(v.study().unwrap_err().contains("labelled"));
         v.set("labelled", "5").unwrap();
         assert!(v.set("resamples", "0").is_err());
+        let refused = v.study().unwrap_err();
+        assert!(
+            refused.contains("resamples"),
+            "the form keeps the refused text: {refused}"
+        );
+        v.set("resamples", "3").unwrap();
         v.set("method", "mnb-fm").unwrap();
         assert_eq!(v.study().unwrap().settings.methods.len(), 1);
         assert!(v.set("nope", "1").is_err());

@@ -146,11 +146,7 @@ fn draw_status(frame: &mut Frame, area: Rect, app: &App) {
         let name = path
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-        let mark = if app.session.unsaved(&app.runs) {
-            "*"
-        } else {
-            ""
-        };
+        let mark = if app.unsaved() { "*" } else { "" };
         format!("  [{name}{mark}]")
     });
     let room =

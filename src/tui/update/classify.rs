@@ -1,6 +1,7 @@
 //! The Classify screen's handlers: editing the study's fields, running it in
 //! the background, and taking its outcome.
 
+use crate::classify::study::MarginalChoice;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Level};
 use crate::tui::model::classify::TEXT_FIELDS;
@@ -16,17 +17,29 @@ pub fn set_field(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
 
 /// Runs the study the fields describe.
 pub fn start(app: &mut App) -> Vec<Effect> {
-    let study = match app.classify.study() {
+    let mut study = match app.classify.study() {
         Ok(s) => s,
         Err(e) => {
             app.set_status(Level::Error, e);
             return Vec::new();
         }
     };
+    // `corpus`: the word marginals of the corpus loaded on 1 Corpus.
+    if app.classify.text("marginals").trim() == "corpus" {
+        let Some(loaded) = &app.corpus.loaded else {
+            app.set_status(
+                Level::Warn,
+                "marginals=corpus: no corpus is loaded yet (1 Corpus)",
+            );
+            return Vec::new();
+        };
+        study.marginals = MarginalChoice::Corpus(loaded.corpus.path().to_path_buf());
+    }
     let form = &app.train.forms[app.train.method];
     let threads = form.text("threads").parse().unwrap_or(1);
     let request = app.next_id();
     app.classify.pending = Some(request);
+    app.classify.pending_fields = app.classify.fields();
     app.set_status(
         Level::Info,
         format!("classifying {}…", study.train.display()),
@@ -57,7 +70,8 @@ pub fn answered(
                 .filter_map(|p| p.f1.map(|f| (p.labelled, p.method.name(), f.mean)))
                 .next_back();
             v.study = v.study().ok();
-            v.outcome = Some(*outcome);
+            v.record(*outcome);
+            app.session.changed();
             let text = match best {
                 Some((n, m, f1)) => format!("classified: {m} F1 {f1:.3} with {n} labelled"),
                 None => "classified".to_string(),
@@ -90,17 +104,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         return Vec::new();
     }
     if v.options.editing().is_some() {
-        match action {
-            Action::Edit(op) => v.options.edit(&op),
-            Action::Cancel => v.options.cancel(),
-            Action::Activate => {
-                if let Some((name, text)) = v.options.commit() {
-                    return app.user_action(Action::SetClassifyField(name, text));
-                }
-            }
-            _ => {}
-        }
-        return Vec::new();
+        return match v.options.typed(&action) {
+            Some((name, text)) => app.user_action(Action::SetClassifyField(name, text)),
+            None => Vec::new(),
+        };
     }
     match action {
         Action::Up => v.selected = v.selected.saturating_sub(1),
@@ -111,15 +118,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Activate | Action::Left | Action::Right if v.selected >= TEXT_FIELDS.len() => {
             let i = v.selected - TEXT_FIELDS.len();
-            v.options.selected = i;
-            let delta = if action == Action::Left { -1 } else { 1 };
-            match v.options.cycled(i, delta) {
-                Some(text) => {
-                    let name = v.options.specs()[i].name.to_string();
-                    return app.user_action(Action::SetClassifyField(name, text));
-                }
-                None if action == Action::Activate => v.options.begin_edit(),
-                None => {}
+            if let Some((name, text)) = v.options.pressed(i, &action) {
+                return app.user_action(Action::SetClassifyField(name, text));
             }
         }
         _ => {}

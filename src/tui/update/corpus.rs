@@ -1,6 +1,6 @@
 //! The Corpus screen's handlers: options, loading and its answer, navigation.
 
-use crate::tui::action::{Action, EditOp};
+use crate::tui::action::Action;
 use crate::tui::app::{App, Level};
 use crate::tui::input::complete_path;
 use crate::tui::model::corpus::{histogram, LoadedCorpus};
@@ -102,16 +102,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             v.completions.clear();
         }
         Action::Activate | Action::Left | Action::Right => {
-            let i = v.selected - 1;
-            v.options.selected = i;
-            let delta = if action == Action::Left { -1 } else { 1 };
-            match v.options.cycled(i, delta) {
-                Some(text) => {
-                    let name = v.options.specs()[i].name.to_string();
-                    return app.user_action(Action::SetCorpusOption(name, text));
-                }
-                None if action == Action::Activate => v.options.begin_edit(),
-                None => {}
+            if let Some((name, text)) = v.options.pressed(v.selected - 1, &action) {
+                return app.user_action(Action::SetCorpusOption(name, text));
             }
         }
         Action::ResetField if v.selected > 0 => v.options.reset(v.selected - 1),
@@ -150,17 +142,8 @@ fn edit_path(app: &mut App, action: Action) -> Vec<Effect> {
 }
 
 fn edit_option(app: &mut App, action: Action) -> Vec<Effect> {
-    let form = &mut app.corpus.options;
-    match action {
-        Action::Edit(op) => form.edit(&op),
-        Action::Cancel => form.cancel(),
-        Action::Activate => {
-            if let Some((name, text)) = form.commit() {
-                return app.user_action(Action::SetCorpusOption(name, text));
-            }
-        }
-        Action::Complete => form.edit(&EditOp::End),
-        _ => {}
+    match app.corpus.options.typed(&action) {
+        Some((name, text)) => app.user_action(Action::SetCorpusOption(name, text)),
+        None => Vec::new(),
     }
-    Vec::new()
 }

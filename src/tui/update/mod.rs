@@ -234,7 +234,7 @@ fn quit(app: &mut App) -> Vec<Effect> {
         app.confirm(question, Action::QuitNow);
         return Vec::new();
     }
-    if app.session.path.is_none() && app.session.unsaved(&app.runs) {
+    if app.session.path.is_none() && app.unsaved() {
         app.confirm(
             "Runs are not saved (Ctrl-S saves the session). Quit anyway?",
             Action::QuitNow,

@@ -218,17 +218,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         return Vec::new();
     }
     if v.options.editing().is_some() {
-        match action {
-            Action::Edit(op) => v.options.edit(&op),
-            Action::Cancel => v.options.cancel(),
-            Action::Activate => {
-                if let Some((name, text)) = v.options.commit() {
-                    return app.user_action(Action::SetProjectionOption(name, text));
-                }
-            }
-            _ => {}
-        }
-        return Vec::new();
+        return match v.options.typed(&action) {
+            Some((name, text)) => app.user_action(Action::SetProjectionOption(name, text)),
+            None => Vec::new(),
+        };
     }
     let rows = 1 + v.options.len();
     match action {
@@ -239,16 +232,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             v.focus.select_all();
         }
         Action::Activate | Action::Left | Action::Right => {
-            let i = v.selected - 1;
-            v.options.selected = i;
-            let delta = if action == Action::Left { -1 } else { 1 };
-            match v.options.cycled(i, delta) {
-                Some(text) => {
-                    let name = v.options.specs()[i].name.to_string();
-                    return app.user_action(Action::SetProjectionOption(name, text));
-                }
-                None if action == Action::Activate => v.options.begin_edit(),
-                None => {}
+            if let Some((name, text)) = v.options.pressed(v.selected - 1, &action) {
+                return app.user_action(Action::SetProjectionOption(name, text));
             }
         }
         Action::ZoomIn => v.zoom = (v.zoom * 1.5).min(1000.0),

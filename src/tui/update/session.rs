@@ -52,6 +52,7 @@ pub fn snapshot(app: &App) -> Option<Session> {
     let mut session = Session::new(corpus);
     session.datasets = app.eval.added.clone();
     session.runs = runs;
+    session.studies = app.classify.history.clone();
     Some(session)
 }
 
@@ -194,7 +195,7 @@ pub fn open(app: &mut App, path: PathBuf) -> Vec<Effect> {
         );
         return Vec::new();
     }
-    if !app.session.unsaved(&app.runs) {
+    if !app.unsaved() {
         return vec![Effect::LoadSession { path }];
     }
     let file = path.display().to_string();
@@ -258,6 +259,7 @@ pub fn loaded(
     clear_runs(app);
     let mut notes = warnings;
     notes.extend(app.eval.restore(&session.datasets));
+    notes.extend(app.classify.restore(session.studies));
     let mut effects = Vec::new();
     for (k, run) in session.runs.into_iter().enumerate() {
         let settings = match run.settings(&path, k) {

@@ -321,18 +321,10 @@ pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
 pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     let v = &mut app.train;
     if v.typing() {
-        let form = &mut v.forms[v.method];
-        match action {
-            Action::Edit(op) => form.edit(&op),
-            Action::Cancel => form.cancel(),
-            Action::Activate => {
-                if let Some((name, text)) = form.commit() {
-                    return app.user_action(Action::SetParam(name, text));
-                }
-            }
-            _ => {}
-        }
-        return Vec::new();
+        return match v.forms[v.method].typed(&action) {
+            Some((name, text)) => app.user_action(Action::SetParam(name, text)),
+            None => Vec::new(),
+        };
     }
     match (v.focus, &action) {
         (_, Action::FocusNext | Action::FocusPrev) => {
@@ -352,15 +344,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         (TrainFocus::Form, Action::Down) => v.forms[v.method].select(1),
         (TrainFocus::Form, Action::Activate | Action::Left | Action::Right) => {
             let form = &mut v.forms[v.method];
-            let i = form.selected;
-            let delta = if action == Action::Left { -1 } else { 1 };
-            match form.cycled(i, delta) {
-                Some(text) => {
-                    let name = form.specs()[i].name.to_string();
-                    return app.user_action(Action::SetParam(name, text));
-                }
-                None if action == Action::Activate => form.begin_edit(),
-                None => {}
+            if let Some((name, text)) = form.pressed(form.selected, &action) {
+                return app.user_action(Action::SetParam(name, text));
             }
         }
         (TrainFocus::Form, Action::ResetField) => {
