@@ -88,15 +88,20 @@ fn draw_fields(frame: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-/// The end of `text` in `width` columns (`…` marks what was cut): the file
-/// name of a long path is what tells paths apart.
+/// `text` in `width` columns: a path too long shows its file name, cut at
+/// the end (`…`) if that is still too long; the name tells files apart.
 fn tail(text: &str, width: usize) -> String {
-    let n = text.chars().count();
-    if n <= width || width < 2 {
+    if text.chars().count() <= width || width < 2 {
         return text.to_string();
     }
-    let kept: String = text.chars().skip(n - (width - 1)).collect();
-    format!("…{kept}")
+    let name = std::path::Path::new(text)
+        .file_name()
+        .map_or(text.to_string(), |n| n.to_string_lossy().into_owned());
+    if name.chars().count() <= width {
+        return name;
+    }
+    let kept: String = name.chars().take(width - 1).collect();
+    format!("{kept}…")
 }
 
 /// Pads a form line's name column (its second span) to `width`.
