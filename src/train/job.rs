@@ -194,6 +194,32 @@ fn check_dim(method: &Method, input: &TrainInput) -> Result<()> {
     Ok(())
 }
 
+/// How far above its best a loss may climb before the run counts as blown
+/// up: training noise and restarts move a loss by a few times, never by
+/// this much.
+const BLOW_UP: f64 = 1e4;
+
+/// Losses below this are never called a blow-up: eigen residuals and other
+/// tiny losses may jump by orders of magnitude near convergence.
+const BLOW_UP_FLOOR: f64 = 1e3;
+
+/// Why a run with this loss has diverged, if it has: a loss that is not a
+/// number, or one that grew [`BLOW_UP`] times past the best seen so far
+/// (SGNS with lr = 0.5 reaches 1e18 with finite vectors of norm 1e9).
+/// Updates `best`.
+fn divergence(loss: f64, best: &mut f64) -> Option<String> {
+    if !loss.is_finite() {
+        return Some(format!("loss is {loss}"));
+    }
+    if loss > BLOW_UP_FLOOR && *best > 0.0 && loss > BLOW_UP * *best {
+        return Some(format!("loss grew from {:.3e} to {loss:.3e}", *best));
+    }
+    if loss > 0.0 {
+        *best = best.min(loss);
+    }
+    None
+}
+
 struct Runner<'a> {
     method: &'static Method,
     trainer: Box<dyn Trainer>,
@@ -259,6 +285,7 @@ impl<'a> Runner<'a> {
         let mut next_ppl = Duration::ZERO;
         let mut ppl_spent = 0.0;
         let mut step = 0;
+        let mut best_loss = f64::INFINITY;
         while step < total {
             if self.handle_commands(step, &mut clock) || self.config.stop_at == Some(step) {
                 let _ = self.events.send(Event::Stopped { step });
@@ -272,10 +299,10 @@ impl<'a> Runner<'a> {
                 .map_err(|e| (e.to_string(), self.last))?;
             let dt = t0.elapsed().as_secs_f64();
             step += 1;
-            if !report.loss.is_finite() {
+            if let Some(why) = divergence(report.loss, &mut best_loss) {
                 let message = format!(
-                    "{} diverged at step {step}: loss is {}; the learning rate (lr = {}) is probably too high",
-                    self.method.name, report.loss, report.lr
+                    "{} diverged at step {step}: {why}; the learning rate (lr = {}) is probably too high",
+                    self.method.name, report.lr
                 );
                 return Err((message, self.last));
             }
@@ -696,6 +723,37 @@ mod tests {
         );
         // Stopped early: the embedding is what was trained so far.
         assert!(emb.vectors()[[0, 0]] > 1.0);
+    }
+
+    #[test]
+    fn a_loss_that_blows_up_fails_before_it_is_infinite() {
+        // lr = 2.5: the error grows 1.5x a step, the loss 2.25x; finite for
+        // ~200 steps, stopped once it is 10^4 times its best.
+        let job = Job::spawn(
+            &TOY,
+            input(&[("lr", "2.5"), ("steps", "1000")]),
+            JobConfig::default(),
+        );
+        let mut last = None;
+        let err = job
+            .wait(|e| {
+                if let Event::Failed { last: l, .. } = e {
+                    last = *l;
+                }
+            })
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("loss grew from"), "{err}");
+        let step = last.map_or(0, |p| p.step);
+        assert!(step > 5 && step < 30, "stopped at step {step}: {err}");
+        let mut best = f64::INFINITY;
+        assert!(divergence(1e-12, &mut best).is_none());
+        assert!(
+            divergence(1e-6, &mut best).is_none(),
+            "tiny losses may jump"
+        );
+        assert!(divergence(5e3, &mut best).is_some());
+        assert!(divergence(f64::NAN, &mut best).is_some());
     }
 
     #[test]
