@@ -5,11 +5,18 @@
 //! stays a link, its target is replaced); an existing target must be a
 //! regular file (a FIFO or device node is refused, never replaced), and its
 //! permissions carry over to the new file.
+//!
+//! Temporary files are named `.NAME.tmp-PID-N`. The ones being written are
+//! listed, so a signal handler can remove them before the process exits
+//! ([`remove_live_temp_files`]); ones left by a process that no longer runs
+//! (killed with SIGKILL, a power cut) are removed by the next write of the
+//! same target.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use crate::{Error, Result};
 
@@ -23,7 +30,9 @@ pub fn write_with(
     fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
     let (target, existing) = check_target(path)?;
+    remove_stale(&target);
     let tmp = temp_path(&target);
+    let _live = Live::register(&tmp);
     let result = (|| {
         let file = File::create(&tmp).map_err(|e| Error::io(path, e))?;
         if let Some(meta) = &existing {
@@ -187,18 +196,136 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
 /// `dir/.name.tmp-<pid>-<n>`: hidden, in the same directory (rename must not
 /// cross file systems), unique per process and per write (an autosave and an
 /// export may run at once).
+/// The temporary files being written now.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A temporary file listed in [`LIVE`] while it is written.
+struct Live(PathBuf);
+
+impl Live {
+    fn register(tmp: &Path) -> Live {
+        if let Ok(mut live) = LIVE.lock() {
+            live.push(tmp.to_path_buf());
+        }
+        Live(tmp.to_path_buf())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        if let Ok(mut live) = LIVE.lock() {
+            live.retain(|p| p != &self.0);
+        }
+    }
+}
+
+/// Removes every temporary file being written: for a signal handler that
+/// is about to end the process (the targets keep their old contents).
+pub fn remove_live_temp_files() {
+    remove_live(|_| true);
+}
+
+/// Removes the temporary files being written that `pick` selects.
+fn remove_live(pick: impl Fn(&Path) -> bool) {
+    if let Ok(live) = LIVE.lock() {
+        for p in live.iter().filter(|p| pick(p)) {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+/// The prefix of `target`'s temporary files: `.NAME.tmp-`.
+fn temp_prefix(target: &Path) -> String {
+    let name = target
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    format!(".{name}.tmp-")
+}
+
+/// Removes `target`'s temporary files left by processes that no longer
+/// run (their PID has no `/proc` entry; elsewhere than Linux nothing is
+/// removed).
+fn remove_stale(target: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let prefix = temp_prefix(target);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&prefix)) else {
+            continue;
+        };
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if let Some(pid) = pid {
+            let alive = Path::new(&format!("/proc/{pid}")).exists();
+            if !alive && pid != std::process::id() {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
 fn temp_path(path: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
+    path.with_file_name(format!("{}{}-{n}", temp_prefix(path), std::process::id()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn temp_files_of_dead_processes_are_removed_and_live_ones_can_be() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("v.txt");
+        // PID 4194304 is above Linux's pid_max: never a running process.
+        let stale = dir.path().join(".v.txt.tmp-4194304-0");
+        let other = dir.path().join(".w.txt.tmp-4194304-0");
+        std::fs::write(&stale, b"left by a killed run").unwrap();
+        std::fs::write(&other, b"another target's").unwrap();
+        write_bytes(&p, b"new").unwrap();
+        assert!(!stale.exists(), "a dead process's temp file goes");
+        assert!(other.exists(), "only this target's are touched");
+        // While writing, the temp file is listed; a signal handler removes it.
+        let err = write_with(&p, |out| {
+            out.write_all(b"partial").unwrap();
+            out.flush().unwrap();
+            // (Other tests write in parallel: look at this folder only.)
+            let mine = || -> Vec<PathBuf> {
+                let live = LIVE.lock().unwrap();
+                live.iter()
+                    .filter(|t| t.starts_with(dir.path()))
+                    .cloned()
+                    .collect()
+            };
+            let live = mine();
+            assert_eq!(live.len(), 1);
+            assert!(live[0].exists());
+            remove_live(|t| t.starts_with(dir.path()));
+            assert!(!live[0].exists());
+            Ok(())
+        });
+        assert!(err.is_err(), "the rename of a removed file fails");
+        assert_eq!(
+            std::fs::read(&p).unwrap(),
+            b"new",
+            "the target keeps its contents"
+        );
+        let left = LIVE
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|t| t.starts_with(dir.path()));
+        assert!(!left, "the list forgets it");
+    }
 
     #[test]
     fn failed_write_leaves_no_file_and_keeps_the_old_one() {

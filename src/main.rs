@@ -6,6 +6,15 @@ mod cli;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // SIGINT, SIGTERM, SIGHUP: remove the temporary files being written,
+    // give the terminal back if the workbench had it, and exit as killed.
+    let _ = ctrlc::set_handler(|| {
+        wordbench::atomic::remove_live_temp_files();
+        if wordbench::tui::event_loop::holds_terminal() {
+            ratatui::restore();
+        }
+        std::process::exit(130);
+    });
     match cli::run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -407,3 +407,44 @@ fn outputs_through_symlinks_keep_the_link_and_the_mode_and_unwritable_folders_ar
         );
     }
 }
+
+/// SIGTERM (and SIGINT) end a run with status 130 and leave no temporary
+/// file behind.
+#[cfg(unix)]
+#[test]
+fn a_terminated_run_exits_130_and_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("long.txt");
+    let line = "king queen man woman child house tree river\n";
+    std::fs::write(&corpus, line.repeat(20_000)).unwrap();
+    let out = dir.path().join("v.txt");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_wordbench"))
+        .args([
+            "train",
+            corpus.to_str().unwrap(),
+            "--algo",
+            "sgns",
+            "--dim",
+            "8",
+        ])
+        .args(["--set", "epochs=1000", "--threads", "1", "-q", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -41,11 +41,13 @@ static WORKER_PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// shows its effect) is appended to that file in microseconds.
 pub fn run(options: AppOptions, trace: Option<PathBuf>) -> io::Result<()> {
     let mut terminal = ratatui::try_init()?;
+    HOLDS_TERMINAL.store(true, std::sync::atomic::Ordering::SeqCst);
     let _ = execute!(io::stdout(), EnableMouseCapture);
     install_panic_hook();
     let result = run_loop(&mut terminal, options, trace);
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
+    HOLDS_TERMINAL.store(false, std::sync::atomic::Ordering::SeqCst);
     let _ = std::panic::take_hook();
     if let Ok(panics) = WORKER_PANICS.lock() {
         for p in panics.iter() {
@@ -53,6 +55,15 @@ pub fn run(options: AppOptions, trace: Option<PathBuf>) -> io::Result<()> {
         }
     }
     result
+}
+
+/// True while the workbench has the terminal in raw mode.
+static HOLDS_TERMINAL: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether the workbench has the terminal (raw mode, alternate screen), so a
+/// signal handler knows to give it back before exiting.
+pub fn holds_terminal() -> bool {
+    HOLDS_TERMINAL.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 fn install_panic_hook() {
