@@ -40,6 +40,9 @@ pub struct SessionState {
     pub(crate) queued: Option<(PathBuf, bool)>,
     /// A save made to quit failed: the next quit leaves without one.
     pub(crate) quit_save_failed: bool,
+    /// Runs of the opened file this build cannot show (an unknown method,
+    /// say, from a newer build): written back unchanged on every save.
+    pub kept: Vec<crate::session::Run>,
 }
 
 impl SessionState {
@@ -55,6 +58,7 @@ impl SessionState {
             after_save: None,
             queued: None,
             quit_save_failed: false,
+            kept: Vec::new(),
         }
     }
 

@@ -44,6 +44,7 @@ pub fn snapshot(app: &App) -> Option<Session> {
         .iter()
         .filter(|r| !r.discarded && r.status != RunStatus::Queued)
         .map(|r| r.record().clone())
+        .chain(app.session.kept.iter().cloned())
         .collect();
     let corpus = match &app.corpus.loaded {
         Some(l) => l.reference.clone(),
@@ -265,7 +266,8 @@ pub fn loaded(
         let settings = match run.settings(&path, k) {
             Ok(s) => s,
             Err(e) => {
-                notes.push(format!("{e}: skipped"));
+                notes.push(format!("{e}: not shown, kept in the file"));
+                app.session.kept.push(run);
                 continue;
             }
         };
@@ -380,6 +382,7 @@ fn load_corpus(app: &mut App) -> Vec<Effect> {
 /// The runs on screen make way for a session's.
 fn clear_runs(app: &mut App) {
     app.runs.clear();
+    app.session.kept.clear();
     app.picks = [None, None];
     app.train.shown = None;
     app.runs_view.selected = 0;
@@ -478,7 +481,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_methods_are_skipped_with_a_warning() {
+    fn unknown_methods_are_kept_in_the_file_with_a_warning() {
         let mut a = app();
         loaded(
             &mut a,
@@ -496,6 +499,15 @@ mod tests {
             .status
             .text
             .contains("s.ron: run 1 (word2vec-9000): invalid value for algo"));
+        assert!(
+            a.status.text.contains("kept in the file"),
+            "{}",
+            a.status.text
+        );
+        // Saving writes it back as it was, after the runs shown.
+        let saved = snapshot(&a).unwrap();
+        assert_eq!(saved.runs.len(), 1);
+        assert_eq!(saved.runs[0], session_with_run("word2vec-9000").runs[0]);
     }
 
     #[test]
