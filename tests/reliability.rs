@@ -448,3 +448,51 @@ fn a_terminated_run_exits_130_and_leaves_no_temporary_file() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A pipe cannot be sniffed and then read from its start: auto-detection
+/// says to give the format, and with one every token is read.
+#[cfg(unix)]
+#[test]
+fn a_pipe_needs_a_format_and_is_read_whole_with_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    // 100k lines: more than the 64 KiB detection would have eaten.
+    let text = "alpha beta gamma delta\n".repeat(100_000);
+    let stats = |extra: &[&str]| {
+        let writer = {
+            let (fifo, text) = (fifo.clone(), text.clone());
+            std::thread::spawn(move || {
+                // The reader may refuse without opening: don't block forever.
+                let f = std::fs::OpenOptions::new().write(true).open(&fifo);
+                if let Ok(mut f) = f {
+                    let _ = std::io::Write::write_all(&mut f, text.as_bytes());
+                }
+            })
+        };
+        let mut args = vec!["corpus", "stats", fifo.to_str().unwrap(), "--json"];
+        args.extend_from_slice(extra);
+        let out = wordbench(&args);
+        if !out.status.success() {
+            // Unblock the writer by opening the read end once.
+            let _ = std::fs::File::open(&fifo);
+        }
+        writer.join().unwrap();
+        out
+    };
+    let refused = stats(&[]);
+    assert!(!refused.status.success());
+    assert!(
+        stderr(&refused).contains("--format"),
+        "{}",
+        stderr(&refused)
+    );
+    let read = stats(&["--format", "lines"]);
+    assert!(read.status.success(), "{}", stderr(&read));
+    let v: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
+    assert_eq!(v["tokens"], 400_000);
+}

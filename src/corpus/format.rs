@@ -40,10 +40,19 @@ impl Format {
     }
 
     /// Resolves [`Format::Auto`] by looking at the first 64 KiB of `path`;
-    /// other formats are returned unchanged.
+    /// other formats are returned unchanged. A pipe or device (`/dev/stdin`)
+    /// cannot be looked at and then read from the start: it needs a format.
     pub fn resolve(self, path: &Path) -> Result<Format> {
         if self != Format::Auto {
             return Ok(self);
+        }
+        let meta = std::fs::metadata(path).map_err(|e| crate::Error::io(path, e))?;
+        if !meta.is_file() && !meta.is_dir() {
+            return Err(crate::Error::format(
+                path,
+                "is a pipe or device: detecting its format would consume its start; \
+                 give the format (--format text, lines, wiki or fasttext)",
+            ));
         }
         Ok(Format::detect(&source::peek(path, 1 << 16)?))
     }
