@@ -495,4 +495,21 @@ fn a_pipe_needs_a_format_and_is_read_whole_with_one() {
     assert!(read.status.success(), "{}", stderr(&read));
     let v: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
     assert_eq!(v["tokens"], 400_000);
+    // Training reads its corpus several times: a pipe is refused up front.
+    let out = wordbench(&[
+        "train",
+        fifo.to_str().unwrap(),
+        "--algo",
+        "svd",
+        "--corpus-format",
+        "lines",
+        "--out",
+        "x.txt",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("save it to a file first"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -25,7 +25,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         .unwrap_or_else(|| assets::path(assets::DEFAULT_CORPUS));
     let mut out = std::io::stdout().lock();
     let t = Instant::now();
-    let corpus = Corpus::open(&path, args.opts.config()?)?;
+    let corpus = Corpus::open_for_training(&path, args.opts.config()?)?;
     let s = corpus.stats();
     writeln!(
         out,

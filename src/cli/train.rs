@@ -71,7 +71,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     check_outputs(&args)?;
     let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
-    let corpus = Corpus::open(&args.corpus, config)?;
+    let corpus = Corpus::open_for_training(&args.corpus, config)?;
     let threads = super::threads(args.threads);
     let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
     let mut session = match &args.session_out {

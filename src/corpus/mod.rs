@@ -107,6 +107,20 @@ impl Corpus {
         })
     }
 
+    /// [`Corpus::open`] for training, which reads the corpus again (counts,
+    /// batches, held-out samples): a pipe or device, readable once, is refused.
+    pub fn open_for_training(path: impl AsRef<Path>, config: CorpusConfig) -> Result<Corpus> {
+        let path = path.as_ref();
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if !meta.is_file() && !meta.is_dir() {
+            return Err(Error::format(
+                path,
+                "is a pipe or device, readable once; training reads its corpus several times: save it to a file first",
+            ));
+        }
+        Corpus::open(path, config)
+    }
+
     /// The corpus file.
     pub fn path(&self) -> &Path {
         &self.path

@@ -123,7 +123,7 @@ pub fn replay(
             path.display()
         ));
     }
-    let corpus = Corpus::open(&path, reference.config)?;
+    let corpus = Corpus::open_for_training(&path, reference.config)?;
     let config = job_config(run);
     let (threads, capped) = crate::train::cap_threads(run.threads, "threads:");
     warnings.extend(capped);

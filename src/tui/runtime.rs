@@ -225,7 +225,7 @@ pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
 
 fn open_corpus(path: &Path, config: CorpusConfig) -> Result<OpenedCorpus, String> {
     let t = Instant::now();
-    let corpus = Corpus::open(path, config).map_err(|e| e.to_string())?;
+    let corpus = Corpus::open_for_training(path, config).map_err(|e| e.to_string())?;
     Ok(OpenedCorpus {
         reference: reference(path, *corpus.config())?,
         corpus: Arc::new(corpus),
