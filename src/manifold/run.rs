@@ -154,7 +154,7 @@ impl Config {
 /// Default relative residual: MDS eigenvalues are well separated; the
 /// shifted LLE operator and the normalised adjacency put the wanted values
 /// in a tight cluster near the top, so their residuals must be smaller.
-pub fn default_tol(kind: Kind) -> f64 {
+pub const fn default_tol(kind: Kind) -> f64 {
     match kind {
         Kind::Isomap => 1e-6,
         Kind::Lle | Kind::Laplacian => 1e-9,
