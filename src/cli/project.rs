@@ -477,7 +477,10 @@ fn run_graph(
                 })
             },
             &mut |line| {
-                if !quiet {
+                if quiet {
+                } else if bar.is_hidden() {
+                    eprintln!("{line}");
+                } else {
                     bar.println(line);
                 }
             },

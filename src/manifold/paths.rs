@@ -2,80 +2,65 @@
 //! Dijkstra from every source, sources in parallel, each thread reusing its
 //! heap and distance buffer (docs/methods/manifold.md, "Isomap").
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
 use super::graph::Graph;
 
-/// A heap entry: smaller distance first, then lower node.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Entry {
-    dist: f64,
-    node: u32,
-}
-
-impl Eq for Entry {}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .dist
-            .total_cmp(&self.dist)
-            .then(other.node.cmp(&self.node))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+/// A heap key: the `f32` distance's bits above the node id. Non-negative
+/// floats order like their bits, so one integer compare orders by distance,
+/// then by lower node (with `f64` keys and a float compare, the paths of the
+/// 5,000-point mixture took 3.0 s; with these 0.95 s, on a loaded machine).
+fn key(dist: f32, node: u32) -> u64 {
+    (u64::from(dist.to_bits()) << 32) | u64::from(node)
 }
 
 /// Reusable buffers of one Dijkstra run.
 struct Scratch {
-    dist: Vec<f64>,
-    heap: BinaryHeap<Entry>,
+    dist: Vec<f32>,
+    heap: BinaryHeap<Reverse<u64>>,
 }
 
 /// Edge lengths (Euclidean, not squared) of the graph, computed once.
-pub fn edge_lengths(g: &Graph) -> Vec<f64> {
-    g.dist2.iter().map(|&d| f64::from(d).sqrt()).collect()
+pub fn edge_lengths(g: &Graph) -> Vec<f32> {
+    g.dist2.iter().map(|&d| d.max(0.0).sqrt()).collect()
 }
 
 /// Squared geodesic distances from each of `sources` to every node, one row
 /// of `out` (`sources.len() × n`, row-major) per source. Unreachable nodes
 /// get infinity (the caller checks connectivity first).
-pub fn squared_geodesics(g: &Graph, lengths: &[f64], sources: &[u32], out: &mut [f32]) {
+pub fn squared_geodesics(g: &Graph, lengths: &[f32], sources: &[u32], out: &mut [f32]) {
     let n = g.len();
     assert_eq!(out.len(), sources.len() * n, "one row per source");
     out.par_chunks_mut(n.max(1)).zip(sources).for_each_init(
         || Scratch {
-            dist: vec![f64::INFINITY; n],
+            dist: vec![f32::INFINITY; n],
             heap: BinaryHeap::new(),
         },
         |scratch, (row, &s)| {
             dijkstra(g, lengths, s, scratch);
             for (o, &d) in row.iter_mut().zip(&scratch.dist) {
-                *o = (d * d) as f32;
+                *o = d * d;
             }
         },
     );
 }
 
-/// Dijkstra from `source` into `scratch.dist`.
-fn dijkstra(g: &Graph, lengths: &[f64], source: u32, scratch: &mut Scratch) {
+/// Dijkstra from `source` into `scratch.dist` (`f32` path sums: their
+/// relative rounding, ~1e-7 per edge, is far below the geometry's noise).
+fn dijkstra(g: &Graph, lengths: &[f32], source: u32, scratch: &mut Scratch) {
     let Scratch { dist, heap } = scratch;
-    dist.fill(f64::INFINITY);
+    dist.fill(f32::INFINITY);
     heap.clear();
     dist[source as usize] = 0.0;
-    heap.push(Entry {
-        dist: 0.0,
-        node: source,
-    });
-    while let Some(Entry { dist: d, node }) = heap.pop() {
-        let v = node as usize;
+    heap.push(Reverse(key(0.0, source)));
+    while let Some(Reverse(top)) = heap.pop() {
+        let (d, v) = (
+            f32::from_bits((top >> 32) as u32),
+            (top & 0xffff_ffff) as usize,
+        );
         if d > dist[v] {
             continue;
         }
@@ -84,7 +69,7 @@ fn dijkstra(g: &Graph, lengths: &[f64], source: u32, scratch: &mut Scratch) {
             let nd = d + len;
             if nd < dist[w as usize] {
                 dist[w as usize] = nd;
-                heap.push(Entry { dist: nd, node: w });
+                heap.push(Reverse(key(nd, w)));
             }
         }
     }

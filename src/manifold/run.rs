@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use ndarray::{Array2, ArrayView2};
 
@@ -273,7 +274,7 @@ enum Stage {
     Graph,
     Paths {
         graph: Graph,
-        lengths: Vec<f64>,
+        lengths: Vec<f32>,
         sources: Vec<u32>,
         squares: Vec<f32>,
         next: usize,
@@ -292,6 +293,8 @@ pub struct Embedder {
     config: Config,
     stage: Stage,
     notes: Vec<String>,
+    /// Start of the current phase, for the notes' timings.
+    clock: Instant,
 }
 
 impl Embedder {
@@ -304,6 +307,7 @@ impl Embedder {
             config,
             stage: Stage::Graph,
             notes: Vec::new(),
+            clock: Instant::now(),
         })
     }
 
@@ -328,6 +332,13 @@ impl Embedder {
     /// True once [`Embedder::finish`] has nothing left to compute.
     pub fn is_done(&self) -> bool {
         matches!(self.stage, Stage::Done(_))
+    }
+
+    /// Adds a log line, with the seconds since the last one.
+    fn note(&mut self, line: String) {
+        let secs = self.clock.elapsed().as_secs_f64();
+        self.notes.push(format!("{line} ({secs:.2}s)"));
+        self.clock = Instant::now();
     }
 
     /// A log line from the last step, if it had one.
@@ -367,8 +378,7 @@ impl Embedder {
                     };
                     (stage, done)
                 } else {
-                    self.notes
-                        .push(format!("isomap: shortest paths from {end} sources done"));
+                    self.note(format!("isomap: shortest paths from {end} sources done"));
                     (self.mds(n, sources, squares)?, done)
                 }
             }
@@ -379,6 +389,11 @@ impl Embedder {
                 if status.done {
                     let (pairs, _) = solver.finish_with_operator();
                     let done = self.finish_pairs(pairs, finish)?;
+                    let kind = self.config.kind.name();
+                    self.note(format!(
+                        "{kind}: eigensolve done, {} products",
+                        status.matvecs
+                    ));
                     self.notes.push(format!(
                         "{}: {}; eigen residual {:.2e}{}",
                         self.config.kind.name(),
@@ -450,7 +465,7 @@ impl Embedder {
         }
         let graph = Graph::build(self.x.view(), c.neighbourhood)?;
         graph.check_connected()?;
-        self.notes.push(format!(
+        self.note(format!(
             "{}: neighbourhood graph of {n} points, {} edges, connected",
             c.kind.name(),
             graph.ids.len() / 2
@@ -514,7 +529,7 @@ impl Embedder {
         }
         let refs: Vec<&[u32]> = lists.iter().map(Vec::as_slice).collect();
         let w = lle::weights(self.x.view(), &refs, c.reg)?;
-        self.notes.push(format!(
+        self.note(format!(
             "lle: weights of {n} points from their neighbours, reconstruction error {:.4e}",
             w.reconstruction_error
         ));
