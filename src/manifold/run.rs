@@ -101,22 +101,16 @@ impl Config {
         }
         // LLE and Laplacian eigenmaps compute one vector more and drop it.
         let extra = usize::from(self.kind != Kind::Isomap);
-        let cap = if self.landmarks > 0 {
-            self.landmarks
-        } else {
-            n
-        };
+        // Landmark Isomap's eigenproblem is the landmarks' block.
+        let landmarks = self.kind == Kind::Isomap && self.landmarks > 0;
+        let cap = if landmarks { self.landmarks } else { n };
         if self.dim == 0 || self.dim + extra >= cap {
             return Err(Error::param(
                 "dim",
                 format!(
                     "{} dimensions from {cap} {} (expected 1 to {})",
                     self.dim,
-                    if self.landmarks > 0 {
-                        "landmarks"
-                    } else {
-                        "points"
-                    },
+                    if landmarks { "landmarks" } else { "points" },
                     cap.saturating_sub(1 + extra)
                 ),
             ));
