@@ -24,6 +24,9 @@ runs=(
   "kubwe|--dim 32 --set sweeps=10 --set p=5"
   "kubwe-fast|--dim 32 --set sweeps=10 --set p=5"
   "dsnmf|--dim 16 --set iterations=20 --set tol=1e-9 --change 10:tol=1e-8"
+  "isomap|--dim 16 --set k=10"
+  "lle|--dim 16 --set k=10"
+  "laplacian|--dim 16 --set k=10"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}

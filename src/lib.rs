@@ -14,6 +14,7 @@
 //! - [`project`]: PCA and t-SNE to 2-D, scatter plots and coordinate export;
 //! - [`session`]: session files (RON) and their bit-for-bit replay;
 //! - [`tui`]: the terminal workbench;
+//! - [`manifold`]: Isomap, LLE and Laplacian eigenmaps on one neighbourhood graph;
 //! - [`linalg`]: the sparse eigensolver and truncated SVD behind the spectral methods;
 //! - [`fast`]: every `unsafe` fast path (SIMD lanes, Hogwild rows, blocked kernels);
 //! - [`topk`], [`words`], [`atomic`], [`error`]: bounded top-k selection, the
@@ -41,6 +42,7 @@ pub mod eval;
 pub mod explicit;
 pub mod fast;
 pub mod linalg;
+pub mod manifold;
 pub mod project;
 pub mod session;
 pub mod topk;

@@ -360,3 +360,60 @@ fn cli_non_finite_vectors_are_located_errors() {
         assert!(!out.exists());
     }
 }
+
+#[test]
+fn cli_graph_methods_write_layouts_and_name_a_disconnected_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    for method in ["isomap", "lle", "laplacian"] {
+        let out = dir.path().join(format!("{method}.csv"));
+        project_fixture(
+            &out,
+            &[
+                "--method",
+                method,
+                "--neighbours",
+                "20",
+                "--threads",
+                "2",
+                "--quiet",
+            ],
+        );
+        let (words, coords, _) = read_csv(&out);
+        assert_eq!(words.len(), 60, "{method}");
+        let kept = nearest_same_group(&words, &coords);
+        assert!(kept >= 0.8, "{method}: {kept}");
+    }
+    // Four groups far apart: 3 neighbours leave them unconnected.
+    let vectors = fixture("vectors.txt");
+    let out = dir.path().join("bad.csv");
+    let o = wordbench(&[
+        "project",
+        vectors.to_str().unwrap(),
+        "--method",
+        "isomap",
+        "--neighbours",
+        "3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("invalid value for k: 3 leaves the neighbourhood graph in")
+            && err.contains("raise k"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    // t-SNE's option is refused for a graph method, and the other way round.
+    let o = wordbench(&[
+        "project",
+        vectors.to_str().unwrap(),
+        "--method",
+        "lle",
+        "--perplexity",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--perplexity is a t-SNE option"));
+}

@@ -4,6 +4,7 @@
 pub mod dsnmf;
 pub mod glove;
 pub mod kubwe;
+pub mod manifold;
 pub mod spectral;
 pub mod word2vec;
 
@@ -40,6 +41,9 @@ static METHODS: &[&Method] = &[
     &spectral::EIGENWORD,
     &spectral::SVD_NS,
     &dsnmf::DSNMF,
+    &manifold::ISOMAP,
+    &manifold::LLE,
+    &manifold::LAPLACIAN,
 ];
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! `wordbench project`: words to 2-D with PCA or t-SNE, written as a PNG or
-//! SVG scatter plot or as CSV coordinates. t-SNE runs on the training engine
-//! (progress bar with live KL divergence).
+//! `wordbench project`: words to 2-D with PCA, t-SNE, Isomap, LLE or
+//! Laplacian eigenmaps, written as a PNG or SVG scatter plot or as CSV
+//! coordinates. t-SNE runs on the training engine (progress bar with live KL
+//! divergence); the graph methods show their phase and eigen residual.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -11,7 +12,9 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
 use wordbench::embedding::Embedding;
+use wordbench::manifold::Phase;
 use wordbench::project::export::write_csv;
+use wordbench::project::manifold as graph;
 use wordbench::project::options;
 use wordbench::project::pca::{pca, PcaSolver};
 use wordbench::project::plot::{self, ImageFormat, Plot};
@@ -46,12 +49,18 @@ pub struct ProjectArgs {
     /// Colour by K k-means clusters of the vectors (0: one colour); word-list groups win.
     #[arg(long, default_value_t = 8)]
     pub clusters: usize,
-    /// A t-SNE hyperparameter, `--set name=value` (repeatable; see `wordbench project --help-tsne`).
+    /// Neighbours per point for isomap, lle and laplacian (shorthand for `--set k=K`).
+    #[arg(long)]
+    pub neighbours: Option<usize>,
+    /// A t-SNE or graph-method option, `--set name=value` (repeatable; see `--help-tsne`, `--help-graph`).
     #[arg(long, value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// List the t-SNE hyperparameters and exit.
     #[arg(long)]
     pub help_tsne: bool,
+    /// List the options of isomap, lle and laplacian and exit.
+    #[arg(long)]
+    pub help_graph: bool,
     /// Seed of every random choice.
     #[arg(long, default_value_t = options::SEED_DEFAULT)]
     pub seed: u64,
@@ -59,7 +68,7 @@ pub struct ProjectArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Output file: .png, .svg (scatter plot) or .csv (coordinates).
-    #[arg(long, required_unless_present = "help_tsne")]
+    #[arg(long, required_unless_present_any = ["help_tsne", "help_graph"])]
     pub out: Option<PathBuf>,
     /// PCA components written to CSV (2 or 3; plots show the first two).
     #[arg(long, default_value_t = 2)]
@@ -79,6 +88,24 @@ pub enum MethodArg {
     Pca,
     /// t-SNE.
     Tsne,
+    /// Isomap (geodesic distances on the kNN graph, classical MDS).
+    Isomap,
+    /// Locally linear embedding.
+    Lle,
+    /// Laplacian eigenmaps.
+    Laplacian,
+}
+
+impl MethodArg {
+    fn name(self) -> &'static str {
+        match self {
+            MethodArg::Pca => "pca",
+            MethodArg::Tsne => "tsne",
+            MethodArg::Isomap => "isomap",
+            MethodArg::Lle => "lle",
+            MethodArg::Laplacian => "laplacian",
+        }
+    }
 }
 
 /// Geometries on the command line.
@@ -106,7 +133,14 @@ struct Projected {
 /// Runs the command.
 pub fn run(args: ProjectArgs) -> Result<()> {
     if args.help_tsne {
-        print!("{}", tsne_help());
+        print!("{}", schema_help("t-SNE hyperparameters", tsne::SCHEMA));
+        return Ok(());
+    }
+    if args.help_graph {
+        print!(
+            "{}",
+            schema_help("isomap, lle and laplacian options", graph::SCHEMA)
+        );
         return Ok(());
     }
     let out = args.out.clone().context("--out is required")?;
@@ -121,12 +155,23 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     if !(2..=3).contains(&args.dims) {
         bail!("invalid value for --dims: {} (expected 2 or 3)", args.dims);
     }
-    if args.dims == 3 && args.method == MethodArg::Tsne {
-        bail!("invalid value for --dims: 3 needs --method pca (t-SNE lays out in 2-D)");
+    if args.dims == 3 && args.method != MethodArg::Pca {
+        bail!(
+            "invalid value for --dims: 3 needs --method pca ({} lays out in 2-D)",
+            args.method.name()
+        );
     }
     let size = parse_size(&args.size)?;
     let threads = super::threads(args.threads);
-    let config = tsne_config(&args)?;
+    let graph_kind = graph::kind(args.method.name());
+    let (config, graph_params) = if graph_kind.is_some() {
+        (
+            TsneConfig::from_params(&Params::defaults(tsne::SCHEMA), args.seed),
+            Some(graph_params(&args)?),
+        )
+    } else {
+        (tsne_config(&args)?, None)
+    };
     let embedding = Embedding::load(&args.vectors)?;
     let how = selection(&args);
     let selected = select(&embedding, &how)?;
@@ -157,6 +202,11 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     let projected = match args.method {
         MethodArg::Pca => run_pca(&vectors, dims, args.seed, threads)?,
         MethodArg::Tsne => run_tsne(&selected.words, vectors, config, threads, args.quiet)?,
+        MethodArg::Isomap | MethodArg::Lle | MethodArg::Laplacian => {
+            let (kind, params) = graph_kind.zip(graph_params).context("graph method")?;
+            let c = graph::config(kind, &params, args.seed);
+            run_graph(vectors, c, threads, args.quiet)?
+        }
     };
     match output {
         Output::Csv => write_csv(
@@ -239,18 +289,51 @@ fn selection(args: &ProjectArgs) -> Selection {
     }
 }
 
-/// Validated t-SNE settings from `--perplexity` and `--set`.
-fn tsne_config(args: &ProjectArgs) -> Result<TsneConfig> {
-    let mut assignments: Vec<(String, String)> = Vec::new();
-    if let Some(p) = &args.perplexity {
-        assignments.push(("perplexity".into(), p.clone()));
-    }
+/// `--set` assignments (after the shorthand ones given first).
+fn assignments(
+    args: &ProjectArgs,
+    mut out: Vec<(String, String)>,
+) -> Result<Vec<(String, String)>> {
     for s in &args.set {
         let (k, v) = s
             .split_once('=')
             .with_context(|| format!("--set {s}: expected name=value"))?;
-        assignments.push((k.trim().to_string(), v.trim().to_string()));
+        out.push((k.trim().to_string(), v.trim().to_string()));
     }
+    Ok(out)
+}
+
+/// Validated graph-method options from `--neighbours` and `--set`.
+fn graph_params(args: &ProjectArgs) -> Result<Params> {
+    if args.perplexity.is_some() {
+        bail!(
+            "--perplexity is a t-SNE option; {} takes --neighbours",
+            args.method.name()
+        );
+    }
+    let first = args
+        .neighbours
+        .map(|k| vec![("k".to_string(), k.to_string())])
+        .unwrap_or_default();
+    let a = assignments(args, first)?;
+    Ok(Params::parse(
+        graph::SCHEMA,
+        args.method.name(),
+        a.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )?)
+}
+
+/// Validated t-SNE settings from `--perplexity` and `--set`.
+fn tsne_config(args: &ProjectArgs) -> Result<TsneConfig> {
+    if args.neighbours.is_some() && args.method == MethodArg::Tsne {
+        bail!("--neighbours is an option of isomap, lle and laplacian; t-SNE takes --perplexity");
+    }
+    let first = args
+        .perplexity
+        .as_ref()
+        .map(|p| vec![("perplexity".to_string(), p.clone())])
+        .unwrap_or_default();
+    let assignments = assignments(args, first)?;
     let params = Params::parse(
         tsne::SCHEMA,
         "tsne",
@@ -259,11 +342,11 @@ fn tsne_config(args: &ProjectArgs) -> Result<TsneConfig> {
     Ok(TsneConfig::from_params(&params, args.seed))
 }
 
-/// The t-SNE hyperparameters, generated from the schema.
-fn tsne_help() -> String {
-    let mut out = String::from("t-SNE hyperparameters (--set name=value):\n");
-    let defaults = Params::defaults(tsne::SCHEMA);
-    for p in tsne::SCHEMA {
+/// A schema's options, generated from it.
+fn schema_help(title: &str, schema: &'static [wordbench::train::ParamSpec]) -> String {
+    let mut out = format!("{title} (--set name=value):\n");
+    let defaults = Params::defaults(schema);
+    for p in schema {
         let live = if p.live { " (live)" } else { "" };
         let _ = writeln!(
             out,
@@ -355,6 +438,66 @@ fn run_tsne(
     Ok(Projected {
         coords,
         title,
+        axes: None,
+    })
+}
+
+/// Runs a graph projection with a progress line (phase and eigen residual).
+fn run_graph(
+    vectors: Array2<f32>,
+    config: wordbench::manifold::Config,
+    threads: usize,
+    quiet: bool,
+) -> Result<Projected> {
+    let n = vectors.nrows();
+    let title = graph::describe(&config);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new_spinner();
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let start = Instant::now();
+    let result = pool.install(|| {
+        graph::run(
+            vectors,
+            config,
+            &mut |phase, loss| {
+                bar.set_message(match phase {
+                    Phase::Graph => "neighbourhood graph".to_string(),
+                    Phase::Paths { done, total } => format!("shortest paths {done}/{total}"),
+                    Phase::Eigen(s) => {
+                        format!("eigensolve: {} products, residual {:.1e}", s.matvecs, loss)
+                    }
+                    Phase::Done => "done".to_string(),
+                })
+            },
+            &mut |line| {
+                if quiet {
+                } else if bar.is_hidden() {
+                    eprintln!("{line}");
+                } else {
+                    bar.println(line);
+                }
+            },
+        )
+    });
+    bar.finish_and_clear();
+    let done = result?;
+    if !quiet {
+        eprintln!(
+            "{title}: {n} points, {}, {:.1}s",
+            done.report,
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Projected {
+        coords: done.coords,
+        title: format!("{title}: {}", done.report),
         axes: None,
     })
 }

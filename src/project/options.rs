@@ -19,9 +19,9 @@ pub const SEED_DEFAULT: u64 = 1;
 pub static OPTIONS: &[ParamSpec] = &[
     ParamSpec {
         name: "method",
-        kind: Kind::Choice(&["tsne", "pca"]),
+        kind: Kind::Choice(&["tsne", "pca", "isomap", "lle", "laplacian"]),
         default: DefaultValue::Choice(METHOD_DEFAULT),
-        help: "t-SNE keeps neighbourhoods; PCA keeps the largest variance directions",
+        help: "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph",
         live: false,
     },
     ParamSpec {
@@ -42,6 +42,7 @@ pub static OPTIONS: &[ParamSpec] = &[
         live: false,
     },
     crate::project::tsne::PERPLEXITY,
+    crate::project::manifold::NEIGHBOURS,
     ParamSpec {
         name: "seed",
         kind: Kind::Int {

@@ -1,5 +1,7 @@
-//! The projection worker: selects the words, runs PCA or t-SNE (on the
-//! training engine, reporting its KL as it goes), and writes exports. It is
+//! The projection worker: selects the words, runs PCA, t-SNE (on the
+//! training engine, reporting its KL as it goes) or a graph method
+//! (Isomap, LLE, Laplacian eigenmaps, reporting its eigen residual), and
+//! writes exports. It is
 //! the only place that talks to [`crate::project`], so the screen stays
 //! independent of how layouts are computed.
 
@@ -10,6 +12,7 @@ use ndarray::Array2;
 use super::model::projection::{Layout, ProjectionJob, ProjectionResult, Selection};
 use crate::embedding::Embedding;
 use crate::project::export::write_csv;
+use crate::project::manifold as graph;
 use crate::project::pca::{pca, PcaSolver};
 use crate::project::plot::{self, ImageFormat, Plot};
 use crate::project::select::{self, Groups, Selected};
@@ -35,6 +38,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             selection,
             method,
             perplexity,
+            neighbours,
             labels,
             seed,
         } => {
@@ -46,7 +50,13 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                     kl,
                 })
             };
-            let result = compute(&embedding, &selection, &method, perplexity, seed, &report)
+            let settings = Settings {
+                method: &method,
+                perplexity,
+                neighbours,
+                seed,
+            };
+            let result = compute(&embedding, &selection, &settings, &report)
                 .map(|(selected, coords, description, axes)| {
                     let vectors = selected.vectors(&embedding, true);
                     let focus = matches!(selection, Selection::Neighborhood(..))
@@ -78,18 +88,48 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
 
 type Computed = (Selected, Array2<f64>, String, Option<(String, String)>);
 
+/// The form's values a layout depends on.
+struct Settings<'a> {
+    method: &'a str,
+    perplexity: f64,
+    neighbours: usize,
+    seed: u64,
+}
+
 fn compute(
     embedding: &Embedding,
     selection: &Selection,
-    method: &str,
-    perplexity: f64,
-    seed: u64,
+    settings: &Settings<'_>,
     progress: &dyn Fn(u64, u64, f64),
 ) -> Result<Computed> {
+    let Settings {
+        method,
+        perplexity,
+        neighbours,
+        seed,
+    } = *settings;
     let selected = pick(embedding, selection)?;
     let vectors = selected.vectors(embedding, true);
     let threads =
         std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
+    if let Some(kind) = graph::kind(method) {
+        let mut params = Params::defaults(graph::SCHEMA);
+        params.set(method, "k", &crate::train::Value::Int(neighbours as i64))?;
+        let config = graph::config(kind, &params, seed);
+        // On the global rayon pool: the progress callback is not `Send`.
+        let mut step = 0u64;
+        let done = graph::run(
+            vectors,
+            config,
+            &mut |_, loss| {
+                step += 1;
+                progress(step, config.max_steps, loss);
+            },
+            &mut |_| {},
+        )?;
+        let description = format!("{}: {}", graph::describe(&config), done.report);
+        return Ok((selected, done.coords, description, None));
+    }
     if method == "pca" {
         let p = pca(vectors.view(), 2, PcaSolver::Auto, seed)?;
         let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * p.explained[k]);
@@ -235,8 +275,30 @@ mod tests {
             selection,
             method: method.into(),
             perplexity: 5.0,
+            neighbours: 6,
             labels: 3,
             seed: 1,
+        }
+    }
+
+    #[test]
+    fn graph_methods_lay_out_the_selected_words() {
+        for method in ["isomap", "lle", "laplacian"] {
+            let result = run(compute_job(Selection::Top(20), method), &|_| {});
+            let ProjectionResult::Done { result, .. } = result else {
+                panic!("{result:?}")
+            };
+            let layout = result.unwrap_or_else(|e| panic!("{method}: {e}"));
+            assert_eq!(layout.coords.len(), 20);
+            assert!(
+                layout.description.contains("(k = 6)"),
+                "{}",
+                layout.description
+            );
+            assert!(layout
+                .coords
+                .iter()
+                .all(|c| c[0].is_finite() && c[1].is_finite()));
         }
     }
 

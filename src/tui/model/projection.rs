@@ -79,10 +79,12 @@ pub enum ProjectionJob {
         embedding: Arc<Embedding>,
         /// Which words.
         selection: Selection,
-        /// `tsne` or `pca`.
+        /// `tsne`, `pca`, `isomap`, `lle` or `laplacian`.
         method: String,
         /// t-SNE perplexity.
         perplexity: f64,
+        /// Neighbours per point of the graph methods.
+        neighbours: usize,
         /// Words labelled.
         labels: usize,
         /// Seed.

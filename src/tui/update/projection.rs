@@ -41,6 +41,7 @@ pub fn project(app: &mut App) -> Vec<Effect> {
     let method = o.text("method").to_string();
     let selection = Selection::parse(app.projection.focus.text(), count);
     let perplexity = o.text("perplexity").parse().unwrap_or(30.0);
+    let neighbours = o.text("k").parse().unwrap_or(10);
     let labels = o.text("labels").parse().unwrap_or(40);
     let seed = o.text("seed").parse().unwrap_or(1);
     let label = entry.label(run);
@@ -53,6 +54,7 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         selection,
         method: method.clone(),
         perplexity,
+        neighbours,
         labels,
         seed,
     };

@@ -1,0 +1,151 @@
+//! The three methods on a seeded Swiss roll: each must unroll it (its
+//! layout trustworthy, one axis in rank order with the roll's coordinate),
+//! plus the structural properties of docs/methods/manifold.md.
+
+use super::score::{best_axis_spearman, trustworthiness};
+use super::swiss::swiss_roll;
+use super::*;
+
+const N: usize = 1500;
+
+/// Runs `config` on the roll; returns (trustworthiness at 10, Spearman with t).
+fn unroll(config: Config) -> (Embedded, f64, f64) {
+    let (x, t) = swiss_roll(N, 0.05, 11);
+    let e = embed(x.view(), config).unwrap();
+    assert_eq!(e.coords.dim(), (N, config.dim));
+    let y = e.coords.mapv(|v| v as f32);
+    let tw = trustworthiness(x.view(), y.view(), 10);
+    let rho = best_axis_spearman(e.coords.view(), &t);
+    eprintln!(
+        "{:?}: trustworthiness {tw:.4}, spearman {rho:.4}, {}",
+        config.kind, e.report
+    );
+    (e, tw, rho)
+}
+
+#[test]
+fn isomap_unrolls_the_swiss_roll() {
+    let (e, tw, rho) = unroll(Config::new(Kind::Isomap, 2, 10));
+    assert!(e.converged);
+    assert!(tw > 0.95, "trustworthiness {tw}");
+    assert!(rho > 0.95, "spearman {rho}");
+    let Report::Isomap { residual_variance } = e.report else {
+        panic!()
+    };
+    assert!(residual_variance < 0.05, "{residual_variance}");
+}
+
+#[test]
+fn landmark_isomap_unrolls_the_swiss_roll() {
+    let (e, tw, rho) = unroll(Config {
+        landmarks: 100,
+        ..Config::new(Kind::Isomap, 2, 10)
+    });
+    assert!(e.converged);
+    assert!(tw > 0.95, "trustworthiness {tw}");
+    assert!(rho > 0.95, "spearman {rho}");
+}
+
+#[test]
+fn lle_unrolls_the_swiss_roll() {
+    let (e, tw, rho) = unroll(Config::new(Kind::Lle, 2, 12));
+    assert!(e.converged);
+    assert!(tw > 0.95, "trustworthiness {tw}");
+    assert!(rho > 0.95, "spearman {rho}");
+    let Report::Lle { trace, .. } = e.report else {
+        panic!()
+    };
+    assert!(trace < 1e-5, "{trace}");
+}
+
+#[test]
+fn laplacian_unrolls_the_swiss_roll() {
+    let (e, tw, rho) = unroll(Config::new(Kind::Laplacian, 2, 10));
+    assert!(e.converged);
+    // Its second axis folds the roll's width (a known trait of the method:
+    // eigenvector 3 is the second harmonic of the length), hence the lower bound.
+    assert!(tw > 0.87, "trustworthiness {tw}");
+    assert!(rho > 0.9, "spearman {rho}");
+    let dropped = e.dropped.unwrap();
+    let mean = dropped.iter().sum::<f64>() / N as f64;
+    let spread = dropped.iter().map(|v| (v - mean).abs()).fold(0.0, f64::max);
+    assert!(spread < 1e-6 * mean.abs(), "{spread} around {mean}");
+}
+
+#[test]
+fn lle_weights_sum_to_one_on_the_roll() {
+    let (x, _) = swiss_roll(300, 0.05, 3);
+    let g = knn::knn(x.view(), 8);
+    let lists: Vec<&[u32]> = (0..300).map(|i| g.row(i).0).collect();
+    let w = lle::weights(x.view(), &lists, 1e-3).unwrap();
+    for i in 0..300 {
+        let span = w.w.indptr()[i]..w.w.indptr()[i + 1];
+        assert_eq!(span.len(), 8);
+        let sum: f64 = w.w.data()[span].iter().sum();
+        assert!((sum - 1.0).abs() < 1e-12, "row {i}: {sum}");
+    }
+}
+
+#[test]
+fn a_disconnected_graph_fails_with_its_component_sizes() {
+    // Two rolls far apart: 5 neighbours never bridge them.
+    let (a, _) = swiss_roll(120, 0.0, 1);
+    let (b, _) = swiss_roll(80, 0.0, 2);
+    let mut x = ndarray::concatenate![ndarray::Axis(0), a, b];
+    x.slice_mut(ndarray::s![120.., 0])
+        .mapv_inplace(|v| v + 1000.0);
+    for kind in [Kind::Isomap, Kind::Lle, Kind::Laplacian] {
+        let e = embed(x.view(), Config::new(kind, 2, 5))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("invalid value for k: 5 leaves the neighbourhood graph in 2 components (sizes 120, 80)"),
+            "{kind:?}: {e}"
+        );
+        assert!(e.contains("raise k"), "{e}");
+    }
+}
+
+#[test]
+fn bad_settings_are_one_line_errors_naming_the_parameter() {
+    let (x, _) = swiss_roll(20, 0.0, 1);
+    let err = |c: Config| embed(x.view(), c).unwrap_err().to_string();
+    assert!(err(Config::new(Kind::Isomap, 2, 20))
+        .starts_with("invalid value for k: 20 neighbours of 20 points"));
+    assert!(err(Config::new(Kind::Isomap, 20, 5)).starts_with("invalid value for dim:"));
+    assert!(err(Config::new(Kind::Lle, 19, 5)).starts_with("invalid value for dim:"));
+    assert!(err(Config {
+        landmarks: 30,
+        ..Config::new(Kind::Isomap, 2, 5)
+    })
+    .starts_with("invalid value for landmarks"));
+    assert!(err(Config {
+        reg: 0.0,
+        ..Config::new(Kind::Lle, 2, 5)
+    })
+    .starts_with("invalid value for reg"));
+    assert!(err(Config {
+        heat: -1.0,
+        ..Config::new(Kind::Laplacian, 2, 5)
+    })
+    .starts_with("invalid value for heat"));
+    let tiny = ndarray::array![[0.0f32], [1.0]];
+    assert!(embed(tiny.view(), Config::new(Kind::Isomap, 1, 1)).is_err());
+}
+
+#[test]
+fn one_thread_runs_are_reproducible_bit_for_bit() {
+    let (x, _) = swiss_roll(400, 0.05, 5);
+    for kind in [Kind::Isomap, Kind::Lle, Kind::Laplacian] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let a = pool.install(|| embed(x.view(), Config::new(kind, 2, 10)).unwrap());
+        let b = embed(x.view(), Config::new(kind, 2, 10)).unwrap();
+        let c = pool.install(|| embed(x.view(), Config::new(kind, 2, 10)).unwrap());
+        assert_eq!(a.coords, c.coords, "{kind:?}");
+        // Parallel sums are in a fixed order too.
+        assert_eq!(a.coords, b.coords, "{kind:?}");
+    }
+}

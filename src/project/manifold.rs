@@ -1,0 +1,157 @@
+//! Isomap, LLE and Laplacian eigenmaps as 2-D projections of any embedding
+//! ([`crate::manifold`]; docs/methods/manifold.md, "Projections"): their
+//! options declared once in [`SCHEMA`] (the neighbour count is also a
+//! workbench form field, [`NEIGHBOURS`]), and one run with progress.
+
+use ndarray::Array2;
+
+use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Phase};
+use crate::train::{DefaultValue, Kind as ParamKind, ParamSpec, Params};
+use crate::{Error, Result};
+
+/// Neighbours per point, declared once for [`SCHEMA`] and the workbench's
+/// projection form.
+pub const NEIGHBOURS: ParamSpec = ParamSpec {
+    name: "k",
+    kind: ParamKind::Int {
+        min: 1,
+        max: 10_000,
+    },
+    default: DefaultValue::Int(10),
+    help: "isomap/lle/laplacian: nearest neighbours per point in the graph",
+    live: false,
+};
+
+/// The graph projections' options (`wordbench project --set name=value`).
+pub static SCHEMA: &[ParamSpec] = &[
+    NEIGHBOURS,
+    ParamSpec {
+        name: "epsilon",
+        kind: ParamKind::Float { min: 0.0, max: 1e9 },
+        default: DefaultValue::Float(0.0),
+        help: "neighbours within this distance instead of k (0 = use k)",
+        live: false,
+    },
+    ParamSpec {
+        name: "landmarks",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1_000_000,
+        },
+        default: DefaultValue::Int(0),
+        help: "isomap: shortest paths from this many random points only (0 = exact)",
+        live: false,
+    },
+    ParamSpec {
+        name: "reg",
+        kind: ParamKind::Float {
+            min: 1e-12,
+            max: 10.0,
+        },
+        default: DefaultValue::Float(1e-3),
+        help: "lle: regulariser of the local Gram matrix, times its trace",
+        live: false,
+    },
+    ParamSpec {
+        name: "heat",
+        kind: ParamKind::Float { min: 0.0, max: 1e9 },
+        default: DefaultValue::Float(0.0),
+        help: "laplacian: heat-kernel width t (0 = unit weights on every edge)",
+        live: false,
+    },
+    ParamSpec {
+        name: "basis",
+        kind: ParamKind::Int {
+            min: 0,
+            max: 100_000,
+        },
+        default: DefaultValue::Int(0),
+        help: "Lanczos basis size (0 = automatic)",
+        live: false,
+    },
+];
+
+/// The method named `name` (`isomap`, `lle`, `laplacian`), if it is one.
+pub fn kind(name: &str) -> Option<Kind> {
+    [Kind::Isomap, Kind::Lle, Kind::Laplacian]
+        .into_iter()
+        .find(|k| k.name() == name)
+}
+
+/// A 2-D run of `kind` from the options `p`.
+pub fn config(kind: Kind, p: &Params, seed: u64) -> Config {
+    let epsilon = p.f64("epsilon");
+    Config {
+        neighbourhood: if epsilon > 0.0 {
+            Neighbourhood::Radius(epsilon)
+        } else {
+            Neighbourhood::Knn(p.usize("k"))
+        },
+        landmarks: p.usize("landmarks"),
+        reg: p.f64("reg"),
+        heat: p.f64("heat"),
+        basis: p.usize("basis"),
+        seed,
+        ..Config::new(kind, 2, p.usize("k"))
+    }
+}
+
+/// A title for the plot: the method and its neighbourhood.
+pub fn describe(config: &Config) -> String {
+    let name = match config.kind {
+        Kind::Isomap if config.landmarks > 0 => {
+            format!("Isomap ({} landmarks)", config.landmarks)
+        }
+        Kind::Isomap => "Isomap".to_string(),
+        Kind::Lle => "LLE".to_string(),
+        Kind::Laplacian => "Laplacian eigenmaps".to_string(),
+    };
+    match config.neighbourhood {
+        Neighbourhood::Knn(k) => format!("{name} (k = {k})"),
+        Neighbourhood::Radius(r) => format!("{name} (epsilon = {r})"),
+    }
+}
+
+/// Runs `config` on `vectors`, calling `progress(phase, loss)` after every
+/// step and `note` with each log line.
+pub fn run(
+    vectors: Array2<f32>,
+    config: Config,
+    progress: &mut dyn FnMut(Phase, f64),
+    note: &mut dyn FnMut(String),
+) -> Result<Embedded> {
+    if vectors.nrows() <= 3 {
+        return Err(Error::param(
+            "count",
+            format!(
+                "{} points; a graph projection needs at least 4",
+                vectors.nrows()
+            ),
+        ));
+    }
+    let mut e = Embedder::new(vectors, config)?;
+    while !e.is_done() {
+        e.step()?;
+        progress(e.phase(), e.loss());
+        while let Some(line) = e.take_note() {
+            note(line);
+        }
+    }
+    e.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_name_the_methods_and_build_configs() {
+        assert_eq!(kind("lle"), Some(Kind::Lle));
+        assert_eq!(kind("tsne"), None);
+        let p = Params::parse(SCHEMA, "isomap", [("k", "7"), ("landmarks", "50")]).unwrap();
+        let c = config(Kind::Isomap, &p, 3);
+        assert_eq!(c.neighbourhood, Neighbourhood::Knn(7));
+        assert_eq!((c.dim, c.landmarks, c.seed), (2, 50, 3));
+        assert_eq!(describe(&c), "Isomap (50 landmarks) (k = 7)");
+    }
+}
