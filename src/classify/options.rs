@@ -3,55 +3,19 @@
 //! [`OPTIONS`], and a workbench form can be built from the same list.
 
 use super::protocol::Method;
-use crate::train::{DefaultValue, Kind, ParamSpec, Params};
+use crate::train::{ParamSpec, Params};
 
 /// The owner name of these options in error messages.
 pub const OWNER: &str = "classify";
 
 /// The classification options.
 pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "method",
-        kind: Kind::Choice(&["both", "mnb", "mnb-fm"]),
-        default: DefaultValue::Choice("both"),
-        help: "classifier: add-one naive Bayes, naive Bayes with feature marginals, or both side by side",
-        live: false,
-    },
-    ParamSpec {
-        name: "top",
-        kind: Kind::Int { min: 1, max: 1000 },
-        default: DefaultValue::Int(10),
-        help: "tasks: the N labels with the most training documents (one-vs-rest each, or the classes of --multiclass)",
-        live: false,
-    },
-    ParamSpec {
-        name: "resamples",
-        kind: Kind::Int { min: 1, max: 1000 },
-        default: DefaultValue::Int(5),
-        help: "seeded draws of the labelled set per size; scores are averaged over them",
-        live: false,
-    },
-    ParamSpec {
-        name: "seed",
-        kind: Kind::Int { min: 0, max: i64::MAX },
-        default: DefaultValue::Int(1),
-        help: "seed of the first draw (draw r uses seed + r)",
-        live: false,
-    },
-    ParamSpec {
-        name: "multiclass",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(false),
-        help: "one task over the top labels instead of one binary task per label",
-        live: false,
-    },
-    ParamSpec {
-        name: "keep_stop_words",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(false),
-        help: "keep function words (the paper drops them)",
-        live: false,
-    },
+    ParamSpec::choice("method", &["both", "mnb", "mnb-fm"], "both", "classifier: add-one naive Bayes, naive Bayes with feature marginals, or both side by side"),
+    ParamSpec::int("top", 1, 1000, 10, "tasks: the N labels with the most training documents (one-vs-rest each, or the classes of --multiclass)"),
+    ParamSpec::int("resamples", 1, 1000, 5, "seeded draws of the labelled set per size; scores are averaged over them"),
+    ParamSpec::int("seed", 0, i64::MAX, 1, "seed of the first draw (draw r uses seed + r)"),
+    ParamSpec::flag("multiclass", false, "one task over the top labels instead of one binary task per label"),
+    ParamSpec::flag("keep_stop_words", false, "keep function words (the paper drops them)"),
 ];
 
 /// Typed settings built from [`OPTIONS`] values.

@@ -7,7 +7,7 @@
 use super::{
     CorpusConfig, Format, HeldoutConfig, Numbers, ReadConfig, TokenizerConfig, VocabConfig,
 };
-use crate::train::{DefaultValue, Kind, ParamSpec, Params, Value};
+use crate::train::{ParamSpec, Params, Value};
 
 /// What errors name these options by.
 pub const OWNER: &str = "corpus";
@@ -20,61 +20,13 @@ const NUMBERS: &[&str] = &["keep", "map", "drop"];
 
 /// Every corpus option.
 pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "format",
-        kind: Kind::Choice(FORMATS),
-        default: DefaultValue::Choice("auto"),
-        help: "auto: detect; text: blank lines separate documents; lines: one per line; wiki: XML dump; fasttext: labelled lines",
-        live: false,
-    },
-    ParamSpec {
-        name: "keep_case",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(false),
-        help: "keep the case of tokens (else fold to lower case)",
-        live: false,
-    },
-    ParamSpec {
-        name: "keep_punct",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(false),
-        help: "keep punctuation characters as tokens",
-        live: false,
-    },
-    ParamSpec {
-        name: "numbers",
-        kind: Kind::Choice(NUMBERS),
-        default: DefaultValue::Choice("keep"),
-        help: "numbers as they are, all as <num>, or dropped",
-        live: false,
-    },
-    ParamSpec {
-        name: "min_count",
-        kind: Kind::Int {
-            min: 1,
-            max: 1_000_000_000,
-        },
-        default: DefaultValue::Int(5),
-        help: "drop words seen fewer times than this",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_vocab",
-        kind: Kind::Int {
-            min: 0,
-            max: 100_000_000,
-        },
-        default: DefaultValue::Int(0),
-        help: "keep at most this many most frequent words (0: no limit)",
-        live: false,
-    },
-    ParamSpec {
-        name: "heldout",
-        kind: Kind::Float { min: 0.0, max: 0.5 },
-        default: DefaultValue::Float(0.05),
-        help: "share of documents (or 10,000-token pieces) held out for perplexity",
-        live: false,
-    },
+    ParamSpec::choice("format", FORMATS, "auto", "auto: detect; text: blank lines separate documents; lines: one per line; wiki: XML dump; fasttext: labelled lines"),
+    ParamSpec::flag("keep_case", false, "keep the case of tokens (else fold to lower case)"),
+    ParamSpec::flag("keep_punct", false, "keep punctuation characters as tokens"),
+    ParamSpec::choice("numbers", NUMBERS, "keep", "numbers as they are, all as <num>, or dropped"),
+    ParamSpec::int("min_count", 1, 1_000_000_000, 5, "drop words seen fewer times than this"),
+    ParamSpec::int("max_vocab", 0, 100_000_000, 0, "keep at most this many most frequent words (0: no limit)"),
+    ParamSpec::float("heldout", 0.0, 0.5, 0.05, "share of documents (or 10,000-token pieces) held out for perplexity"),
 ];
 
 impl CorpusConfig {

@@ -17,7 +17,8 @@
 //!   relative-residual convergence, one block per step with a [`Status`]
 //!   for progress);
 //! - [`svd`]: truncated SVD (eigen route for symmetric matrices, Gram route otherwise);
-//! - [`residual`]: exact residuals of a finished solve.
+//! - [`residual`]: exact residuals of a finished solve;
+//! - [`params`]: the solver's hyperparameters, declared once for every method that runs it.
 //!
 //! ```
 //! use wordbench::linalg::{Csr, EigenConfig, Lanczos, SymmetricCsr, Which};
@@ -35,6 +36,7 @@ pub mod csr;
 pub mod dense;
 pub mod lanczos;
 pub mod operator;
+pub mod params;
 pub mod residual;
 pub mod svd;
 

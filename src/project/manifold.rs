@@ -6,69 +6,51 @@
 use ndarray::Array2;
 
 use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Phase};
-use crate::train::{DefaultValue, Kind as ParamKind, ParamSpec, Params};
+use crate::train::{ParamSpec, Params};
 use crate::{Error, Result};
 
 /// Neighbours per point, declared once for [`SCHEMA`] and the workbench's
 /// projection form.
-pub const NEIGHBOURS: ParamSpec = ParamSpec {
-    name: "k",
-    kind: ParamKind::Int {
-        min: 1,
-        max: 10_000,
-    },
-    default: DefaultValue::Int(10),
-    help: "isomap/lle/laplacian: nearest neighbours per point in the graph",
-    live: false,
-};
+pub const NEIGHBOURS: ParamSpec = ParamSpec::int(
+    "k",
+    1,
+    10_000,
+    10,
+    "isomap/lle/laplacian: nearest neighbours per point in the graph",
+);
 
 /// The graph projections' options (`wordbench project --set name=value`).
 pub static SCHEMA: &[ParamSpec] = &[
     NEIGHBOURS,
-    ParamSpec {
-        name: "epsilon",
-        kind: ParamKind::Float { min: 0.0, max: 1e9 },
-        default: DefaultValue::Float(0.0),
-        help: "neighbours within this distance instead of k (0 = use k)",
-        live: false,
-    },
-    ParamSpec {
-        name: "landmarks",
-        kind: ParamKind::Int {
-            min: 0,
-            max: 1_000_000,
-        },
-        default: DefaultValue::Int(0),
-        help: "isomap: shortest paths from this many random points only (0 = exact)",
-        live: false,
-    },
-    ParamSpec {
-        name: "reg",
-        kind: ParamKind::Float {
-            min: 1e-12,
-            max: 10.0,
-        },
-        default: DefaultValue::Float(1e-3),
-        help: "lle: regulariser of the local Gram matrix, times its trace",
-        live: false,
-    },
-    ParamSpec {
-        name: "heat",
-        kind: ParamKind::Float { min: 0.0, max: 1e9 },
-        default: DefaultValue::Float(0.0),
-        help: "laplacian: heat-kernel width t (0 = unit weights on every edge)",
-        live: false,
-    },
-    ParamSpec {
-        name: "basis",
-        kind: ParamKind::Int {
-            min: 0,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(0),
-        help: "Lanczos basis size (0 = automatic)",
-        live: false,
-    },
+    ParamSpec::float(
+        "epsilon",
+        0.0,
+        1e9,
+        0.0,
+        "neighbours within this distance instead of k (0 = use k)",
+    ),
+    ParamSpec::int(
+        "landmarks",
+        0,
+        1_000_000,
+        0,
+        "isomap: shortest paths from this many random points only (0 = exact)",
+    ),
+    ParamSpec::float(
+        "reg",
+        1e-12,
+        10.0,
+        1e-3,
+        "lle: regulariser of the local Gram matrix, times its trace",
+    ),
+    ParamSpec::float(
+        "heat",
+        0.0,
+        1e9,
+        0.0,
+        "laplacian: heat-kernel width t (0 = unit weights on every edge)",
+    ),
+    ParamSpec::int("basis", 0, 100_000, 0, "Lanczos basis size (0 = automatic)"),
 ];
 
 /// The method named `name` (`isomap`, `lle`, `laplacian`), if it is one.

@@ -3,7 +3,7 @@
 //! line's `project` takes its defaults from the same constants (its flags
 //! add file-only choices: word lists, metric, image size).
 
-use crate::train::{DefaultValue, Kind, ParamSpec};
+use crate::train::ParamSpec;
 
 /// The method projected with unless one is chosen.
 pub const METHOD_DEFAULT: &str = "tsne";
@@ -17,40 +17,10 @@ pub const SEED_DEFAULT: u64 = 1;
 /// The projection options, declared like hyperparameters (t-SNE's
 /// perplexity is t-SNE's own declaration).
 pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec {
-        name: "method",
-        kind: Kind::Choice(&["tsne", "pca", "isomap", "lle", "laplacian"]),
-        default: DefaultValue::Choice(METHOD_DEFAULT),
-        help: "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph",
-        live: false,
-    },
-    ParamSpec {
-        name: "count",
-        kind: Kind::Int {
-            min: 4,
-            max: 20_000,
-        },
-        default: DefaultValue::Int(COUNT_DEFAULT as i64),
-        help: "words projected: the most frequent, or the neighbours of the focus word",
-        live: false,
-    },
-    ParamSpec {
-        name: "labels",
-        kind: Kind::Int { min: 0, max: 500 },
-        default: DefaultValue::Int(40),
-        help: "words labelled in the preview and the plot (most frequent first)",
-        live: false,
-    },
+    ParamSpec::choice("method", &["tsne", "pca", "isomap", "lle", "laplacian"], METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph"),
+    ParamSpec::int("count", 4, 20_000, COUNT_DEFAULT as i64, "words projected: the most frequent, or the neighbours of the focus word"),
+    ParamSpec::int("labels", 0, 500, 40, "words labelled in the preview and the plot (most frequent first)"),
     crate::project::tsne::PERPLEXITY,
     crate::project::manifold::NEIGHBOURS,
-    ParamSpec {
-        name: "seed",
-        kind: Kind::Int {
-            min: 0,
-            max: i64::MAX,
-        },
-        default: DefaultValue::Int(SEED_DEFAULT as i64),
-        help: "seed of the t-SNE initialisation",
-        live: false,
-    },
+    ParamSpec::int("seed", 0, i64::MAX, SEED_DEFAULT as i64, "seed of the t-SNE initialisation"),
 ];

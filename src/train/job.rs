@@ -508,7 +508,7 @@ mod tests {
         // The budget's clock alone.
         assert!(perplexity_due(3, 100, 5.0, 4.0, 99.0, 0.05));
     }
-    use crate::train::schema::{DefaultValue, Kind, ParamSpec, Value};
+    use crate::train::schema::{ParamSpec, Value};
     use crate::train::trainer::{ScoreView, StepReport};
 
     /// Gradient descent on `½‖x − target‖²` per word: a trainer whose every
@@ -564,36 +564,15 @@ mod tests {
     }
 
     const SCHEMA: &[ParamSpec] = &[
-        ParamSpec {
-            name: "lr",
-            kind: Kind::Float {
-                min: 0.0,
-                max: 10.0,
-            },
-            default: DefaultValue::Float(0.1),
-            help: "step size",
-            live: true,
-        },
-        ParamSpec {
-            name: "steps",
-            kind: Kind::Int {
-                min: 1,
-                max: i64::MAX,
-            },
-            default: DefaultValue::Int(20),
-            help: "steps",
-            live: false,
-        },
-        ParamSpec {
-            name: "tol",
-            kind: Kind::Float {
-                min: 0.0,
-                max: 10.0,
-            },
-            default: DefaultValue::Float(0.0),
-            help: "finish once every |x - 1| is below this",
-            live: false,
-        },
+        ParamSpec::float("lr", 0.0, 10.0, 0.1, "step size").live(),
+        ParamSpec::int("steps", 1, i64::MAX, 20, "steps"),
+        ParamSpec::float(
+            "tol",
+            0.0,
+            10.0,
+            0.0,
+            "finish once every |x - 1| is below this",
+        ),
     ];
 
     fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {

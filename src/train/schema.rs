@@ -81,7 +81,36 @@ impl DefaultValue {
     }
 }
 
-/// One declared hyperparameter.
+/// Whether `word` is one of `words`, usable in a `const fn`.
+const fn const_contains(words: &[&str], word: &str) -> bool {
+    let mut i = 0;
+    while i < words.len() {
+        if const_str_eq(words[i], word) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+const fn const_str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// One declared hyperparameter. Declare it with [`ParamSpec::int`],
+/// [`ParamSpec::float`], [`ParamSpec::flag`] or [`ParamSpec::choice`]
+/// (and [`ParamSpec::live`]), which keep the kind and the default in step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ParamSpec {
     /// Name as written on the command line and in session files.
@@ -97,6 +126,86 @@ pub struct ParamSpec {
 }
 
 impl ParamSpec {
+    /// An integer in `[min, max]`. The default is checked against the range
+    /// when the declaration is evaluated (at compile time for a `const`), so
+    /// a schema cannot ship a default its own parser would refuse.
+    pub const fn int(
+        name: &'static str,
+        min: i64,
+        max: i64,
+        default: i64,
+        help: &'static str,
+    ) -> Self {
+        assert!(
+            min <= default && default <= max,
+            "integer default outside its range"
+        );
+        Self {
+            name,
+            kind: Kind::Int { min, max },
+            default: DefaultValue::Int(default),
+            help,
+            live: false,
+        }
+    }
+
+    /// A real number in `[min, max]`, its default checked like [`ParamSpec::int`]'s.
+    pub const fn float(
+        name: &'static str,
+        min: f64,
+        max: f64,
+        default: f64,
+        help: &'static str,
+    ) -> Self {
+        assert!(
+            min <= default && default <= max,
+            "real default outside its range"
+        );
+        Self {
+            name,
+            kind: Kind::Float { min, max },
+            default: DefaultValue::Float(default),
+            help,
+            live: false,
+        }
+    }
+
+    /// `true` or `false`.
+    pub const fn flag(name: &'static str, default: bool, help: &'static str) -> Self {
+        Self {
+            name,
+            kind: Kind::Bool,
+            default: DefaultValue::Bool(default),
+            help,
+            live: false,
+        }
+    }
+
+    /// One of `choices`; the default must be one of them.
+    pub const fn choice(
+        name: &'static str,
+        choices: &'static [&'static str],
+        default: &'static str,
+        help: &'static str,
+    ) -> Self {
+        assert!(
+            const_contains(choices, default),
+            "choice default is not one of the choices"
+        );
+        Self {
+            name,
+            kind: Kind::Choice(choices),
+            default: DefaultValue::Choice(default),
+            help,
+            live: false,
+        }
+    }
+
+    /// The same parameter, changeable while a run is going.
+    pub const fn live(self) -> Self {
+        Self { live: true, ..self }
+    }
+
     /// Parses and range-checks `text` as a value of this parameter.
     pub fn parse(&self, text: &str) -> Result<Value> {
         let text = text.trim();
@@ -307,37 +416,15 @@ mod tests {
     use super::*;
 
     const SCHEMA: &[ParamSpec] = &[
-        ParamSpec {
-            name: "dim",
-            kind: Kind::Int { min: 1, max: 1000 },
-            default: DefaultValue::Int(100),
-            help: "dimension",
-            live: false,
-        },
-        ParamSpec {
-            name: "lr",
-            kind: Kind::Float {
-                min: 1e-6,
-                max: 1.0,
-            },
-            default: DefaultValue::Float(0.025),
-            help: "learning rate",
-            live: true,
-        },
-        ParamSpec {
-            name: "weighting",
-            kind: Kind::Choice(&["uniform", "harmonic"]),
-            default: DefaultValue::Choice("harmonic"),
-            help: "window weights",
-            live: false,
-        },
-        ParamSpec {
-            name: "shrink",
-            kind: Kind::Bool,
-            default: DefaultValue::Bool(true),
-            help: "dynamic window",
-            live: false,
-        },
+        ParamSpec::int("dim", 1, 1000, 100, "dimension"),
+        ParamSpec::float("lr", 1e-6, 1.0, 0.025, "learning rate").live(),
+        ParamSpec::choice(
+            "weighting",
+            &["uniform", "harmonic"],
+            "harmonic",
+            "window weights",
+        ),
+        ParamSpec::flag("shrink", true, "dynamic window"),
     ];
 
     #[test]

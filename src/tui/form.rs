@@ -226,34 +226,10 @@ mod tests {
     use super::*;
 
     const SPECS: &[ParamSpec] = &[
-        ParamSpec {
-            name: "dim",
-            kind: Kind::Int { min: 1, max: 1000 },
-            default: DefaultValue::Int(100),
-            help: "dimension",
-            live: false,
-        },
-        ParamSpec {
-            name: "lr",
-            kind: Kind::Float { min: 0.0, max: 1.0 },
-            default: DefaultValue::Float(0.025),
-            help: "learning rate",
-            live: true,
-        },
-        ParamSpec {
-            name: "mode",
-            kind: Kind::Choice(&["a", "b", "c"]),
-            default: DefaultValue::Choice("b"),
-            help: "mode",
-            live: false,
-        },
-        ParamSpec {
-            name: "flag",
-            kind: Kind::Bool,
-            default: DefaultValue::Bool(false),
-            help: "flag",
-            live: false,
-        },
+        ParamSpec::int("dim", 1, 1000, 100, "dimension"),
+        ParamSpec::float("lr", 0.0, 1.0, 0.025, "learning rate").live(),
+        ParamSpec::choice("mode", &["a", "b", "c"], "b", "mode"),
+        ParamSpec::flag("flag", false, "flag"),
     ];
 
     #[test]

@@ -37,7 +37,7 @@ use std::time::Instant;
 pub use model::Model;
 pub use trainer::DsnmfTrainer;
 
-use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.
@@ -53,50 +53,42 @@ pub static DSNMF: Method = Method {
 /// The hyperparameters (defaults from the paper where it gives them, else
 /// the choices in `docs/methods/dsnmf.md`).
 pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "dim",
-        kind: Kind::Int {
-            min: 1,
-            max: 10_000,
-        },
-        default: DefaultValue::Int(200),
-        help: "number of topics r (the vector dimension; paper: 200)",
-        live: false,
-    },
-    ParamSpec {
-        name: "window",
-        kind: Kind::Int { min: 1, max: 255 },
-        default: DefaultValue::Int(8),
-        help: "symmetric window, every pair counts 1 (paper: 8)",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_vocab",
-        kind: Kind::Int {
-            min: 0,
-            max: 10_000_000,
-        },
-        default: DefaultValue::Int(20_000),
-        help: "only the N most frequent words (paper: 20,000; 0 = the whole vocabulary)",
-        live: false,
-    },
-    ParamSpec {
-        name: "iterations",
-        kind: Kind::Int {
-            min: 1,
-            max: 1_000_000,
-        },
-        default: DefaultValue::Int(1000),
-        help: "maximum iterations of Algorithm 1 (one step each)",
-        live: false,
-    },
-    ParamSpec {
-        name: "tol",
-        kind: Kind::Float { min: 0.0, max: 1.0 },
-        default: DefaultValue::Float(1e-6),
-        help: "stop when D(S||S_hat) decreases by less than this fraction in an iteration",
-        live: true,
-    },
+    ParamSpec::int(
+        "dim",
+        1,
+        10_000,
+        200,
+        "number of topics r (the vector dimension; paper: 200)",
+    ),
+    ParamSpec::int(
+        "window",
+        1,
+        255,
+        8,
+        "symmetric window, every pair counts 1 (paper: 8)",
+    ),
+    ParamSpec::int(
+        "max_vocab",
+        0,
+        10_000_000,
+        20_000,
+        "only the N most frequent words (paper: 20,000; 0 = the whole vocabulary)",
+    ),
+    ParamSpec::int(
+        "iterations",
+        1,
+        1_000_000,
+        1000,
+        "maximum iterations of Algorithm 1 (one step each)",
+    ),
+    ParamSpec::float(
+        "tol",
+        0.0,
+        1.0,
+        1e-6,
+        "stop when D(S||S_hat) decreases by less than this fraction in an iteration",
+    )
+    .live(),
 ];
 
 /// The validated settings of one run.

@@ -37,7 +37,7 @@ use std::time::Instant;
 pub use trainer::GloveTrainer;
 
 use crate::cooc::{CountConfig, Weighting, Window};
-use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.
@@ -51,77 +51,49 @@ pub static GLOVE: Method = Method {
 
 /// GloVe's hyperparameters (defaults from glove.c and the paper).
 pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "dim",
-        kind: Kind::Int {
-            min: 1,
-            max: 10_000,
-        },
-        default: DefaultValue::Int(100),
-        help: "vector dimension",
-        live: false,
-    },
-    ParamSpec {
-        name: "epochs",
-        kind: Kind::Int {
-            min: 1,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(15),
-        help: "passes over the non-zero counts (GloVe demo: 15)",
-        live: false,
-    },
-    ParamSpec {
-        name: "lr",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 10.0,
-        },
-        default: DefaultValue::Float(0.05),
-        help: "AdaGrad initial learning rate (0 freezes the vectors)",
-        live: true,
-    },
-    ParamSpec {
-        name: "window",
-        kind: Kind::Int { min: 1, max: 255 },
-        default: DefaultValue::Int(10),
-        help: "symmetric window; a pair at distance d counts 1/d",
-        live: false,
-    },
-    ParamSpec {
-        name: "x_max",
-        kind: Kind::Float {
-            min: 1e-6,
-            max: 1e12,
-        },
-        default: DefaultValue::Float(100.0),
-        help: "weighting cutoff: f(x) = min(1, (x/x_max)^alpha) (demo: 10)",
-        live: false,
-    },
-    ParamSpec {
-        name: "alpha",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 10.0,
-        },
-        default: DefaultValue::Float(0.75),
-        help: "weighting exponent",
-        live: false,
-    },
-    ParamSpec {
-        name: "shuffle",
-        kind: Kind::Choice(&["once", "epoch"]),
-        default: DefaultValue::Choice("once"),
-        help: "shuffle the non-zeros once (like glove's shuffle tool) or before every epoch",
-        live: false,
-    },
-    ParamSpec {
-        name: "output",
-        kind: Kind::Choice(&["sum", "word"]),
-        default: DefaultValue::Choice("sum"),
-        help: "vectors written: word + context (W+C) or word only (W)",
-        live: false,
-    },
+    ParamSpec::int("dim", 1, 10_000, 100, "vector dimension"),
+    ParamSpec::int(
+        "epochs",
+        1,
+        100_000,
+        15,
+        "passes over the non-zero counts (GloVe demo: 15)",
+    ),
+    ParamSpec::float(
+        "lr",
+        0.0,
+        10.0,
+        0.05,
+        "AdaGrad initial learning rate (0 freezes the vectors)",
+    )
+    .live(),
+    ParamSpec::int(
+        "window",
+        1,
+        255,
+        10,
+        "symmetric window; a pair at distance d counts 1/d",
+    ),
+    ParamSpec::float(
+        "x_max",
+        1e-6,
+        1e12,
+        100.0,
+        "weighting cutoff: f(x) = min(1, (x/x_max)^alpha) (demo: 10)",
+    ),
+    ParamSpec::float("alpha", 0.0, 10.0, 0.75, "weighting exponent"),
+    ParamSpec::choice(
+        "shuffle",
+        &["once", "epoch"],
+        "once",
+        "shuffle the non-zeros once (like glove's shuffle tool) or before every epoch",
+    ),
+    ParamSpec::choice(
+        "output",
+        &["sum", "word"],
+        "sum",
+        "vectors written: word + context (W+C) or word only (W)",
+    ),
 ];
 
 /// The validated settings of one run.

@@ -52,7 +52,7 @@ pub use kernel::{Kernel, Scale};
 pub use trainer::{FastStats, KubweTrainer};
 pub use update::{Decay, Update};
 
-use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
 /// The exact variant's registry entry.
@@ -73,159 +73,106 @@ pub static KUBWE_FAST: Method = Method {
     build,
 };
 
-const DIM: ParamSpec = ParamSpec {
-    name: "dim",
-    kind: Kind::Int {
-        min: 1,
-        max: 10_000,
-    },
-    default: DefaultValue::Int(100),
-    help: "vector dimension (thesis: 100)",
-    live: false,
-};
+const DIM: ParamSpec = ParamSpec::int("dim", 1, 10_000, 100, "vector dimension (thesis: 100)");
 
 const fn sweeps(default: i64) -> ParamSpec {
-    ParamSpec {
-        name: "sweeps",
-        kind: Kind::Int {
-            min: 1,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(default),
-        help: "passes over the vocabulary (authors' code: 50 exact, 100 fast)",
-        live: false,
-    }
+    ParamSpec::int(
+        "sweeps",
+        1,
+        100_000,
+        default,
+        "passes over the vocabulary (authors' code: 50 exact, 100 fast)",
+    )
 }
 
-const LR: ParamSpec = ParamSpec {
-    name: "lr",
-    kind: Kind::Float {
-        min: 0.0,
-        max: 10.0,
-    },
-    default: DefaultValue::Float(0.1),
-    help: "step: radians per sweep (normalized) or gradient multiplier (gradient)",
-    live: true,
-};
+const LR: ParamSpec = ParamSpec::float(
+    "lr",
+    0.0,
+    10.0,
+    0.1,
+    "step: radians per sweep (normalized) or gradient multiplier (gradient)",
+)
+.live();
 
-const DECAY: ParamSpec = ParamSpec {
-    name: "lr_decay",
-    kind: Kind::Choice(&["sigmoid", "linear"]),
-    default: DefaultValue::Choice("sigmoid"),
-    help: "sigmoid: the authors' (lr to ~0.99 lr); linear: lr (1 - t/T)",
-    live: false,
-};
+const DECAY: ParamSpec = ParamSpec::choice(
+    "lr_decay",
+    &["sigmoid", "linear"],
+    "sigmoid",
+    "sigmoid: the authors' (lr to ~0.99 lr); linear: lr (1 - t/T)",
+);
 
-const P: ParamSpec = ParamSpec {
-    name: "p",
-    kind: Kind::Int { min: 1, max: 31 },
-    default: DefaultValue::Int(13),
-    help: "degree of the polynomial kernel (thesis: 13 at d = 100)",
-    live: false,
-};
+const P: ParamSpec = ParamSpec::int(
+    "p",
+    1,
+    31,
+    13,
+    "degree of the polynomial kernel (thesis: 13 at d = 100)",
+);
 
-const KERNEL: ParamSpec = ParamSpec {
-    name: "kernel",
-    kind: Kind::Choice(&["half", "plain"]),
-    default: DefaultValue::Choice("half"),
-    help:
-        "half: ((c+1)/2)^p (code); plain: (c+1)^p (eq. 3.11); same vectors under update=normalized",
-    live: false,
-};
+const KERNEL: ParamSpec = ParamSpec::choice(
+    "kernel",
+    &["half", "plain"],
+    "half",
+    "half: ((c+1)/2)^p (code); plain: (c+1)^p (eq. 3.11); same vectors under update=normalized",
+);
 
-const UPDATE: ParamSpec = ParamSpec {
-    name: "update",
-    kind: Kind::Choice(&["normalized", "gradient"]),
-    default: DefaultValue::Choice("normalized"),
-    help:
-        "normalized: unit attraction - unit repulsion, step lr (code); gradient: y - lr g (thesis)",
-    live: false,
-};
+const UPDATE: ParamSpec = ParamSpec::choice(
+    "update",
+    &["normalized", "gradient"],
+    "normalized",
+    "normalized: unit attraction - unit repulsion, step lr (code); gradient: y - lr g (thesis)",
+);
 
-const WINDOW: ParamSpec = ParamSpec {
-    name: "window",
-    kind: Kind::Int { min: 1, max: 255 },
-    default: DefaultValue::Int(10),
-    help: "symmetric window; a pair at distance d counts 1/d",
-    live: false,
-};
+const WINDOW: ParamSpec = ParamSpec::int(
+    "window",
+    1,
+    255,
+    10,
+    "symmetric window; a pair at distance d counts 1/d",
+);
 
-const CDS: ParamSpec = ParamSpec {
-    name: "cds",
-    kind: Kind::Float {
-        min: 0.01,
-        max: 1.0,
-    },
-    default: DefaultValue::Float(0.75),
-    help: "context-distribution smoothing exponent of the PPMI",
-    live: false,
-};
+const CDS: ParamSpec = ParamSpec::float(
+    "cds",
+    0.01,
+    1.0,
+    0.75,
+    "context-distribution smoothing exponent of the PPMI",
+);
 
-const SYMMETRIC: ParamSpec = ParamSpec {
-    name: "symmetric",
-    kind: Kind::Bool,
-    default: DefaultValue::Bool(false),
-    help: "use (A + A^T)/2 (cds makes A asymmetric; the thesis uses rows as they are)",
-    live: false,
-};
+const SYMMETRIC: ParamSpec = ParamSpec::flag(
+    "symmetric",
+    false,
+    "use (A + A^T)/2 (cds makes A asymmetric; the thesis uses rows as they are)",
+);
 
-const K: ParamSpec = ParamSpec {
-    name: "k",
-    kind: Kind::Int {
-        min: 0,
-        max: 1_000_000,
-    },
-    default: DefaultValue::Int(0),
-    help:
-        "nearest non-positive neighbours that repel (0: 3000 if |V| >= 100k, else max(sqrt|V|, 50))",
-    live: false,
-};
+const K: ParamSpec = ParamSpec::int(
+    "k",
+    0,
+    1_000_000,
+    0,
+    "nearest non-positive neighbours that repel (0: 3000 if |V| >= 100k, else max(sqrt|V|, 50))",
+);
 
-const SEARCH: ParamSpec = ParamSpec {
-    name: "search",
-    kind: Kind::Choice(&["thesis", "exact"]),
-    default: DefaultValue::Choice("thesis"),
-    help: "VP-tree pruning: thesis (Algorithm 2, d_min = 1 - 3/sqrt d) or exact (chord metric)",
-    live: false,
-};
+const SEARCH: ParamSpec = ParamSpec::choice(
+    "search",
+    &["thesis", "exact"],
+    "thesis",
+    "VP-tree pruning: thesis (Algorithm 2, d_min = 1 - 3/sqrt d) or exact (chord metric)",
+);
 
-const REBUILD: ParamSpec = ParamSpec {
-    name: "rebuild",
-    kind: Kind::Int { min: 1, max: 1000 },
-    default: DefaultValue::Int(1),
-    help: "rebuild the VP-tree every this many sweeps",
-    live: false,
-};
+const REBUILD: ParamSpec = ParamSpec::int(
+    "rebuild",
+    1,
+    1000,
+    1,
+    "rebuild the VP-tree every this many sweeps",
+);
 
-const FAR_SAMPLES: ParamSpec = ParamSpec {
-    name: "far_samples",
-    kind: Kind::Int {
-        min: 0,
-        max: 1_000_000,
-    },
-    default: DefaultValue::Int(2048),
-    help: "words drawn per word and sweep to estimate the repulsion beyond the k nearest (0: pure k-NN as in the thesis)",
-    live: false,
-};
+const FAR_SAMPLES: ParamSpec = ParamSpec::int("far_samples", 0, 1_000_000, 2048, "words drawn per word and sweep to estimate the repulsion beyond the k nearest (0: pure k-NN as in the thesis)");
 
-const WARM_START: ParamSpec = ParamSpec {
-    name: "warm_start",
-    kind: Kind::Bool,
-    default: DefaultValue::Bool(true),
-    help: "start each search from the word's k neighbours of the previous sweep (|V| k ids of memory): higher recall, fewer nodes visited",
-    live: false,
-};
+const WARM_START: ParamSpec = ParamSpec::flag("warm_start", true, "start each search from the word's k neighbours of the previous sweep (|V| k ids of memory): higher recall, fewer nodes visited");
 
-const LOSS_SAMPLE: ParamSpec = ParamSpec {
-    name: "loss_sample",
-    kind: Kind::Int {
-        min: 1,
-        max: 1_000_000,
-    },
-    default: DefaultValue::Int(1000),
-    help: "rows whose exact energy estimates the loss, once per sweep (costs sample/|V| of an exact sweep)",
-    live: false,
-};
+const LOSS_SAMPLE: ParamSpec = ParamSpec::int("loss_sample", 1, 1_000_000, 1000, "rows whose exact energy estimates the loss, once per sweep (costs sample/|V| of an exact sweep)");
 
 /// `kubwe`'s hyperparameters.
 pub const SCHEMA_EXACT: &[ParamSpec] = &[

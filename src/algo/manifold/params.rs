@@ -4,9 +4,10 @@
 //! "Defaults"): PPMI for LLE and Laplacian eigenmaps, TF-IDF for Isomap;
 //! context 2 for Isomap and Laplacian eigenmaps, 5 for LLE.
 
+use crate::linalg::params::BLOCK;
 use crate::manifold::run::default_tol;
 use crate::manifold::{Config, Kind as Method, Neighbourhood};
-use crate::train::{DefaultValue, Kind, ParamSpec, Params};
+use crate::train::{ParamSpec, Params};
 
 /// The rows embedded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,122 +70,89 @@ impl Settings {
     }
 }
 
-const DIM: ParamSpec = ParamSpec {
-    name: "dim",
-    kind: Kind::Int { min: 1, max: 2000 },
-    default: DefaultValue::Int(50),
-    help: "embedding dimension d (the paper: 50 or 200; Isomap also 1000)",
-    live: false,
-};
+const DIM: ParamSpec = ParamSpec::int(
+    "dim",
+    1,
+    2000,
+    50,
+    "embedding dimension d (the paper: 50 or 200; Isomap also 1000)",
+);
 
-const K: ParamSpec = ParamSpec {
-    name: "k",
-    kind: Kind::Int {
-        min: 1,
-        max: 100_000,
-    },
-    default: DefaultValue::Int(10),
-    help: "nearest neighbours per word (the paper: 10 to 500)",
-    live: false,
-};
+const K: ParamSpec = ParamSpec::int(
+    "k",
+    1,
+    100_000,
+    10,
+    "nearest neighbours per word (the paper: 10 to 500)",
+);
 
-const EPSILON: ParamSpec = ParamSpec {
-    name: "epsilon",
-    kind: Kind::Float { min: 0.0, max: 2.0 },
-    default: DefaultValue::Float(0.0),
-    help: "neighbours within this distance of the unit rows instead of k (0 = use k)",
-    live: false,
-};
+const EPSILON: ParamSpec = ParamSpec::float(
+    "epsilon",
+    0.0,
+    2.0,
+    0.0,
+    "neighbours within this distance of the unit rows instead of k (0 = use k)",
+);
 
 const fn input(default: &'static str) -> ParamSpec {
-    ParamSpec {
-        name: "input",
-        kind: Kind::Choice(&["ppmi", "tfidf"]),
-        default: DefaultValue::Choice(default),
-        help: "rows: PPMI or TF-IDF co-occurrences, L2-normalised",
-        live: false,
-    }
+    ParamSpec::choice(
+        "input",
+        &["ppmi", "tfidf"],
+        default,
+        "rows: PPMI or TF-IDF co-occurrences, L2-normalised",
+    )
 }
 
 const fn window(default: i64) -> ParamSpec {
-    ParamSpec {
-        name: "window",
-        kind: Kind::Int { min: 1, max: 255 },
-        default: DefaultValue::Int(default),
-        help: "symmetric context window (the paper: 2 or 5)",
-        live: false,
-    }
+    ParamSpec::int(
+        "window",
+        1,
+        255,
+        default,
+        "symmetric context window (the paper: 2 or 5)",
+    )
 }
 
-const MAX_VOCAB: ParamSpec = ParamSpec {
-    name: "max_vocab",
-    kind: Kind::Int {
-        min: 3,
-        max: 100_000,
-    },
-    default: DefaultValue::Int(10_000),
-    help: "embed the N most frequent words (rows and contexts; the paper: 10,000)",
-    live: false,
-};
+const MAX_VOCAB: ParamSpec = ParamSpec::int(
+    "max_vocab",
+    3,
+    100_000,
+    10_000,
+    "embed the N most frequent words (rows and contexts; the paper: 10,000)",
+);
 
 const fn tol(method: Method) -> ParamSpec {
-    ParamSpec {
-        name: "tol",
-        kind: Kind::Float {
-            min: 1e-14,
-            max: 0.5,
-        },
-        default: DefaultValue::Float(default_tol(method)),
-        help: "relative eigen residual every pair must reach (the run's loss)",
-        live: false,
-    }
+    ParamSpec::float(
+        "tol",
+        1e-14,
+        0.5,
+        default_tol(method),
+        "relative eigen residual every pair must reach (the run's loss)",
+    )
 }
 
-const BLOCK: ParamSpec = ParamSpec {
-    name: "block",
-    kind: Kind::Int { min: 1, max: 64 },
-    default: DefaultValue::Int(8),
-    help: "vectors per Lanczos block",
-    live: false,
-};
+const BASIS: ParamSpec = crate::linalg::params::basis("Krylov basis size before a restart (0 = automatic: 2d + 32 for Isomap, at least 200 otherwise)");
 
-const BASIS: ParamSpec = ParamSpec {
-    name: "basis",
-    kind: Kind::Int {
-        min: 0,
-        max: 100_000,
-    },
-    default: DefaultValue::Int(0),
-    help: "Krylov basis size before a restart (0 = automatic: 2d + 32 for Isomap, at least 200 otherwise)",
-    live: false,
-};
-
-const MAX_STEPS: ParamSpec = ParamSpec {
-    name: "max_steps",
-    kind: Kind::Int {
-        min: 1,
-        max: 10_000_000,
-    },
-    default: DefaultValue::Int(20_000),
-    help: "eigensolver block steps allowed (the run ends when it converges)",
-    live: false,
-};
+const MAX_STEPS: ParamSpec = ParamSpec::int(
+    "max_steps",
+    1,
+    10_000_000,
+    20_000,
+    "eigensolver block steps allowed (the run ends when it converges)",
+);
 
 /// Schema of `isomap`.
 pub const ISOMAP_SCHEMA: &[ParamSpec] = &[
     DIM,
     K,
     EPSILON,
-    ParamSpec {
-        name: "landmarks",
-        kind: Kind::Int {
-            min: 0,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(0),
-        help: "landmark Isomap: shortest paths from this many random words only (0 = exact)",
-        live: false,
-    },
+    ParamSpec::int(
+        "landmarks",
+        0,
+        100_000,
+        0,
+        "landmark Isomap: shortest paths from this many random words only (0 = exact)",
+    ),
     input("tfidf"),
     window(2),
     MAX_VOCAB,
@@ -199,16 +167,13 @@ pub const LLE_SCHEMA: &[ParamSpec] = &[
     DIM,
     K,
     EPSILON,
-    ParamSpec {
-        name: "reg",
-        kind: Kind::Float {
-            min: 1e-12,
-            max: 10.0,
-        },
-        default: DefaultValue::Float(1e-3),
-        help: "regulariser of the local Gram matrix, times its trace",
-        live: false,
-    },
+    ParamSpec::float(
+        "reg",
+        1e-12,
+        10.0,
+        1e-3,
+        "regulariser of the local Gram matrix, times its trace",
+    ),
     input("ppmi"),
     window(5),
     MAX_VOCAB,
@@ -223,14 +188,13 @@ pub const LAPLACIAN_SCHEMA: &[ParamSpec] = &[
     DIM,
     K,
     EPSILON,
-    ParamSpec {
-        name: "heat",
-        kind: Kind::Float { min: 0.0, max: 1e9 },
-        default: DefaultValue::Float(25.0),
-        help:
-            "heat-kernel width t of exp(-|xi-xj|^2/t) (the paper: 5, 25, 10000; 0 = unit weights)",
-        live: false,
-    },
+    ParamSpec::float(
+        "heat",
+        0.0,
+        1e9,
+        25.0,
+        "heat-kernel width t of exp(-|xi-xj|^2/t) (the paper: 5, 25, 10000; 0 = unit weights)",
+    ),
     input("ppmi"),
     window(2),
     MAX_VOCAB,

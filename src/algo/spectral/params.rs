@@ -2,8 +2,9 @@
 //! validated [`Settings`] a run reads from them.
 
 use crate::cooc::{LogBase, Weighting};
+use crate::linalg::params::BLOCK;
 use crate::linalg::{EigenConfig, Which};
-use crate::train::{DefaultValue, Kind, ParamSpec, Params};
+use crate::train::{ParamSpec, Params};
 
 /// The matrix a method factorises (built by [`super::matrix`] with `crate::cooc`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -161,135 +162,90 @@ impl Settings {
     }
 }
 
-const DIM: ParamSpec = ParamSpec {
-    name: "dim",
-    kind: Kind::Int { min: 1, max: 2000 },
-    default: DefaultValue::Int(100),
-    help: "embedding dimension d (eigenpairs / singular triplets computed)",
-    live: false,
-};
+const DIM: ParamSpec = ParamSpec::int(
+    "dim",
+    1,
+    2000,
+    100,
+    "embedding dimension d (eigenpairs / singular triplets computed)",
+);
 
-const WINDOW: ParamSpec = ParamSpec {
-    name: "window",
-    kind: Kind::Int { min: 1, max: 255 },
-    default: DefaultValue::Int(5),
-    help: "symmetric window L (the authors' pipeline: 10 with harmonic weights)",
-    live: false,
-};
+const WINDOW: ParamSpec = ParamSpec::int(
+    "window",
+    1,
+    255,
+    5,
+    "symmetric window L (the authors' pipeline: 10 with harmonic weights)",
+);
 
-const WEIGHTING: ParamSpec = ParamSpec {
-    name: "weighting",
-    kind: Kind::Choice(&["uniform", "harmonic"]),
-    default: DefaultValue::Choice("uniform"),
-    help: "a pair at distance d counts 1 (uniform) or 1/d (harmonic, GloVe's cooccur)",
-    live: false,
-};
+const WEIGHTING: ParamSpec = ParamSpec::choice(
+    "weighting",
+    &["uniform", "harmonic"],
+    "uniform",
+    "a pair at distance d counts 1 (uniform) or 1/d (harmonic, GloVe's cooccur)",
+);
 
-const MAX_VOCAB: ParamSpec = ParamSpec {
-    name: "max_vocab",
-    kind: Kind::Int {
-        min: 0,
-        max: 1 << 28,
-    },
-    default: DefaultValue::Int(0),
-    help: "factorise only the N most frequent words (0 = the whole vocabulary)",
-    live: false,
-};
+const MAX_VOCAB: ParamSpec = ParamSpec::int(
+    "max_vocab",
+    0,
+    1 << 28,
+    0,
+    "factorise only the N most frequent words (0 = the whole vocabulary)",
+);
 
-const LOG_BASE: ParamSpec = ParamSpec {
-    name: "log_base",
-    kind: Kind::Choice(&["2", "e"]),
-    default: DefaultValue::Choice("2"),
-    help: "log base of PMI values and thresholds (Soleimani: 2, so tau is in bits)",
-    live: false,
-};
+const LOG_BASE: ParamSpec = ParamSpec::choice(
+    "log_base",
+    &["2", "e"],
+    "2",
+    "log base of PMI values and thresholds (Soleimani: 2, so tau is in bits)",
+);
 
-const TOL: ParamSpec = ParamSpec {
-    name: "tol",
-    kind: Kind::Float {
-        min: 1e-14,
-        max: 0.5,
-    },
-    default: DefaultValue::Float(1e-6),
-    help: "relative residual |Ax - theta x| / |theta| every pair must reach",
-    live: false,
-};
+const TOL: ParamSpec = ParamSpec::float(
+    "tol",
+    1e-14,
+    0.5,
+    1e-6,
+    "relative residual |Ax - theta x| / |theta| every pair must reach",
+);
 
-const BLOCK: ParamSpec = ParamSpec {
-    name: "block",
-    kind: Kind::Int { min: 1, max: 64 },
-    default: DefaultValue::Int(8),
-    help: "vectors per Lanczos block (one sparse pass serves them all)",
-    live: false,
-};
+const BASIS: ParamSpec = crate::linalg::params::basis(
+    "Krylov basis size before a restart (0 = automatic, 2d + 4 block)",
+);
 
-const BASIS: ParamSpec = ParamSpec {
-    name: "basis",
-    kind: Kind::Int {
-        min: 0,
-        max: 100_000,
-    },
-    default: DefaultValue::Int(0),
-    help: "Krylov basis size before a restart (0 = automatic, 2d + 4 block)",
-    live: false,
-};
+const MAX_STEPS: ParamSpec = ParamSpec::int("max_steps", 1, 10_000_000, 3000, "solver steps (one block of sparse products each); the run ends early steps as no-ops once converged");
 
-const MAX_STEPS: ParamSpec = ParamSpec {
-    name: "max_steps",
-    kind: Kind::Int {
-        min: 1,
-        max: 10_000_000,
-    },
-    default: DefaultValue::Int(3000),
-    help: "solver steps (one block of sparse products each); the run ends early steps as no-ops once converged",
-    live: false,
-};
-
-const TAU: ParamSpec = ParamSpec {
-    name: "tau",
-    kind: Kind::Float {
-        min: -100.0,
-        max: 0.0,
-    },
-    default: DefaultValue::Float(-2.5),
-    help: "PMI threshold: keep PMI > tau (thesis: -2.5 on 2016 data, -3 on 2018 data)",
-    live: false,
-};
+const TAU: ParamSpec = ParamSpec::float(
+    "tau",
+    -100.0,
+    0.0,
+    -2.5,
+    "PMI threshold: keep PMI > tau (thesis: -2.5 on 2016 data, -3 on 2018 data)",
+);
 
 /// Schema of `svd`.
 pub const SVD_SCHEMA: &[ParamSpec] = &[
     DIM,
-    ParamSpec {
-        name: "input",
-        kind: Kind::Choice(&["counts", "sqrt", "log", "ppmi", "sppmi"]),
-        default: DefaultValue::Choice("ppmi"),
-        help: "matrix factorised: X, sqrt X, log(1+X), PPMI or shifted PPMI",
-        live: false,
-    },
-    ParamSpec {
-        name: "cds",
-        kind: Kind::Float {
-            min: 0.01,
-            max: 1.0,
-        },
-        default: DefaultValue::Float(1.0),
-        help: "context-distribution smoothing exponent for ppmi/sppmi (1 = none; 0.75 customary)",
-        live: false,
-    },
-    ParamSpec {
-        name: "neg",
-        kind: Kind::Float { min: 1.0, max: 1e6 },
-        default: DefaultValue::Float(5.0),
-        help: "k of the SPPMI shift log k",
-        live: false,
-    },
-    ParamSpec {
-        name: "power",
-        kind: Kind::Float { min: 0.0, max: 1.0 },
-        default: DefaultValue::Float(0.0),
-        help: "vectors U Sigma^power: 0 (U, best in Soleimani Table 4.1), 0.5, 1",
-        live: false,
-    },
+    ParamSpec::choice(
+        "input",
+        &["counts", "sqrt", "log", "ppmi", "sppmi"],
+        "ppmi",
+        "matrix factorised: X, sqrt X, log(1+X), PPMI or shifted PPMI",
+    ),
+    ParamSpec::float(
+        "cds",
+        0.01,
+        1.0,
+        1.0,
+        "context-distribution smoothing exponent for ppmi/sppmi (1 = none; 0.75 customary)",
+    ),
+    ParamSpec::float("neg", 1.0, 1e6, 5.0, "k of the SPPMI shift log k"),
+    ParamSpec::float(
+        "power",
+        0.0,
+        1.0,
+        0.0,
+        "vectors U Sigma^power: 0 (U, best in Soleimani Table 4.1), 0.5, 1",
+    ),
     WINDOW,
     WEIGHTING,
     MAX_VOCAB,
@@ -304,13 +260,11 @@ pub const SVD_SCHEMA: &[ParamSpec] = &[
 pub const EIGENWORD_SCHEMA: &[ParamSpec] = &[
     DIM,
     TAU,
-    ParamSpec {
-        name: "psd_fix",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(false),
-        help: "set m_ii = sum_j |m_ij| first (diagonally dominant, so PSD; off in the thesis)",
-        live: false,
-    },
+    ParamSpec::flag(
+        "psd_fix",
+        false,
+        "set m_ii = sum_j |m_ij| first (diagonally dominant, so PSD; off in the thesis)",
+    ),
     WINDOW,
     WEIGHTING,
     MAX_VOCAB,
@@ -325,13 +279,11 @@ pub const EIGENWORD_SCHEMA: &[ParamSpec] = &[
 pub const SVD_NS_SCHEMA: &[ParamSpec] = &[
     DIM,
     TAU,
-    ParamSpec {
-        name: "pmi_shift",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(false),
-        help: "as the released code: cut PMI at tau, then shift survivors by -tau (all positive)",
-        live: false,
-    },
+    ParamSpec::flag(
+        "pmi_shift",
+        false,
+        "as the released code: cut PMI at tau, then shift survivors by -tau (all positive)",
+    ),
     WINDOW,
     WEIGHTING,
     MAX_VOCAB,

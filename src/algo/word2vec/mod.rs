@@ -24,7 +24,7 @@ pub mod sigmoid;
 pub mod trainer;
 pub mod worker;
 
-use crate::train::{DefaultValue, Kind, Method, ParamSpec, TrainInput, Trainer};
+use crate::train::{Method, ParamSpec, TrainInput, Trainer};
 use crate::Result;
 
 pub use trainer::{Settings, Word2Vec};
@@ -59,62 +59,14 @@ fn build_cbow(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn
 /// The schema entries both methods share; `lr` differs in its default.
 const fn schema(lr: f64) -> [ParamSpec; 8] {
     [
-        ParamSpec {
-            name: "dim",
-            kind: Kind::Int { min: 1, max: 10_000 },
-            default: DefaultValue::Int(100),
-            help: "vector dimension (word2vec -size)",
-            live: false,
-        },
-        ParamSpec {
-            name: "window",
-            kind: Kind::Int { min: 1, max: 100 },
-            default: DefaultValue::Int(5),
-            help: "maximal context words on each side; each centre uses a uniform 1..window",
-            live: false,
-        },
-        ParamSpec {
-            name: "negative",
-            kind: Kind::Int { min: 1, max: 100 },
-            default: DefaultValue::Int(5),
-            help: "negative samples per example, drawn from unigram^0.75",
-            live: false,
-        },
-        ParamSpec {
-            name: "sample",
-            kind: Kind::Float { min: 0.0, max: 1.0 },
-            default: DefaultValue::Float(1e-3),
-            help: "subsampling threshold t for frequent words (0 = off)",
-            live: false,
-        },
-        ParamSpec {
-            name: "epochs",
-            kind: Kind::Int { min: 1, max: 1000 },
-            default: DefaultValue::Int(5),
-            help: "passes over the corpus (word2vec -iter)",
-            live: false,
-        },
-        ParamSpec {
-            name: "lr",
-            kind: Kind::Float { min: 1e-6, max: 1.0 },
-            default: DefaultValue::Float(lr),
-            help: "initial learning rate (alpha), decays linearly; set mid-run it becomes the current rate",
-            live: true,
-        },
-        ParamSpec {
-            name: "min_lr",
-            kind: Kind::Float { min: 0.0, max: 1.0 },
-            default: DefaultValue::Float(1e-4),
-            help: "floor of the decayed learning rate, as a fraction of lr",
-            live: false,
-        },
-        ParamSpec {
-            name: "sigmoid",
-            kind: Kind::Choice(&["table", "exact"]),
-            default: DefaultValue::Choice("table"),
-            help: "sigmoid by word2vec's 1000-cell table on [-6, 6], or exact",
-            live: false,
-        },
+        ParamSpec::int("dim", 1, 10_000, 100, "vector dimension (word2vec -size)"),
+        ParamSpec::int("window", 1, 100, 5, "maximal context words on each side; each centre uses a uniform 1..window"),
+        ParamSpec::int("negative", 1, 100, 5, "negative samples per example, drawn from unigram^0.75"),
+        ParamSpec::float("sample", 0.0, 1.0, 1e-3, "subsampling threshold t for frequent words (0 = off)"),
+        ParamSpec::int("epochs", 1, 1000, 5, "passes over the corpus (word2vec -iter)"),
+        ParamSpec::float("lr", 1e-6, 1.0, lr, "initial learning rate (alpha), decays linearly; set mid-run it becomes the current rate").live(),
+        ParamSpec::float("min_lr", 0.0, 1.0, 1e-4, "floor of the decayed learning rate, as a fraction of lr"),
+        ParamSpec::choice("sigmoid", &["table", "exact"], "table", "sigmoid by word2vec's 1000-cell table on [-6, 6], or exact"),
     ]
 }
 

@@ -2,7 +2,7 @@
 //! schema-generated form per method (plus the run's seed and threads).
 
 use crate::algo;
-use crate::train::{DefaultValue, Kind, Method, ParamSpec};
+use crate::train::{Method, ParamSpec};
 use crate::tui::form::Form;
 
 /// Share of training time that held-out perplexity may cost in the
@@ -39,27 +39,14 @@ pub struct TrainView {
 /// The run options every method's form ends with.
 fn run_options(cores: usize) -> [ParamSpec; 2] {
     [
-        ParamSpec {
-            name: "seed",
-            kind: Kind::Int {
-                min: 0,
-                max: i64::MAX,
-            },
-            default: DefaultValue::Int(1),
-            help: "seed of every random choice",
-            live: false,
-        },
-        ParamSpec {
-            name: "threads",
-            kind: Kind::Int {
-                min: 1,
-                max: cores.max(1) as i64,
-            },
-            default: DefaultValue::Int(cores.saturating_sub(1).max(1) as i64),
-            help:
-                "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",
-            live: false,
-        },
+        ParamSpec::int("seed", 0, i64::MAX, 1, "seed of every random choice"),
+        ParamSpec::int(
+            "threads",
+            1,
+            cores.max(1) as i64,
+            cores.saturating_sub(1).max(1) as i64,
+            "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",
+        ),
     ]
 }
 
