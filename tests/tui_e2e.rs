@@ -91,7 +91,7 @@ fn load_train_query_export_evaluate_save_and_reopen() {
     assert_eq!(answer.query, Query::Word("government".into()));
     let list = answer.result.unwrap();
     assert_eq!(list.len(), 5);
-    assert!(list.windows(2).all(|w| w[0].cosine >= w[1].cosine));
+    assert!(list.windows(2).all(|w| w[0].score >= w[1].score));
     assert!(list.iter().all(|n| n.word != "government"));
     let direct = emb
         .neighbors("government", wordbench::embedding::NeighborParams::k(5))

@@ -172,7 +172,7 @@ fn neighbors(words: &[(&str, f32)]) -> Vec<Neighbor> {
         .map(|(i, (w, c))| Neighbor {
             word: w.to_string(),
             id: i as u32,
-            cosine: *c,
+            score: *c,
         })
         .collect()
 }

@@ -167,7 +167,7 @@ pub fn neighbors(args: NeighborsArgs) -> Result<()> {
             NeighborRanking::Cosine => embedding
                 .neighbors(word, params)
                 .or_else(|_| embedding.neighbors(&word.to_lowercase(), params))
-                .map(|l| l.into_iter().map(|n| (n.word, n.cosine as f64)).collect()),
+                .map(|l| l.into_iter().map(|n| (n.word, n.score as f64)).collect()),
             NeighborRanking::Walk => {
                 match embedding
                     .id(word)

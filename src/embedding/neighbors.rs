@@ -29,15 +29,17 @@ const QUERY_BLOCK: usize = 64;
 /// Rows multiplied at once (64 x 4096 f32 scores = 1 MiB of scratch).
 const ROW_BLOCK: usize = 4096;
 
-/// One neighbour: a word, its id and its cosine with the query.
+/// One neighbour: a word, its id and how near it is to the query.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Neighbor {
     /// The neighbouring word.
     pub word: String,
     /// Its id (row) in the embedding.
     pub id: u32,
-    /// Cosine similarity with the query.
-    pub cosine: f32,
+    /// How near it is, larger is nearer: the cosine with the query for a
+    /// word or `most_similar`, the 3CosMul product, or another ranking's
+    /// score (the screen or command that asked knows which).
+    pub score: f32,
 }
 
 /// What to search: how many neighbours, among which rows.
@@ -117,7 +119,7 @@ impl Embedding {
                     .map(|(id, cosine)| Neighbor {
                         word: self.words.word(id).to_string(),
                         id,
-                        cosine,
+                        score: cosine,
                     })
                     .collect()
             })
@@ -362,7 +364,7 @@ mod tests {
         )
         .unwrap();
         let n = e.neighbors("a", NeighborParams::k(3)).unwrap();
-        let got: Vec<(&str, f32)> = n.iter().map(|x| (x.word.as_str(), x.cosine)).collect();
+        let got: Vec<(&str, f32)> = n.iter().map(|x| (x.word.as_str(), x.score)).collect();
         assert_eq!(got[0], ("b", 1.0));
         assert_eq!(got[1].0, "c");
         assert!((got[1].1 - std::f32::consts::FRAC_1_SQRT_2).abs() < 1e-6);

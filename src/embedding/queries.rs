@@ -104,7 +104,7 @@ impl Embedding {
             .map(|(id, key)| Neighbor {
                 word: self.words().word(id).to_string(),
                 id,
-                cosine: -key,
+                score: -key,
             })
             .collect()
     }
@@ -128,10 +128,10 @@ impl Embedding {
             .map(|(&id, u)| Neighbor {
                 word: self.words().word(id).to_string(),
                 id,
-                cosine: u.dot(&mean) / norm,
+                score: u.dot(&mean) / norm,
             })
             .collect();
-        ranked.sort_by(|a, b| a.cosine.total_cmp(&b.cosine).then(a.id.cmp(&b.id)));
+        ranked.sort_by(|a, b| a.score.total_cmp(&b.score).then(a.id.cmp(&b.id)));
         Ok(ranked)
     }
 }
@@ -199,10 +199,10 @@ mod tests {
         let shift = |c: f32| (1.0 + c) / 2.0;
         for n in &got {
             let want = shift(cos(n.id, 0)) * shift(cos(n.id, 3)) / (shift(cos(n.id, 2)) + 1e-6);
-            assert!((n.cosine - want).abs() < 1e-5, "{n:?} vs {want}");
+            assert!((n.score - want).abs() < 1e-5, "{n:?} vs {want}");
         }
         assert_eq!(got[0].word, "queen");
-        assert!(got[0].cosine >= got[1].cosine);
+        assert!(got[0].score >= got[1].score);
     }
 
     #[test]

@@ -199,6 +199,8 @@ pub enum Action {
     ToggleLogScale,
     /// Switch how several query words combine (3CosAdd / 3CosMul).
     ToggleCombine,
+    /// Switch how a single word's neighbours are ranked (cosine / Ŝ walk).
+    ToggleRanking,
     /// More neighbours.
     MoreNeighbors,
     /// Fewer neighbours.

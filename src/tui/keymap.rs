@@ -360,6 +360,13 @@ static FIXED: &[Binding] = &[
         "3CosAdd / 3CosMul",
         false,
     ),
+    b(
+        NEIGHBORS,
+        &[c('w')],
+        Action::ToggleRanking,
+        "cosine / Ŝ walk (dsnmf)",
+        false,
+    ),
     // Evaluate
     b(EVALUATE, UP_DOWN, Action::Down, "select run", false),
     b(

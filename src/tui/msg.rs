@@ -13,7 +13,7 @@ use std::sync::Arc;
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
 use super::action::{Action, Slot};
-pub use super::model::neighbors::Query;
+pub use super::model::neighbors::{Query, Ranking};
 use super::model::projection::{ProjectionJob, ProjectionResult};
 use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
@@ -188,6 +188,8 @@ pub enum Effect {
         query: Query,
         /// How several words combine.
         combine: Combine,
+        /// How a single word's neighbours are ranked.
+        ranking: Ranking,
         /// How many.
         k: usize,
     },

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use super::msg::{Effect, LoadedSession, Msg, OpenedCorpus, Query, SessionLoadError};
+use super::msg::{Effect, LoadedSession, Msg, OpenedCorpus, Query, Ranking, SessionLoadError};
 use super::project_worker::{self, ensure_parent};
 use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
@@ -115,11 +115,12 @@ impl Runtime {
                 embedding,
                 query,
                 combine,
+                ranking,
                 k,
             } => self.spawn("neighbors", move || Msg::Neighbors {
                 request,
                 slot,
-                result: search(&embedding, &query, combine, k),
+                result: search(&embedding, &query, combine, ranking, k),
             }),
             Effect::Evaluate {
                 run,
@@ -241,10 +242,12 @@ fn search(
     embedding: &Embedding,
     query: &Query,
     combine: Combine,
+    ranking: Ranking,
     k: usize,
 ) -> Result<Vec<crate::embedding::Neighbor>, String> {
     let params = NeighborParams::k(k);
     match query {
+        Query::Word(w) if ranking == Ranking::Walk => walk_neighbors(embedding, w, k),
         Query::Word(w) => embedding.neighbors(w, params),
         Query::Analogy(a, b, c) => embedding.most_similar(&[b, c], &[a], combine, params),
         Query::Similar { positive, negative } => {
@@ -253,6 +256,27 @@ fn search(
         Query::OddOneOut(words) => embedding.doesnt_match(&strs(words)),
     }
     .map_err(|e| e.to_string())
+}
+
+/// A word's neighbours by a dsnmf model's Ŝ walk, scored by their walk
+/// probability; vectors that are not rows of such a model say so.
+fn walk_neighbors(
+    embedding: &Embedding,
+    word: &str,
+    k: usize,
+) -> crate::Result<Vec<crate::embedding::Neighbor>> {
+    let id = embedding
+        .id(word)
+        .ok_or_else(|| crate::Error::param("word", format!("'{word}' is not in the vocabulary")))?;
+    let ranked = crate::algo::dsnmf::walk::walk_neighbors(embedding, id, k)?;
+    Ok(ranked
+        .into_iter()
+        .map(|(j, p)| crate::embedding::Neighbor {
+            word: embedding.words().word(j).to_string(),
+            id: j,
+            score: p as f32,
+        })
+        .collect())
 }
 
 fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
@@ -297,4 +321,47 @@ fn classify(study: &Study, threads: usize) -> Result<Box<Outcome>, String> {
     pool.install(|| study.run())
         .map(Box::new)
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::words::WordIndex;
+    use ndarray::array;
+
+    fn embedding(rows: ndarray::Array2<f32>) -> Embedding {
+        let words = ["a", "b", "c", "d"].map(String::from).to_vec();
+        Embedding::new(WordIndex::from_words(words), rows).unwrap()
+    }
+
+    /// The walk scores `Ŝ_aj = Σ_k W_ak W_jk / s_k` with `s` the column sums,
+    /// here (2.0, 1.5).
+    #[test]
+    fn the_walk_ranks_a_word_s_neighbours_by_its_probability() {
+        let e = embedding(array![[0.9f32, 0.1], [0.8, 0.2], [0.3, 0.7], [0.0, 0.5]]);
+        let q = Query::Word("a".into());
+        let got = search(&e, &q, Combine::Add, Ranking::Walk, 3).unwrap();
+        let s = [2.0f64, 1.5];
+        let want = |j: usize| {
+            let (a, r) = (
+                [0.9f64, 0.1],
+                [[0.9f64, 0.1], [0.8, 0.2], [0.3, 0.7], [0.0, 0.5]][j],
+            );
+            a[0] * r[0] / s[0] + a[1] * r[1] / s[1]
+        };
+        let words: Vec<&str> = got.iter().map(|n| n.word.as_str()).collect();
+        assert_eq!(words, ["b", "c", "d"]);
+        for n in &got {
+            assert!((n.score as f64 - want(n.id as usize)).abs() < 1e-6, "{n:?}");
+        }
+        let cosine = search(&e, &q, Combine::Add, Ranking::Cosine, 3).unwrap();
+        assert_ne!(cosine[0].score, got[0].score, "cosine is another ranking");
+    }
+
+    #[test]
+    fn the_walk_refuses_vectors_that_are_not_a_dsnmf_model() {
+        let e = embedding(array![[0.9f32, -0.1], [0.8, 0.2], [0.3, 0.7], [0.0, 0.5]]);
+        let err = search(&e, &Query::Word("a".into()), Combine::Add, Ranking::Walk, 3).unwrap_err();
+        assert!(err.contains("non-negative"), "{err}");
+    }
 }

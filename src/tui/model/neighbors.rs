@@ -2,7 +2,8 @@
 //! queries typed in the word field (`king -man +woman` for `most_similar`,
 //! `? breakfast cereal dinner lunch` for `doesnt_match`) or an analogy
 //! `a : b :: c : ?`, answered by the picked runs side by side; `m` switches
-//! how several words combine (3CosAdd or 3CosMul).
+//! how several words combine (3CosAdd or 3CosMul), `w` how a single word's
+//! neighbours are ranked (cosine, or a dsnmf model's Ŝ walk).
 //!
 //! Searches run while the user types: each keystroke that forms a known word
 //! sends a request tagged with a fresh id, and only the answer to the latest
@@ -77,6 +78,27 @@ impl Query {
     }
 }
 
+/// How the neighbours of a single word are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ranking {
+    /// Cosine of the vectors (every run).
+    #[default]
+    Cosine,
+    /// The probability of a word → topic → word walk, `Ŝ_ij = Σ_k W_ik W_jk / s_k`,
+    /// the similarity a dsnmf model learned (its rows are `P(topic | word)`).
+    Walk,
+}
+
+impl Ranking {
+    /// Its name on the screen.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ranking::Cosine => "cosine",
+            Ranking::Walk => "Ŝ walk",
+        }
+    }
+}
+
 /// Which input has the keys.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum NeighborsFocus {
@@ -121,6 +143,8 @@ pub struct NeighborsView {
     pub suggestions: Vec<String>,
     /// How several query words combine.
     pub combine: Combine,
+    /// How a single word's neighbours are ranked.
+    pub ranking: Ranking,
 }
 
 impl Default for NeighborsView {
@@ -136,6 +160,7 @@ impl Default for NeighborsView {
             pending: [None, None],
             suggestions: Vec::new(),
             combine: Combine::Add,
+            ranking: Ranking::Cosine,
         }
     }
 }

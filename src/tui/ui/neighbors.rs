@@ -13,7 +13,7 @@ use super::fields::{field_line, input_spans};
 use super::{block, theme};
 use crate::tui::action::Slot;
 use crate::tui::app::App;
-use crate::tui::model::neighbors::{Answer, NeighborsFocus};
+use crate::tui::model::neighbors::{Answer, NeighborsFocus, Ranking};
 use crate::tui::msg::Query;
 
 /// Draws the Neighbours screen.
@@ -99,9 +99,10 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
     } else {
         Line::styled(
             format!(
-                "  {} neighbours per run (+/-) · words combine by {} (m)",
+                "  {} neighbours per run (+/-) · words combine by {} (m) · ranked by {} (w)",
                 v.k,
-                v.combine.name()
+                v.combine.name(),
+                v.ranking.name()
             ),
             theme::dim(),
         )
@@ -120,6 +121,7 @@ fn score_name(app: &App, query: &Query) -> &'static str {
     let several = matches!(query, Query::Analogy(..) | Query::Similar { .. });
     match query {
         Query::OddOneOut(_) => "to mean",
+        Query::Word(_) if app.neighbors.ranking == Ranking::Walk => "Ŝ walk",
         _ if several && app.neighbors.combine == crate::embedding::Combine::Mul => "3CosMul",
         _ => "cosine",
     }
@@ -159,11 +161,11 @@ fn draw_answer(
             } else {
                 (Style::new(), n.word.clone())
             };
-            let bar = "█".repeat((n.cosine.max(0.0) * bar_width).round() as usize);
+            let bar = "█".repeat((n.score.max(0.0) * bar_width).round() as usize);
             Row::new(vec![
                 Line::raw(format!("{:>2}", i + 1)),
                 Line::styled(word, style),
-                Line::raw(format!("{:.3}", n.cosine)),
+                Line::raw(format!("{:.3}", n.score)),
                 Line::styled(bar, Style::new().fg(theme::LOSS)),
             ])
         })

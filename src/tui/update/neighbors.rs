@@ -4,7 +4,9 @@
 use crate::embedding::{Combine, Embedding, Neighbor};
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level};
-use crate::tui::model::neighbors::{known, parse_query, suggest, Answer, NeighborsFocus, Query};
+use crate::tui::model::neighbors::{
+    known, parse_query, suggest, Answer, NeighborsFocus, Query, Ranking,
+};
 use crate::tui::msg::Effect;
 
 /// Asks the picked runs what the word field says (a word or a query).
@@ -36,6 +38,21 @@ pub fn toggle_combine(app: &mut App) -> Vec<Effect> {
         "several words now combine by {} (m switches)",
         v.combine.name()
     );
+    app.set_status(Level::Info, text);
+    refresh(app)
+}
+
+/// Switches how a single word's neighbours are ranked and asks again.
+pub fn toggle_ranking(app: &mut App) -> Vec<Effect> {
+    let v = &mut app.neighbors;
+    v.ranking = match v.ranking {
+        Ranking::Cosine => Ranking::Walk,
+        Ranking::Walk => Ranking::Cosine,
+    };
+    let text = match v.ranking {
+        Ranking::Walk => "a word's neighbours now ranked by the Ŝ walk of dsnmf runs (w switches)",
+        Ranking::Cosine => "a word's neighbours now ranked by cosine (w switches)",
+    };
     app.set_status(Level::Info, text);
     refresh(app)
 }
@@ -102,6 +119,7 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
                     embedding,
                     query: q,
                     combine: app.neighbors.combine,
+                    ranking: app.neighbors.ranking,
                     k: app.neighbors.k,
                 });
             }
@@ -228,6 +246,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             };
         }
         Action::ToggleCombine => return toggle_combine(app),
+        Action::ToggleRanking => return toggle_ranking(app),
         Action::MoreNeighbors => {
             let k = v.k + 5;
             return app.user_action(Action::SetK(k));
@@ -429,5 +448,24 @@ mod tests {
             app.neighbors.answers[0].as_ref().unwrap().result,
             Err("'zebra' is not in run #1's vocabulary".to_string())
         );
+    }
+
+    #[test]
+    fn a_word_s_neighbours_can_be_ranked_by_the_walk() {
+        let mut app = app_with_run();
+        app.screen = crate::tui::action::Screen::Neighbors;
+        let effects = query_word(&mut app, "king");
+        let [Effect::Neighbors { ranking, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(*ranking, Ranking::Cosine);
+        let effects = act(&mut app, Action::ToggleRanking);
+        let [Effect::Neighbors { ranking, query, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(*ranking, Ranking::Walk, "the question is asked again");
+        assert_eq!(query, &Query::Word("king".into()));
+        act(&mut app, Action::ToggleRanking);
+        assert_eq!(app.neighbors.ranking, Ranking::Cosine);
     }
 }

@@ -177,7 +177,7 @@ pub fn select_point(app: &mut App, word: &str) -> Vec<Effect> {
         .unwrap_or_default();
     let v = &mut app.projection;
     v.picked = Some(i);
-    v.near = near.into_iter().map(|n| (n.word, n.cosine)).collect();
+    v.near = near.into_iter().map(|n| (n.word, n.score)).collect();
     v.center_on(x, y);
     app.set_status(
         Level::Info,
