@@ -1,4 +1,5 @@
-//! Line charts of metrics against step, with optional log scale and
+//! Line charts of metrics against step, with an optional symmetric log
+//! scale (negative and zero values stay on the chart, as TensorBoard's symlog) and
 //! vertical markers where a hyperparameter changed mid-run.
 
 use ratatui::layout::Rect;
@@ -31,31 +32,68 @@ pub struct LineChart<'a> {
     pub x_max: f64,
     /// Labels of the x axis at 0, the middle and `x_max` (default: the values).
     pub x_labels: Option<[String; 3]>,
-    /// Log10 scale on y.
+    /// Symmetric log scale on y.
     pub log: bool,
     /// The frame around it.
     pub block: Block<'a>,
 }
 
-/// `log10(y)` on a log scale, `None` where undefined.
-fn scale(y: f64, log: bool) -> Option<f64> {
-    if !y.is_finite() {
-        return None;
+/// How y values map to the chart: linear, or the symmetric log
+/// `sign(y) log10(1 + |y| / c)`, linear within `c` of zero and `log10(|y| / c)`
+/// far from it, with `c` the smallest non-zero `|y|` shown, so that an
+/// all-positive curve looks as on a log scale and a loss that crosses zero
+/// (or reaches it) keeps every point.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum YScale {
+    /// `y` itself.
+    Linear,
+    /// Symmetric log with linear threshold `c`.
+    SymLog(f64),
+}
+
+impl YScale {
+    /// The scale for `series`: symmetric log around their smallest non-zero
+    /// magnitude when `log`, else linear.
+    pub fn for_series(series: &[Series], log: bool) -> YScale {
+        if !log {
+            return YScale::Linear;
+        }
+        let c = series
+            .iter()
+            .flat_map(|s| &s.points)
+            .map(|&(_, y)| y.abs())
+            .filter(|a| a.is_finite() && *a > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        YScale::SymLog(if c.is_finite() { c } else { 1.0 })
     }
-    if log {
-        (y > 0.0).then(|| y.log10())
-    } else {
-        Some(y)
+
+    /// Where `y` goes, `None` for NaN and infinities.
+    pub fn apply(self, y: f64) -> Option<f64> {
+        if !y.is_finite() {
+            return None;
+        }
+        Some(match self {
+            YScale::Linear => y,
+            YScale::SymLog(c) => y.signum() * (1.0 + y.abs() / c).log10(),
+        })
+    }
+
+    /// The value drawn at `v` (the inverse of [`YScale::apply`]).
+    pub fn invert(self, v: f64) -> f64 {
+        match self {
+            YScale::Linear => v,
+            YScale::SymLog(c) => v.signum() * c * (10f64.powf(v.abs()) - 1.0),
+        }
     }
 }
 
 /// The y range of the scaled points, padded a little; `None` without points.
-pub fn y_bounds(series: &[Series], log: bool) -> Option<[f64; 2]> {
+pub fn y_bounds(series: &[Series], scale: YScale) -> Option<[f64; 2]> {
     let mut lo = f64::INFINITY;
     let mut hi = f64::NEG_INFINITY;
     for s in series {
         for &(_, y) in &s.points {
-            if let Some(v) = scale(y, log) {
+            if let Some(v) = scale.apply(y) {
                 lo = lo.min(v);
                 hi = hi.max(v);
             }
@@ -70,8 +108,8 @@ pub fn y_bounds(series: &[Series], log: bool) -> Option<[f64; 2]> {
 
 /// Draws the chart, or a note when there is nothing yet.
 pub fn draw(frame: &mut Frame, area: Rect, chart: LineChart<'_>) {
-    let log = chart.log;
-    let Some([y0, y1]) = y_bounds(&chart.series, log) else {
+    let scale = YScale::for_series(&chart.series, chart.log);
+    let Some([y0, y1]) = y_bounds(&chart.series, scale) else {
         let p = ratatui::widgets::Paragraph::new(Span::styled(" waiting for data…", theme::dim()))
             .block(chart.block);
         frame.render_widget(p, area);
@@ -83,7 +121,7 @@ pub fn draw(frame: &mut Frame, area: Rect, chart: LineChart<'_>) {
         .map(|s| {
             s.points
                 .iter()
-                .filter_map(|&(x, y)| scale(y, log).map(|v| (x, v)))
+                .filter_map(|&(x, y)| scale.apply(y).map(|v| (x, v)))
                 .collect()
         })
         .collect();
@@ -115,10 +153,7 @@ pub fn draw(frame: &mut Frame, area: Rect, chart: LineChart<'_>) {
                 .data(pts),
         );
     }
-    let y_label = |v: f64| {
-        let raw = if log { 10f64.powf(v) } else { v };
-        Span::raw(value(raw))
-    };
+    let y_label = |v: f64| Span::raw(value(scale.invert(v)));
     let x_max = chart.x_max.max(1.0);
     let widget = Chart::new(datasets)
         .block(chart.block)
@@ -171,13 +206,49 @@ mod tests {
             (3.0, f64::NAN),
             (4.0, 0.0),
         ]);
-        let [lo, hi] = y_bounds(&s, true).unwrap();
-        assert!((lo - (1.0 - 0.1)).abs() < 1e-12, "{lo}");
-        assert!((hi - (3.0 + 0.1)).abs() < 1e-12, "{hi}");
-        let [lo, hi] = y_bounds(&s, false).unwrap();
+        let log = YScale::for_series(&s, true);
+        assert_eq!(log, YScale::SymLog(10.0));
+        let [lo, hi] = y_bounds(&s, log).unwrap();
+        let top = 101f64.log10();
+        assert!(
+            (lo + 0.05 * top).abs() < 1e-12,
+            "zero stays on the chart: {lo}"
+        );
+        assert!((hi - 1.05 * top).abs() < 1e-12, "{hi}");
+        let [lo, hi] = y_bounds(&s, YScale::Linear).unwrap();
         assert!((lo + 50.0).abs() < 1e-9 && (hi - 1050.0).abs() < 1e-9);
-        assert!(y_bounds(&series(vec![]), false).is_none());
-        let [lo, hi] = y_bounds(&series(vec![(1.0, 2.0)]), false).unwrap();
+        assert!(y_bounds(&series(vec![]), YScale::Linear).is_none());
+        let [lo, hi] = y_bounds(&series(vec![(1.0, 2.0)]), YScale::Linear).unwrap();
         assert!(lo < 2.0 && hi > 2.0, "a flat curve still gets a range");
+    }
+
+    #[test]
+    fn the_symmetric_log_keeps_negative_losses_in_order_and_inverts() {
+        let s = series(vec![
+            (1.0, -500.0),
+            (2.0, -0.5),
+            (3.0, 0.0),
+            (4.0, 2.0),
+            (5.0, 2e6),
+        ]);
+        let scale = YScale::for_series(&s, true);
+        assert_eq!(scale, YScale::SymLog(0.5));
+        let mapped: Vec<f64> = s[0]
+            .points
+            .iter()
+            .map(|&(_, y)| scale.apply(y).unwrap())
+            .collect();
+        assert!(
+            mapped.windows(2).all(|w| w[0] < w[1]),
+            "order kept: {mapped:?}"
+        );
+        for &(_, y) in &s[0].points {
+            let back = scale.invert(scale.apply(y).unwrap());
+            assert!((back - y).abs() <= 1e-9 * y.abs().max(1.0), "{y} -> {back}");
+        }
+        // Far from zero it is a log scale: a decade is the same height.
+        let d1 = scale.apply(2e6).unwrap() - scale.apply(2e5).unwrap();
+        assert!((d1 - 1.0).abs() < 1e-5, "{d1}");
+        assert_eq!(scale.apply(f64::INFINITY), None);
     }
 }
