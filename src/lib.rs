@@ -17,8 +17,8 @@
 //! - [`manifold`]: Isomap, LLE and Laplacian eigenmaps on one neighbourhood graph;
 //! - [`linalg`]: the sparse eigensolver and truncated SVD behind the spectral methods;
 //! - [`fast`]: every `unsafe` fast path (SIMD lanes, Hogwild rows, blocked kernels);
-//! - [`topk`], [`words`], [`atomic`], [`error`]: bounded top-k selection, the
-//!   word/id map, crash-safe file writes, and the one error type;
+//! - [`topk`], [`words`], [`atomic`], [`error`], [`memory`]: bounded top-k selection, the
+//!   word/id map, crash-safe file writes, the one error type, and memory budgets;
 //! - [`assets`]: where the bundled corpus, evaluation and labelled sets are.
 
 // Numeric kernels index several arrays in lockstep (`acc[q] += a[g] * b[q]`),
@@ -43,6 +43,7 @@ pub mod explicit;
 pub mod fast;
 pub mod linalg;
 pub mod manifold;
+pub mod memory;
 pub mod project;
 pub mod session;
 pub mod topk;

@@ -44,7 +44,7 @@ pub(crate) fn read(
             1,
             format!(
                 "expected a header `words dimensions`, found '{}'",
-                header.trim()
+                header.trim().escape_debug()
             ),
         )
     })?;
@@ -78,7 +78,7 @@ pub(crate) fn read(
                 path,
                 record,
                 n,
-                &format!("the vector of '{word}'"),
+                &format!("the vector of '{}'", word.escape_debug()),
             ));
         }
         let start = values.len();
@@ -103,8 +103,9 @@ pub(crate) fn read(
         Error::format(
             path,
             format!(
-                "record {} of {n}: word '{w}' appears again (first in record {}); each word must appear once",
+                "record {} of {n}: word '{}' appears again (first in record {}); each word must appear once",
                 again + 1,
+                w.escape_debug(),
                 first + 1
             ),
         )
@@ -156,8 +157,9 @@ fn check_finite(values: &[f32], record: usize, n: usize, word: &str, path: &Path
         Some(i) => Err(Error::format(
             path,
             format!(
-                "record {} of {n}, word '{word}': value {} is {}, expected a finite number",
+                "record {} of {n}, word '{}': value {} is {}, expected a finite number",
                 record + 1,
+                word.escape_debug(),
                 i + 1,
                 values[i]
             ),

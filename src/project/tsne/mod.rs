@@ -31,8 +31,7 @@ use self::optimize::{Optimizer, Schedule};
 use super::pca::{gaussian, pca, PcaSolver};
 use crate::embedding::Embedding;
 use crate::train::{
-    DefaultValue, Job, JobConfig, Kind, Method, ParamSpec, Params, StepReport, TrainInput, Trainer,
-    Value,
+    Job, JobConfig, Method, ParamSpec, Params, StepReport, TrainInput, Trainer, Value,
 };
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -52,108 +51,81 @@ const KL_EVERY: usize = 25;
 
 /// t-SNE's perplexity, declared once for its schema and for the
 /// workbench's projection form.
-pub const PERPLEXITY: ParamSpec = ParamSpec {
-    name: "perplexity",
-    kind: Kind::Float {
-        min: 1.0,
-        max: 1000.0,
-    },
-    default: DefaultValue::Float(30.0),
-    help: "effective number of neighbours (k = 3 x perplexity are searched)",
-    live: false,
-};
+pub const PERPLEXITY: ParamSpec = ParamSpec::float(
+    "perplexity",
+    1.0,
+    1000.0,
+    30.0,
+    "effective number of neighbours (k = 3 x perplexity are searched)",
+);
 
 /// t-SNE's hyperparameters (the CLI's `--set`, the TUI's form, session files).
 pub static SCHEMA: &[ParamSpec] = &[
     PERPLEXITY,
-    ParamSpec {
-        name: "early_iterations",
-        kind: Kind::Int {
-            min: 0,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(250),
-        help: "iterations with early exaggeration",
-        live: false,
-    },
-    ParamSpec {
-        name: "early_exaggeration",
-        kind: Kind::Float {
-            min: 1.0,
-            max: 1000.0,
-        },
-        default: DefaultValue::Float(12.0),
-        help: "exaggeration of P during the early iterations",
-        live: false,
-    },
-    ParamSpec {
-        name: "iterations",
-        kind: Kind::Int {
-            min: 0,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(500),
-        help: "iterations after early exaggeration",
-        live: false,
-    },
-    ParamSpec {
-        name: "exaggeration",
-        kind: Kind::Float {
-            min: 0.01,
-            max: 1000.0,
-        },
-        default: DefaultValue::Float(1.0),
-        help: "exaggeration after the early phase (1 = plain t-SNE)",
-        live: true,
-    },
-    ParamSpec {
-        name: "learning_rate",
-        kind: Kind::Float { min: 0.0, max: 1e9 },
-        default: DefaultValue::Float(0.0),
-        help: "step size; 0 = n / exaggeration (openTSNE's scale: gradient / 4)",
-        live: true,
-    },
-    ParamSpec {
-        name: "early_momentum",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 0.99,
-        },
-        default: DefaultValue::Float(0.5),
-        help: "momentum during early exaggeration",
-        live: false,
-    },
-    ParamSpec {
-        name: "momentum",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 0.99,
-        },
-        default: DefaultValue::Float(0.8),
-        help: "momentum after early exaggeration",
-        live: false,
-    },
-    ParamSpec {
-        name: "gradient",
-        kind: Kind::Choice(&["auto", "exact", "bh", "fft"]),
-        default: DefaultValue::Choice("auto"),
-        help: "repulsion: exact below 1k points, Barnes-Hut below 5k, FFT above",
-        live: false,
-    },
-    ParamSpec {
-        name: "theta",
-        kind: Kind::Float { min: 0.0, max: 1.0 },
-        default: DefaultValue::Float(0.5),
-        help: "Barnes-Hut opening angle",
-        live: false,
-    },
-    ParamSpec {
-        name: "init",
-        kind: Kind::Choice(&["pca", "random"]),
-        default: DefaultValue::Choice("pca"),
-        help: "initial layout: first two principal components (scaled) or Gaussian noise",
-        live: false,
-    },
+    ParamSpec::int(
+        "early_iterations",
+        0,
+        100_000,
+        250,
+        "iterations with early exaggeration",
+    ),
+    ParamSpec::float(
+        "early_exaggeration",
+        1.0,
+        1000.0,
+        12.0,
+        "exaggeration of P during the early iterations",
+    ),
+    ParamSpec::int(
+        "iterations",
+        0,
+        100_000,
+        500,
+        "iterations after early exaggeration",
+    ),
+    ParamSpec::float(
+        "exaggeration",
+        0.01,
+        1000.0,
+        1.0,
+        "exaggeration after the early phase (1 = plain t-SNE)",
+    )
+    .live(),
+    ParamSpec::float(
+        "learning_rate",
+        0.0,
+        1e9,
+        0.0,
+        "step size; 0 = n / exaggeration (openTSNE's scale: gradient / 4)",
+    )
+    .live(),
+    ParamSpec::float(
+        "early_momentum",
+        0.0,
+        0.99,
+        0.5,
+        "momentum during early exaggeration",
+    ),
+    ParamSpec::float(
+        "momentum",
+        0.0,
+        0.99,
+        0.8,
+        "momentum after early exaggeration",
+    ),
+    ParamSpec::choice(
+        "gradient",
+        &["auto", "exact", "bh", "fft"],
+        "auto",
+        "repulsion: exact below 1k points, Barnes-Hut below 5k, FFT above",
+    ),
+    ParamSpec::float("theta", 0.0, 1.0, 0.5, "Barnes-Hut opening angle"),
+    ParamSpec::choice(
+        "init",
+        &["pca", "random"],
+        "pca",
+        "initial layout: first two principal components (scaled) or Gaussian noise",
+    ),
 ];
 
 /// The engine's entry for t-SNE: its name and schema. It is not in the
@@ -338,8 +310,9 @@ impl Tsne {
                 "perplexity lowered to {perplexity:.2} for {n} points (at most (n - 1) / 3)"
             ));
         }
-        let t = std::time::Instant::now();
         let k = ((3.0 * perplexity) as usize).max(1);
+        check_memory(n, k, crate::memory::default_budget())?;
+        let t = std::time::Instant::now();
         let graph = knn::knn(x, k);
         log(format!(
             "{k} nearest neighbours of {n} points: {:.2}s",
@@ -455,6 +428,22 @@ pub fn check_points(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// Bytes per (point, neighbour) pair that t-SNE holds at its peak: the kNN
+/// graph (id + distance), the conditional affinities, and the symmetrised
+/// matrix with up to twice the entries (ids and values) while it is built.
+/// Measured: perplexity 1000 on 22k points peaked at 3.9 GB, 59 bytes a pair.
+const BYTES_PER_PAIR: u64 = 60;
+
+/// Refuses a perplexity whose neighbour graph and affinities (`n` points,
+/// `k` neighbours each) would not fit in `budget` bytes.
+pub fn check_memory(n: usize, k: usize, budget: u64) -> Result<()> {
+    let needed = (n as u64)
+        .saturating_mul(k as u64)
+        .saturating_mul(BYTES_PER_PAIR);
+    let what = format!("t-SNE on {n} points with {k} neighbours each (3 x perplexity)");
+    crate::memory::check("perplexity", &what, needed, budget)
+}
+
 /// Starts t-SNE on `vectors` (one row per word of `words`) as an engine job
 /// with `threads` threads; the job's `Finished` embedding holds the 2-D layout.
 pub fn spawn(words: WordIndex, vectors: Array2<f32>, config: TsneConfig, threads: usize) -> Job {
@@ -554,6 +543,13 @@ mod tests {
         let mut b = Tsne::prepare(words(300), x.view(), &short("exact"), &mut |_| {}).unwrap();
         b.run().unwrap();
         assert_eq!(a.layout(), b.layout(), "same seed, same layout");
+    }
+
+    #[test]
+    fn a_perplexity_too_large_for_memory_is_refused_with_what_it_needs() {
+        assert!(check_memory(22_000, 90, 1 << 30).is_ok());
+        let e = check_memory(22_000, 3000, 1 << 30).unwrap_err().to_string();
+        assert!(e.contains("perplexity") && e.contains("4.0 GB"), "{e}");
     }
 
     #[test]
