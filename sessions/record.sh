@@ -27,6 +27,7 @@ runs=(
   "isomap|--dim 16 --set k=10"
   "lle|--dim 16 --set k=10"
   "laplacian|--dim 16 --set k=10"
+  "psdvec|--dim 16 --set core=400 --set block_words=500 --set ppl_tokens=200"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}

@@ -1,0 +1,271 @@
+//! PSDVec (Li, Zhu & Miao): a weighted low-rank positive semidefinite
+//! factorisation of a smoothed PMI matrix, `--algo psdvec`; the equations and
+//! our choices are written out in `docs/methods/psdvec.md`.
+//!
+//! - Input ([`input`], all from [`crate::cooc`]): directional bigram counts
+//!   `x_ij` (word `i` within the `window` words before word `j`), unigram
+//!   probabilities, the Jelinek–Mercer target
+//!   `G*_ij = log P̃(j|i) − log u_j` and the weights
+//!   `f_ij = min(√x_ij / C_cut, 1)` (0 on the diagonal and on absent bigrams).
+//! - Core words (the `core` most frequent): Algorithm 1, block coordinate
+//!   descent `G_t = W∘G* + (1 − W)∘X_{t−1}`, `X_t` = the nearest rank-`N`
+//!   PSD matrix of `(G_t + G_tᵀ)/2` ([`core`]). Since `W` is zero off the
+//!   bigram pattern, `G_t` is "sparse + low rank" and is never stored dense:
+//!   the top eigenpairs come from our block Lanczos on that operator
+//!   ([`operator`]).
+//! - Noncore words: weighted ridge regression against the fixed core
+//!   vectors, `block_words` words per step, Tikhonov `μ` by frequency band
+//!   ([`ridge`]).
+//! - Reported: the weighted residual after every step (core iteration or
+//!   noncore block) and the model's own held-out perplexity, eq. 8
+//!   normalised over the vocabulary ([`heldout`]), as `model ppl`.
+//! - Numbers: `f64` throughout the solve, `f32` output; every parallel sum
+//!   is added in a fixed order, so a run is reproducible for a given seed
+//!   whatever the thread count.
+
+pub mod core;
+pub mod heldout;
+pub mod input;
+pub mod operator;
+pub mod ridge;
+pub mod trainer;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Instant;
+
+pub use trainer::PsdvecTrainer;
+
+use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::Result;
+
+/// The registry entry.
+pub static PSDVEC: Method = Method {
+    name: "psdvec",
+    summary: "weighted low-rank PSD factorisation of a smoothed PMI matrix, core words by BCD, the rest by ridge regression (Li, Zhu & Miao)",
+    schema: SCHEMA,
+    dimension: Some("dim"),
+    build,
+};
+
+/// The hyperparameters (paper or authors' code defaults; our choices are in
+/// `docs/methods/psdvec.md`).
+pub const SCHEMA: &[ParamSpec] = &[
+    ParamSpec {
+        name: "dim",
+        kind: Kind::Int {
+            min: 1,
+            max: 10_000,
+        },
+        default: DefaultValue::Int(500),
+        help: "rank N of the PSD approximation (the vector dimension; authors' code: 500)",
+        live: false,
+    },
+    ParamSpec {
+        name: "window",
+        kind: Kind::Int { min: 1, max: 255 },
+        default: DefaultValue::Int(3),
+        help: "left window c: x_ij counts word i within the c words before word j (code: 3)",
+        live: false,
+    },
+    ParamSpec {
+        name: "core",
+        kind: Kind::Int {
+            min: 2,
+            max: 1_000_000,
+        },
+        default: DefaultValue::Int(25_000),
+        help: "core words factorised by Algorithm 1 (paper: 25,000; capped at the vocabulary)",
+        live: false,
+    },
+    ParamSpec {
+        name: "max_vocab",
+        kind: Kind::Int {
+            min: 0,
+            max: 10_000_000,
+        },
+        default: DefaultValue::Int(180_000),
+        help: "only the N most frequent words (paper: 180,000; 0 = the whole vocabulary)",
+        live: false,
+    },
+    ParamSpec {
+        name: "iterations",
+        kind: Kind::Int { min: 1, max: 100 },
+        default: DefaultValue::Int(4),
+        help: "BCD iterations T of Algorithm 1 (code: 4)",
+        live: false,
+    },
+    ParamSpec {
+        name: "anneal",
+        kind: Kind::Bool,
+        default: DefaultValue::Bool(true),
+        help: "rank N + T - 1 at the first iteration, one less at each next, N at the last (code)",
+        live: false,
+    },
+    ParamSpec {
+        name: "kappa",
+        kind: Kind::Float {
+            min: 1e-6,
+            max: 0.999,
+        },
+        default: DefaultValue::Float(0.02),
+        help: "Jelinek-Mercer smoothing weight (paper: 0.02; >= 0.04 degrades)",
+        live: false,
+    },
+    ParamSpec {
+        name: "cut_quantile",
+        kind: Kind::Float {
+            min: 1e-9,
+            max: 1.0,
+        },
+        default: DefaultValue::Float(0.0002),
+        help: "fraction of the most frequent bigrams whose weight is cut at 1 (paper: 0.02%)",
+        live: false,
+    },
+    ParamSpec {
+        name: "mu",
+        kind: Kind::Float {
+            min: 0.0,
+            max: 1e6,
+        },
+        default: DefaultValue::Float(2.0),
+        help: "Tikhonov mu of the first noncore band; x2 and x4 in the next two (paper: 2; 0 = unregularised)",
+        live: false,
+    },
+    ParamSpec {
+        name: "block_words",
+        kind: Kind::Int {
+            min: 1,
+            max: 10_000_000,
+        },
+        default: DefaultValue::Int(5000),
+        help: "noncore words solved per step (bounds the memory of a step)",
+        live: false,
+    },
+    ParamSpec {
+        name: "eig_tol",
+        kind: Kind::Float {
+            min: 1e-14,
+            max: 0.5,
+        },
+        default: DefaultValue::Float(1e-6),
+        help: "relative residual of the Lanczos eigenpairs in each PSD step",
+        live: false,
+    },
+    ParamSpec {
+        name: "memory_mb",
+        kind: Kind::Int {
+            min: 0,
+            max: 1 << 40,
+        },
+        default: DefaultValue::Int(0),
+        help: "memory budget of the core solve in MiB (0 = half the machine's RAM)",
+        live: false,
+    },
+    ParamSpec {
+        name: "ppl_tokens",
+        kind: Kind::Int {
+            min: 0,
+            max: 10_000_000,
+        },
+        default: DefaultValue::Int(1000),
+        help: "held-out tokens scored by the model's own perplexity (0 = none; each costs |V| x dim)",
+        live: false,
+    },
+];
+
+/// The validated settings of one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Rank `N`.
+    pub dim: usize,
+    /// Left window `c`.
+    pub window: usize,
+    /// Core words requested.
+    pub core: usize,
+    /// Only the most frequent words, or all.
+    pub max_vocab: Option<usize>,
+    /// BCD iterations `T`.
+    pub iterations: usize,
+    /// Rank annealing.
+    pub anneal: bool,
+    /// Jelinek–Mercer weight.
+    pub kappa: f64,
+    /// Fraction of bigrams cut at weight 1.
+    pub cut_quantile: f64,
+    /// Tikhonov `μ` of the first noncore band.
+    pub mu: f64,
+    /// Noncore words per step.
+    pub block_words: usize,
+    /// Lanczos tolerance.
+    pub eig_tol: f64,
+    /// Memory budget in MiB, or `None` for half the RAM.
+    pub memory_mb: Option<usize>,
+    /// Held-out tokens for the model perplexity.
+    pub ppl_tokens: usize,
+}
+
+impl Settings {
+    /// Reads the settings from validated parameters of [`SCHEMA`].
+    pub fn from_params(p: &Params) -> Settings {
+        Settings {
+            dim: p.usize("dim"),
+            window: p.usize("window"),
+            core: p.usize("core"),
+            max_vocab: Some(p.usize("max_vocab")).filter(|&v| v > 0),
+            iterations: p.usize("iterations"),
+            anneal: p.bool("anneal"),
+            kappa: p.f64("kappa"),
+            cut_quantile: p.f64("cut_quantile"),
+            mu: p.f64("mu"),
+            block_words: p.usize("block_words"),
+            eig_tol: p.f64("eig_tol"),
+            memory_mb: Some(p.usize("memory_mb")).filter(|&v| v > 0),
+            ppl_tokens: p.usize("ppl_tokens"),
+        }
+    }
+
+    /// The rank of BCD iteration `t` (0-based): `N + T − 1 − t` when
+    /// annealing, else `N`.
+    pub fn rank_at(&self, t: usize) -> usize {
+        if self.anneal {
+            self.dim + self.iterations.saturating_sub(1 + t)
+        } else {
+            self.dim
+        }
+    }
+}
+
+fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+    let settings = Settings::from_params(&input.params);
+    let t = Instant::now();
+    let counts = input
+        .counts
+        .counts(&input.corpus, &input::count_config(&settings))?;
+    let stats = input::Statistics::new(&counts, input.corpus.vocab().counts(), &settings)?;
+    drop(counts);
+    log(format!(
+        "psdvec: {} words ({} core), left window {}, {} bigram cells, C_cut = sqrt({:.0}), kappa {}, in {:.1}s",
+        stats.n(),
+        stats.core(),
+        settings.window,
+        stats.nnz(),
+        stats.c_cut * stats.c_cut,
+        settings.kappa,
+        t.elapsed().as_secs_f64()
+    ));
+    let heldout = heldout::Heldout::new(&input.corpus, &settings, stats.n())?;
+    match &heldout {
+        Some(h) => log(format!(
+            "psdvec: model perplexity on {} held-out tokens",
+            h.len()
+        )),
+        None => log("psdvec: no held-out tokens: no model perplexity".into()),
+    }
+    let mut index = input.corpus.vocab().index().clone();
+    index.truncate(stats.n());
+    let trainer = PsdvecTrainer::new(settings, index, input.corpus.vocab().len(), stats, heldout)?;
+    log(trainer.describe());
+    Ok(Box::new(trainer))
+}
