@@ -27,6 +27,7 @@ runs=(
   "isomap|--dim 16 --set k=10"
   "lle|--dim 16 --set k=10"
   "laplacian|--dim 16 --set k=10"
+  "senses|--dim 16 --set min_sense_count=50"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}
