@@ -114,6 +114,13 @@ pub const SCHEMA: &[ParamSpec] = &[
         live: false,
     },
     ParamSpec {
+        name: "nmf_iterations",
+        kind: Kind::Int { min: 0, max: 10_000 },
+        default: DefaultValue::Int(0),
+        help: "NMF multiplicative updates after NNDSVD (0 = NNDSVD alone, as the thesis)",
+        live: false,
+    },
+    ParamSpec {
         name: "label_contexts",
         kind: Kind::Int { min: 1, max: 100_000 },
         default: DefaultValue::Int(100),
@@ -178,6 +185,7 @@ impl Settings {
             },
             split: nndsvd::SplitSolver {
                 tol: p.f64("split_tol"),
+                nmf_iterations: p.usize("nmf_iterations"),
                 ..nndsvd::SplitSolver::default()
             },
             label_contexts: p.usize("label_contexts"),

@@ -22,6 +22,8 @@ pub struct SplitSolver {
     pub block: usize,
     /// Block steps allowed.
     pub max_steps: u64,
+    /// NMF multiplicative updates after NNDSVD (0: NNDSVD alone, the thesis).
+    pub nmf_iterations: usize,
 }
 
 impl Default for SplitSolver {
@@ -30,6 +32,7 @@ impl Default for SplitSolver {
             tol: 1e-4,
             block: 4,
             max_steps: 2000,
+            nmf_iterations: 0,
         }
     }
 }
@@ -48,37 +51,92 @@ pub fn svd(c: Csr, k: usize, solver: SplitSolver, seed: u64) -> Result<Svd> {
 
 /// The NNDSVD `H` (`k × n`, non-negative) of a finished SVD.
 pub fn h_factor(svd: &Svd) -> Array2<f64> {
+    factors(svd).1
+}
+
+/// Both NNDSVD factors: `W` (`m × k`, column `j` = `√(σ_j m) u'`) and `H`
+/// (`k × n`), so that `W H` approximates `C`.
+pub fn factors(svd: &Svd) -> (Array2<f64>, Array2<f64>) {
     let k = svd.s.len();
-    let n = svd.v.nrows();
+    let (m, n) = (svd.u.nrows(), svd.v.nrows());
+    let mut w = Array2::<f64>::zeros((m, k));
     let mut h = Array2::<f64>::zeros((k, n));
     for j in 0..k {
         let sigma = svd.s[j].max(0.0);
         let (u, v) = (svd.u.column(j), svd.v.column(j));
-        let mut row = h.row_mut(j);
         if j == 0 {
             let scale = sigma.sqrt();
-            row.iter_mut()
+            h.row_mut(j)
+                .iter_mut()
                 .zip(v)
                 .for_each(|(h, &x)| *h = scale * x.abs());
+            w.column_mut(j)
+                .iter_mut()
+                .zip(u)
+                .for_each(|(w, &x)| *w = scale * x.abs());
             continue;
         }
         let (up, un) = part_norms(u);
         let (vp, vn) = part_norms(v);
         let (mp, mn) = (up * vp, un * vn);
-        let (sign, m, norm) = if mp >= mn {
-            (1.0, mp, vp)
+        let (sign, mass, unorm, vnorm) = if mp >= mn {
+            (1.0, mp, up, vp)
         } else {
-            (-1.0, mn, vn)
+            (-1.0, mn, un, vn)
         };
-        if m <= 0.0 || norm <= 0.0 {
+        if mass <= 0.0 {
             continue;
         }
-        let scale = (sigma * m).sqrt() / norm;
-        row.iter_mut()
+        let scale = (sigma * mass).sqrt();
+        h.row_mut(j)
+            .iter_mut()
             .zip(v)
-            .for_each(|(h, &x)| *h = scale * (sign * x).max(0.0));
+            .for_each(|(h, &x)| *h = scale / vnorm * (sign * x).max(0.0));
+        w.column_mut(j)
+            .iter_mut()
+            .zip(u)
+            .for_each(|(w, &x)| *w = scale / unorm * (sign * x).max(0.0));
     }
-    h
+    (w, h)
+}
+
+/// `iterations` multiplicative updates (Lee & Seung, Frobenius loss) of
+/// `C ≈ W H` from the given factors: the optional NMF refinement of the
+/// NNDSVD start (the thesis uses none; 0 iterations is its method).
+pub fn refine(c: &Csr, w: &mut Array2<f64>, h: &mut Array2<f64>, iterations: usize) {
+    const EPS: f64 = 1e-12;
+    let k = h.nrows();
+    let rows = c.shape().0;
+    let entries = |r: usize| {
+        let (a, b) = (c.indptr()[r], c.indptr()[r + 1]);
+        c.indices()[a..b].iter().zip(&c.data()[a..b])
+    };
+    for _ in 0..iterations {
+        // H <- H * (W^T C) / (W^T W H)
+        let mut wtc = Array2::<f64>::zeros(h.dim());
+        for r in 0..rows {
+            for (&col, &val) in entries(r) {
+                for j in 0..k {
+                    wtc[[j, col as usize]] += w[[r, j]] * val;
+                }
+            }
+        }
+        let wtwh = w.t().dot(w).dot(h);
+        h.zip_mut_with(&wtc, |x, &num| *x *= num);
+        h.zip_mut_with(&wtwh, |x, &den| *x /= den + EPS);
+        // W <- W * (C H^T) / (W H H^T)
+        let mut cht = Array2::<f64>::zeros(w.dim());
+        for r in 0..rows {
+            for (&col, &val) in entries(r) {
+                for j in 0..k {
+                    cht[[r, j]] += val * h[[j, col as usize]];
+                }
+            }
+        }
+        let whht = w.dot(&h.dot(&h.t()));
+        w.zip_mut_with(&cht, |x, &num| *x *= num);
+        w.zip_mut_with(&whht, |x, &den| *x /= den + EPS);
+    }
 }
 
 /// `(‖x₊‖, ‖x₋‖)`: norms of the positive and negative parts.

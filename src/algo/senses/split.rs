@@ -71,8 +71,9 @@ pub fn split_word(
         return Ok(None);
     }
     let c = slice(p, columns)?;
-    let svd = nndsvd::svd(c, k, solver, seed)?;
-    let h = nndsvd::h_factor(&svd);
+    let svd = nndsvd::svd(c.clone(), k, solver, seed)?;
+    let (mut w, mut h) = nndsvd::factors(&svd);
+    nndsvd::refine(&c, &mut w, &mut h, solver.nmf_iterations);
     let memberships = memberships(&h, columns);
     let total: f64 = values.iter().sum();
     let mut senses: Vec<SenseVector> = memberships

@@ -180,3 +180,33 @@ fn nndsvd_matches_its_definition_on_a_dense_svd() {
     flipped.v.column_mut(1).mapv_inplace(|x| -x);
     assert_eq!(nndsvd::h_factor(&flipped), h);
 }
+
+#[test]
+fn nmf_refinement_keeps_factors_non_negative_and_lowers_the_error() {
+    let (m, n, k) = (12, 20, 3);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let dense: Vec<f64> = (0..m * n)
+        .map(|_| {
+            if rng.random::<f64>() < 0.4 {
+                0.0
+            } else {
+                rng.random::<f64>()
+            }
+        })
+        .collect();
+    let c = csr_of(&dense, m, n);
+    let svd = nndsvd::svd(c.clone(), k, SplitSolver::default(), 1).unwrap();
+    let (mut w, mut h) = nndsvd::factors(&svd);
+    assert_eq!(h, nndsvd::h_factor(&svd));
+    let error = |w: &Array2<f64>, h: &Array2<f64>| {
+        let wh = w.dot(h);
+        (0..m * n)
+            .map(|i| (dense[i] - wh[[i / n, i % n]]).powi(2))
+            .sum::<f64>()
+    };
+    let before = error(&w, &h);
+    nndsvd::refine(&c, &mut w, &mut h, 30);
+    let after = error(&w, &h);
+    assert!(after < before, "{after} vs {before}");
+    assert!(w.iter().chain(h.iter()).all(|&x| x >= 0.0));
+}
