@@ -28,6 +28,7 @@ runs=(
   "lle|--dim 16 --set k=10"
   "laplacian|--dim 16 --set k=10"
   "psdvec|--dim 16 --set core=400 --set block_words=500 --set ppl_tokens=200"
+  "senses|--dim 16 --set min_sense_count=50"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}

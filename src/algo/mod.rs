@@ -6,6 +6,7 @@ pub mod glove;
 pub mod kubwe;
 pub mod manifold;
 pub mod psdvec;
+pub mod senses;
 pub mod spectral;
 pub mod word2vec;
 
@@ -46,6 +47,7 @@ static METHODS: &[&Method] = &[
     &manifold::LLE,
     &manifold::LAPLACIAN,
     &psdvec::PSDVEC,
+    &senses::SENSES,
 ];
 
 #[cfg(test)]

@@ -38,6 +38,8 @@ pub enum Command {
     Neighbors(NeighborsArgs),
     /// The most probable words of each topic of dsnmf vectors.
     Topics(TopicsArgs),
+    /// The senses of a word in multi-sense vectors (--algo senses): labels, neighbours, and the sense a --context sentence picks.
+    Sense(super::sense::SenseArgs),
     /// Re-run a session's runs headless; `--check` compares the curves with the recording.
     Replay(ReplayArgs),
     /// Project words to 2-D (PCA or t-SNE): a PNG/SVG scatter plot or CSV coordinates.

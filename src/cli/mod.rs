@@ -8,6 +8,7 @@ mod eval;
 mod project;
 mod replay;
 mod schema_args;
+mod sense;
 mod train;
 mod tui;
 
@@ -44,6 +45,7 @@ pub fn run() -> Result<()> {
         Command::Eval(args) => eval::eval(args),
         Command::Neighbors(args) => eval::neighbors(args),
         Command::Topics(args) => eval::topics(args),
+        Command::Sense(args) => sense::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Project(args) => project::run(args),
         Command::Classify(args) => classify::run(args),

@@ -29,7 +29,7 @@ fn default_text(spec: &ParamSpec) -> String {
         DefaultValue::Bool(b) => b.to_string(),
         DefaultValue::Int(i) => i.to_string(),
         DefaultValue::Float(x) => x.to_string(),
-        DefaultValue::Choice(c) => c.to_string(),
+        DefaultValue::Choice(c) | DefaultValue::Text(c) => c.to_string(),
     }
 }
 
@@ -51,6 +51,11 @@ fn arg(owner: &str, spec: &'static ParamSpec, rename: &[(&str, &'static str)]) -
             .value_parser(names.to_vec())
             .value_name(spec.name.to_uppercase())
             .help(format!("{} [default: {}]", spec.help, default_text(spec))),
+        Kind::Text { .. } => arg.value_name(spec.name.to_uppercase()).help(format!(
+            "{} [default: {}]",
+            spec.help,
+            default_text(spec)
+        )),
         Kind::Int { .. } | Kind::Float { .. } | Kind::Bool => arg
             .value_name(if matches!(spec.kind, Kind::Int { .. }) {
                 "N"

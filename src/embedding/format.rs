@@ -150,7 +150,10 @@ pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, Rea
         VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size)?,
         VectorFormat::GloveText => glove_text::read(input, path)?,
     };
-    let embedding = Embedding::new(words, vectors)?;
+    let mut embedding = Embedding::new(words, vectors)?;
+    if let Some(senses) = super::SenseTable::load_beside(path)? {
+        embedding = embedding.with_senses(senses);
+    }
     Ok((
         embedding,
         ReadReport {
@@ -165,7 +168,18 @@ pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, Rea
 ///
 /// The write is atomic ([`crate::atomic`]): on any error `path` is untouched.
 /// Words that are empty or contain whitespace cannot be stored and are an error.
+///
+/// A multi-sense embedding also writes its sense inventory beside the
+/// vectors (`PATH.senses`, see [`super::senses`]).
 pub fn write(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result<()> {
+    write_vectors(embedding, path, format)?;
+    match embedding.senses() {
+        Some(senses) => senses.save_beside(path),
+        None => Ok(()),
+    }
+}
+
+fn write_vectors(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result<()> {
     let gz = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));

@@ -14,15 +14,19 @@ pub mod format;
 mod glove_text;
 pub mod neighbors;
 pub mod queries;
+pub mod senses;
 mod text_line;
 mod word2vec_binary;
 mod word2vec_text;
+
+use std::sync::Arc;
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
 pub use format::{ReadReport, VectorFormat};
 pub use neighbors::{Neighbor, NeighborParams};
 pub use queries::Combine;
+pub use senses::{Sense, SenseTable};
 
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -37,6 +41,9 @@ pub struct Embedding {
     norms: Vec<f32>,
     /// `1 / norm`, or 0 for a zero row (so its cosine with anything is 0).
     inv_norms: Vec<f32>,
+    /// The sense inventory of a multi-sense embedding (rows `word#j`),
+    /// saved and loaded as a sidecar file next to the vectors.
+    senses: Option<Arc<SenseTable>>,
 }
 
 impl Embedding {
@@ -61,6 +68,7 @@ impl Embedding {
             context: None,
             norms,
             inv_norms,
+            senses: None,
         })
     }
 
@@ -80,6 +88,17 @@ impl Embedding {
         }
         self.context = Some(context);
         Ok(self)
+    }
+
+    /// Attaches a sense inventory (its sense names should be rows).
+    pub fn with_senses(mut self, senses: SenseTable) -> Embedding {
+        self.senses = Some(Arc::new(senses));
+        self
+    }
+
+    /// The sense inventory, for a multi-sense embedding.
+    pub fn senses(&self) -> Option<&SenseTable> {
+        self.senses.as_deref()
     }
 
     /// The words, in row order.

@@ -30,6 +30,12 @@ pub enum Kind {
     Bool,
     /// One of a fixed set of names.
     Choice(&'static [&'static str]),
+    /// Free text (a file name or a keyword), at most `max_len` characters;
+    /// its value is a [`Value::Choice`] holding the text.
+    Text {
+        /// Longest accepted text.
+        max_len: usize,
+    },
 }
 
 /// A hyperparameter value.
@@ -68,6 +74,8 @@ pub enum DefaultValue {
     Float(f64),
     /// Choice default.
     Choice(&'static str),
+    /// Text default.
+    Text(&'static str),
 }
 
 impl DefaultValue {
@@ -76,7 +84,7 @@ impl DefaultValue {
             DefaultValue::Bool(b) => Value::Bool(b),
             DefaultValue::Int(i) => Value::Int(i),
             DefaultValue::Float(x) => Value::Float(x),
-            DefaultValue::Choice(s) => Value::Choice(s.to_string()),
+            DefaultValue::Choice(s) | DefaultValue::Text(s) => Value::Choice(s.to_string()),
         }
     }
 }
@@ -230,6 +238,12 @@ impl ParamSpec {
                 .find(|n| **n == text)
                 .map(|n| Value::Choice(n.to_string()))
                 .ok_or_else(|| bad(format!("expected one of: {}", names.join(", ")))),
+            Kind::Text { max_len } => {
+                if text.is_empty() || text.chars().count() > max_len {
+                    return Err(bad(format!("expected a text of 1 to {max_len} characters")));
+                }
+                Ok(Value::Choice(text.to_string()))
+            }
         }
     }
 
@@ -249,6 +263,7 @@ impl ParamSpec {
             Kind::Float { min, max } => format!("number in [{min}, {max}]"),
             Kind::Bool => "true/false".into(),
             Kind::Choice(names) => names.join("|"),
+            Kind::Text { .. } => "text".into(),
         }
     }
 }
@@ -400,6 +415,11 @@ impl Params {
             Value::Bool(b) => *b,
             v => panic!("hyperparameter {name} is not a boolean: {v}"),
         }
+    }
+
+    /// A text parameter ([`Kind::Text`]).
+    pub fn text(&self, name: &str) -> &str {
+        self.choice(name)
     }
 
     /// A choice parameter.

@@ -28,7 +28,7 @@ pub fn default_text(spec: &ParamSpec) -> String {
         DefaultValue::Bool(b) => b.to_string(),
         DefaultValue::Int(i) => i.to_string(),
         DefaultValue::Float(x) => Value::Float(x).to_string(),
-        DefaultValue::Choice(s) => s.to_string(),
+        DefaultValue::Choice(s) | DefaultValue::Text(s) => s.to_string(),
     }
 }
 

@@ -1,0 +1,234 @@
+//! Multi-sense word vectors by NNDSVD sense splitting (Soleimani ch.5),
+//! `--algo senses`; the equations and our choices are in
+//! `docs/methods/senses.md`.
+//!
+//! - `P`: PPMI (base 2) of symmetric uniform window counts over the
+//!   `max_vocab` most frequent words, from [`crate::cooc`].
+//! - Senses per word ([`inventory`]): WordNet sense counts (bundled),
+//!   another counts file or WordNet dict directory, a frequency rule or a
+//!   fixed `k`; capped by `max_senses`; words seen fewer than
+//!   `min_sense_count` times stay whole. Ambiguous = 2 or more senses.
+//! - Split ([`split`]): for each ambiguous word the rows of its context
+//!   words, NNDSVD of that slice ([`nndsvd`], the SVD from
+//!   [`crate::linalg`]), memberships normalised per context word, sense
+//!   vectors `s_j = h_j ∘ p` that sum to the word's row. Words in parallel
+//!   (rayon), a chunk per engine step; the step's loss is the mean mass of
+//!   the largest sense so far.
+//! - Dense vectors: truncated SVD of `P` with every sense row appended
+//!   (the word rows kept), vectors = rows of `U_d`, unweighted; the sense
+//!   rows are named `word#1`, `word#2`... (by decreasing mass) and the
+//!   senses' strongest context words go to a sidecar file
+//!   ([`crate::embedding::senses`]).
+
+pub mod inventory;
+pub mod nndsvd;
+pub mod split;
+pub mod trainer;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Instant;
+
+pub use trainer::SensesTrainer;
+
+use crate::cooc::{pmi, CountConfig, LogBase, Marginals, PmiConfig, Summary, Weighting, Window};
+use crate::linalg::Csr;
+use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::Result;
+
+/// The registry entry.
+pub static SENSES: Method = Method {
+    name: "senses",
+    summary: "multi-sense vectors: NNDSVD splits of PPMI rows into WordNet-many senses, then SVD (Soleimani ch.5)",
+    schema: SCHEMA,
+    dimension: Some("dim"),
+    build,
+};
+
+/// The hyperparameters (docs/methods/senses.md).
+pub const SCHEMA: &[ParamSpec] = &[
+    ParamSpec {
+        name: "dim",
+        kind: Kind::Int { min: 1, max: 10_000 },
+        default: DefaultValue::Int(100),
+        help: "dimension of the dense word and sense vectors (rows of U_d)",
+        live: false,
+    },
+    ParamSpec {
+        name: "window",
+        kind: Kind::Int { min: 1, max: 255 },
+        default: DefaultValue::Int(5),
+        help: "symmetric window of the counts, every pair counts 1",
+        live: false,
+    },
+    ParamSpec {
+        name: "max_vocab",
+        kind: Kind::Int {
+            min: 0,
+            max: 10_000_000,
+        },
+        default: DefaultValue::Int(30_000),
+        help: "only the N most frequent words (0 = the whole vocabulary)",
+        live: false,
+    },
+    ParamSpec {
+        name: "sense_counts",
+        kind: Kind::Text { max_len: 4096 },
+        default: DefaultValue::Text("wordnet"),
+        help: "senses per word: wordnet (bundled WordNet 3.0 counts), frequency, fixed, or a path to a word<TAB>...<TAB>count file or a WordNet dict directory",
+        live: false,
+    },
+    ParamSpec {
+        name: "senses",
+        kind: Kind::Int { min: 2, max: 100 },
+        default: DefaultValue::Int(2),
+        help: "senses of every frequent word when sense_counts = fixed",
+        live: false,
+    },
+    ParamSpec {
+        name: "max_senses",
+        kind: Kind::Int { min: 2, max: 100 },
+        default: DefaultValue::Int(3),
+        help: "cap on the senses of one word",
+        live: false,
+    },
+    ParamSpec {
+        name: "min_sense_count",
+        kind: Kind::Int {
+            min: 1,
+            max: 1_000_000_000,
+        },
+        default: DefaultValue::Int(100),
+        help: "words seen fewer times are not split (and the unit of the frequency rule)",
+        live: false,
+    },
+    ParamSpec {
+        name: "split_tol",
+        kind: Kind::Float {
+            min: 1e-12,
+            max: 0.5,
+        },
+        default: DefaultValue::Float(1e-4),
+        help: "relative residual of each word's NNDSVD singular triplets",
+        live: false,
+    },
+    ParamSpec {
+        name: "nmf_iterations",
+        kind: Kind::Int { min: 0, max: 10_000 },
+        default: DefaultValue::Int(0),
+        help: "NMF multiplicative updates after NNDSVD (0 = NNDSVD alone, as the thesis)",
+        live: false,
+    },
+    ParamSpec {
+        name: "label_contexts",
+        kind: Kind::Int { min: 1, max: 100_000 },
+        default: DefaultValue::Int(100),
+        help: "strongest context words kept per sense in the sidecar (labels and induction)",
+        live: false,
+    },
+    ParamSpec {
+        name: "tol",
+        kind: Kind::Float {
+            min: 1e-14,
+            max: 0.5,
+        },
+        default: DefaultValue::Float(1e-6),
+        help: "relative residual of the dense SVD's singular triplets",
+        live: false,
+    },
+    ParamSpec {
+        name: "max_steps",
+        kind: Kind::Int {
+            min: 1,
+            max: 10_000_000,
+        },
+        default: DefaultValue::Int(3000),
+        help: "block Lanczos steps allowed for the dense SVD",
+        live: false,
+    },
+];
+
+/// The validated settings of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Dense dimension.
+    pub dim: usize,
+    /// Window size.
+    pub window: usize,
+    /// Most frequent words kept.
+    pub max_vocab: Option<usize>,
+    /// Who is split, into how many senses.
+    pub rule: inventory::Rule,
+    /// Per-word SVD settings.
+    pub split: nndsvd::SplitSolver,
+    /// Context words kept per sense.
+    pub label_contexts: usize,
+    /// Dense SVD tolerance.
+    pub tol: f64,
+    /// Dense SVD step budget.
+    pub max_steps: u64,
+}
+
+impl Settings {
+    /// Reads the settings from validated parameters of [`SCHEMA`].
+    pub fn from_params(p: &Params) -> Settings {
+        let min_count = p.usize("min_sense_count") as u64;
+        Settings {
+            dim: p.usize("dim"),
+            window: p.usize("window"),
+            max_vocab: Some(p.usize("max_vocab")).filter(|&v| v > 0),
+            rule: inventory::Rule {
+                source: inventory::Source::parse(p.text("sense_counts"), p.usize("senses")),
+                max_senses: p.usize("max_senses"),
+                min_count,
+            },
+            split: nndsvd::SplitSolver {
+                tol: p.f64("split_tol"),
+                nmf_iterations: p.usize("nmf_iterations"),
+                ..nndsvd::SplitSolver::default()
+            },
+            label_contexts: p.usize("label_contexts"),
+            tol: p.f64("tol"),
+            max_steps: p.usize("max_steps") as u64,
+        }
+    }
+
+    /// The co-occurrence counting.
+    pub fn count_config(&self) -> CountConfig {
+        CountConfig {
+            window: Window::symmetric(self.window, Weighting::Uniform),
+            max_vocab: self.max_vocab,
+        }
+    }
+}
+
+fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
+    let settings = Settings::from_params(&input.params);
+    let t = Instant::now();
+    let x = input
+        .counts
+        .counts(&input.corpus, &settings.count_config())?;
+    let p = pmi(&x, &Marginals::of(&x), &PmiConfig::ppmi(LogBase::Two))?;
+    drop(x);
+    let n = p.rows();
+    log(format!(
+        "senses: PPMI over {n} words, window {} in {:.1}s: {}",
+        settings.window,
+        t.elapsed().as_secs_f64(),
+        Summary::of(&p)
+    ));
+    let p = Csr::from_sprs(&p)?;
+    let vocab = input.corpus.vocab();
+    let words: Vec<&str> = (0..n as u32).map(|i| vocab.word(i)).collect();
+    let k = settings.rule.senses(&words, &vocab.counts()[..n])?;
+    let mut index = vocab.index().clone();
+    index.truncate(n);
+    let trainer = SensesTrainer::new(p, index, k, settings, input.seed)?;
+    log(format!(
+        "senses: {} ambiguous words ({} senses) of {n}",
+        trainer.ambiguous(),
+        trainer.planned_senses()
+    ));
+    Ok(Box::new(trainer))
+}
