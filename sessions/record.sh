@@ -27,6 +27,7 @@ runs=(
   "isomap|--dim 16 --set k=10"
   "lle|--dim 16 --set k=10"
   "laplacian|--dim 16 --set k=10"
+  "mpnnlm|--dim 16 --set hidden=16 --set sample=100 --set step_tokens=20000 --set lr=0.001 --set max_ppl=1e9 --set min_selections=50 --change 2:lr=0.0005"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}

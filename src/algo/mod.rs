@@ -5,6 +5,7 @@ pub mod dsnmf;
 pub mod glove;
 pub mod kubwe;
 pub mod manifold;
+pub mod mpnnlm;
 pub mod spectral;
 pub mod word2vec;
 
@@ -44,6 +45,7 @@ static METHODS: &[&Method] = &[
     &manifold::ISOMAP,
     &manifold::LLE,
     &manifold::LAPLACIAN,
+    &mpnnlm::MPNNLM,
 ];
 
 #[cfg(test)]
