@@ -5,6 +5,7 @@ pub mod dsnmf;
 pub mod glove;
 pub mod kubwe;
 pub mod manifold;
+pub mod mpnnlm;
 pub mod psdvec;
 pub mod senses;
 pub mod spectral;
@@ -48,6 +49,7 @@ static METHODS: &[&Method] = &[
     &manifold::LAPLACIAN,
     &psdvec::PSDVEC,
     &senses::SENSES,
+    &mpnnlm::MPNNLM,
 ];
 
 #[cfg(test)]

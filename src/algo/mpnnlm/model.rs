@@ -1,0 +1,552 @@
+//! The parameters of the network and the prototype table, and the per-token
+//! arithmetic: forward pass, backpropagation, momentum updates.
+//!
+//! Prototypes live in one table of *slots*. Word `w` (the vocabulary's ids,
+//! then the end token) owns the slots `first[w] .. first[w] + cap[w]`, of
+//! which the first `count[w]` are active: creating a prototype activates the
+//! next slot, so the table never moves while threads train on it. After the
+//! words' slots come the `n` start prototypes, input-only (never predicted).
+//!
+//! Both layers keep their bias as the last column of their weight table
+//! (the layer input gets a trailing 1).
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use ndarray::Array2;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::fast::hogwild::{Hogwild, SharedMatrix};
+
+/// The sizes of the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// Prototype dimension `d`.
+    pub dim: usize,
+    /// Context prototypes `n`.
+    pub context: usize,
+    /// Hidden units `H`.
+    pub hidden: usize,
+}
+
+impl Shape {
+    /// Width of the network input `n · d`.
+    pub fn input(&self) -> usize {
+        self.dim * self.context
+    }
+}
+
+/// Where each word's prototypes are, and which are active.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    first: Vec<u32>,
+    cap: Vec<u8>,
+    count: Vec<u8>,
+    owner: Vec<u32>,
+    active: Vec<u32>,
+    starts: u32,
+}
+
+/// Marks slots no word owns (the start prototypes).
+pub const NO_WORD: u32 = u32::MAX;
+
+impl Layout {
+    /// One active prototype per word, room for `caps[w]` (at least 1), and
+    /// `context` start slots after them.
+    pub fn new(caps: &[u8], context: usize) -> Layout {
+        let mut first = Vec::with_capacity(caps.len());
+        let mut owner = Vec::new();
+        for (w, &c) in caps.iter().enumerate() {
+            first.push(owner.len() as u32);
+            owner.extend(std::iter::repeat_n(w as u32, c.max(1) as usize));
+        }
+        let starts = owner.len() as u32;
+        owner.extend(std::iter::repeat_n(NO_WORD, context));
+        Layout {
+            active: first.clone(),
+            first,
+            cap: caps.iter().map(|&c| c.max(1)).collect(),
+            count: vec![1; caps.len()],
+            owner,
+            starts,
+        }
+    }
+
+    /// Words (the end token included).
+    pub fn words(&self) -> usize {
+        self.first.len()
+    }
+
+    /// Slots in the table (start prototypes included).
+    pub fn slots(&self) -> usize {
+        self.owner.len()
+    }
+
+    /// Active output prototypes, in creation order.
+    pub fn active(&self) -> &[u32] {
+        &self.active
+    }
+
+    /// The active slots of word `w`.
+    #[inline]
+    pub fn of(&self, w: u32) -> std::ops::Range<u32> {
+        let f = self.first[w as usize];
+        f..f + self.count[w as usize] as u32
+    }
+
+    /// Active prototypes of word `w`.
+    pub fn count(&self, w: u32) -> usize {
+        self.count[w as usize] as usize
+    }
+
+    /// Most prototypes word `w` may have.
+    pub fn cap(&self, w: u32) -> usize {
+        self.cap[w as usize] as usize
+    }
+
+    /// The word owning `slot` ([`NO_WORD`] for a start prototype).
+    #[inline]
+    pub fn owner(&self, slot: u32) -> u32 {
+        self.owner[slot as usize]
+    }
+
+    /// The `n` start slots.
+    pub fn starts(&self) -> std::ops::Range<u32> {
+        self.starts..self.owner.len() as u32
+    }
+
+    /// Activates the next slot of `w`; `None` at its cap.
+    pub fn grow(&mut self, w: u32) -> Option<u32> {
+        let i = w as usize;
+        if self.count[i] >= self.cap[i] {
+            return None;
+        }
+        let slot = self.first[i] + self.count[i] as u32;
+        self.count[i] += 1;
+        self.active.push(slot);
+        Some(slot)
+    }
+}
+
+/// Every trained parameter, with the momentum velocities.
+#[derive(Debug)]
+pub struct Model {
+    /// Network shape.
+    pub shape: Shape,
+    /// Prototype slots.
+    pub layout: Layout,
+    /// Prototype vectors, one row per slot.
+    pub protos: SharedMatrix,
+    proto_vel: SharedMatrix,
+    /// Hidden layer `H × (n d + 1)`.
+    pub u: SharedMatrix,
+    u_vel: SharedMatrix,
+    /// Prediction layer `d × (H + 1)`.
+    pub w: SharedMatrix,
+    w_vel: SharedMatrix,
+    /// Times each slot was selected as the target's prototype.
+    pub selections: Vec<AtomicU32>,
+}
+
+impl Model {
+    /// Weights uniform in `(−0.01, 0.01)`, prototypes in `(−1e−4, 1e−4)`
+    /// (near-uniform output: the initial perplexity is about the number of
+    /// prototypes), velocities zero.
+    pub fn init(shape: Shape, layout: Layout, seed: u64) -> Model {
+        Model::init_scaled(shape, layout, seed, 0.01, 1e-4)
+    }
+
+    /// As [`Model::init`] with the ranges given (tests use larger ones).
+    pub fn init_scaled(
+        shape: Shape,
+        layout: Layout,
+        seed: u64,
+        weights: f32,
+        protos: f32,
+    ) -> Model {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut uniform = |rows: usize, cols: usize, a: f32| {
+            SharedMatrix::from_array(Array2::from_shape_simple_fn((rows, cols), || {
+                (rng.random::<f32>() * 2.0 - 1.0) * a
+            }))
+        };
+        let (d, h) = (shape.dim, shape.hidden);
+        let slots = layout.slots();
+        let protos = uniform(slots, d, protos);
+        let u = uniform(h, shape.input() + 1, weights);
+        let w = uniform(d, h + 1, weights);
+        Model {
+            shape,
+            protos,
+            proto_vel: SharedMatrix::zeros(slots, d),
+            u,
+            u_vel: SharedMatrix::zeros(h, shape.input() + 1),
+            w,
+            w_vel: SharedMatrix::zeros(d, h + 1),
+            selections: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            layout,
+        }
+    }
+
+    /// Handles on every table for one step (training or evaluation).
+    pub fn net(&mut self) -> Net<'_> {
+        Net {
+            shape: self.shape,
+            layout: &self.layout,
+            protos: self.protos.hogwild(),
+            proto_vel: self.proto_vel.hogwild(),
+            u: self.u.hogwild(),
+            u_vel: self.u_vel.hogwild(),
+            w: self.w.hogwild(),
+            w_vel: self.w_vel.hogwild(),
+            selections: &self.selections,
+        }
+    }
+
+    /// Places a new prototype of `w` at `at` (velocity zero, never selected).
+    pub fn create(&mut self, w: u32, at: &[f32]) -> Option<u32> {
+        let slot = self.layout.grow(w)?;
+        let net = self.net();
+        // SAFETY: one thread, one row of each table at a time.
+        unsafe {
+            net.protos.row(slot as usize).copy_from_slice(at);
+            net.proto_vel.row(slot as usize).fill(0.0);
+        }
+        net.selections[slot as usize].store(0, Ordering::Relaxed);
+        Some(slot)
+    }
+
+    /// The vector of `slot`.
+    pub fn proto(&self, slot: u32) -> &[f32] {
+        let d = self.shape.dim;
+        let all = self.protos.view().to_slice().expect("row-major table");
+        &all[slot as usize * d..(slot as usize + 1) * d]
+    }
+
+    /// Times `slot` was selected.
+    pub fn selected(&self, slot: u32) -> u32 {
+        self.selections[slot as usize].load(Ordering::Relaxed)
+    }
+}
+
+/// Shared handles on the model for the duration of a step.
+#[derive(Clone, Copy)]
+pub struct Net<'a> {
+    /// Network shape.
+    pub shape: Shape,
+    /// Prototype slots (fixed during a step).
+    pub layout: &'a Layout,
+    /// Prototype vectors.
+    pub protos: Hogwild<'a>,
+    proto_vel: Hogwild<'a>,
+    u: Hogwild<'a>,
+    u_vel: Hogwild<'a>,
+    w: Hogwild<'a>,
+    w_vel: Hogwild<'a>,
+    selections: &'a [AtomicU32],
+}
+
+/// One output prototype of a token's softmax.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Entry {
+    /// Its slot.
+    pub slot: u32,
+    /// True for a prototype of the target word.
+    pub target: bool,
+    /// How many prototypes it stands for (1, or `others / m` when sampled).
+    pub scale: f64,
+    /// `−‖p_k − p̂‖² / 2`, then (after [`Net::gradient`]) `∂ℓ/∂p_k = coef · (p_k − p̂)`.
+    pub value: f64,
+}
+
+/// Per-thread buffers of the token arithmetic.
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    /// Network input, with a trailing 1.
+    pub x: Vec<f32>,
+    /// Hidden activations, with a trailing 1.
+    pub h: Vec<f32>,
+    /// The prediction `p̂`.
+    pub p: Vec<f32>,
+    /// `∂ℓ/∂p̂`.
+    pub g_p: Vec<f32>,
+    /// `∂ℓ/∂o` (before the output tanh).
+    pub delta_o: Vec<f32>,
+    /// `∂ℓ/∂a` (before the hidden tanh).
+    pub delta_h: Vec<f32>,
+    /// `∂ℓ/∂x` (the input prototypes).
+    pub g_x: Vec<f32>,
+    /// The softmax entries.
+    pub entries: Vec<Entry>,
+    /// Posterior of the target's prototypes (`r`), in slot order.
+    pub posterior: Vec<f64>,
+    acc: Vec<f64>,
+    tmp: Vec<f32>,
+}
+
+impl Scratch {
+    /// Buffers for `shape`.
+    pub fn new(shape: Shape) -> Scratch {
+        let (d, h, nd) = (shape.dim, shape.hidden, shape.input());
+        Scratch {
+            x: vec![0.0; nd + 1],
+            h: vec![0.0; h + 1],
+            p: vec![0.0; d],
+            g_p: vec![0.0; d],
+            delta_o: vec![0.0; d],
+            delta_h: vec![0.0; h],
+            g_x: vec![0.0; nd],
+            entries: Vec::new(),
+            posterior: Vec::new(),
+            acc: vec![0.0; d],
+            tmp: vec![0.0; d],
+        }
+    }
+}
+
+/// `−‖a − b‖² / 2` in `f64`.
+#[inline]
+pub fn half_sq_distance(a: &[f32], b: &[f32]) -> f64 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            let t = x[k] - y[k];
+            acc[k] += t * t;
+        }
+    }
+    let mut s: f32 = acc.iter().sum();
+    for (x, y) in ra.iter().zip(rb) {
+        let t = x - y;
+        s += t * t;
+    }
+    -0.5 * s as f64
+}
+
+impl Net<'_> {
+    /// Reads prototype `slot`.
+    #[inline]
+    pub fn proto(&self, slot: u32) -> &[f32] {
+        // SAFETY: reads only; racing writes from other threads are Hogwild's.
+        unsafe { self.protos.row(slot as usize) }
+    }
+
+    /// Times `slot` was selected.
+    pub fn selected(&self, slot: u32) -> u32 {
+        self.selections[slot as usize].load(Ordering::Relaxed)
+    }
+
+    /// Counts a selection of `slot`.
+    pub fn select(&self, slot: u32) {
+        self.selections[slot as usize].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// `x = [p_window; 1]`, `h = [tanh(U x); 1]`, `p̂ = tanh(W h)`.
+    pub fn forward(&self, window: &[u32], s: &mut Scratch) {
+        let d = self.shape.dim;
+        for (j, &slot) in window.iter().enumerate() {
+            s.x[j * d..(j + 1) * d].copy_from_slice(self.proto(slot));
+        }
+        *s.x.last_mut().unwrap() = 1.0;
+        for i in 0..self.shape.hidden {
+            // SAFETY: read-only row access (Hogwild).
+            let row = unsafe { self.u.row(i) };
+            s.h[i] = dot(row, &s.x).tanh();
+        }
+        *s.h.last_mut().unwrap() = 1.0;
+        for j in 0..d {
+            // SAFETY: as above.
+            let row = unsafe { self.w.row(j) };
+            s.p[j] = dot(row, &s.h).tanh();
+        }
+    }
+
+    /// Fills the entries of target word `t`'s prototypes, then of the other
+    /// prototypes: all of them when `sample` is 0 or at least their number,
+    /// else `sample` uniform draws (with replacement), each standing for
+    /// `others / sample` prototypes. Values are `−‖p_k − p̂‖²/2`.
+    pub fn entries(&self, t: u32, sample: usize, rng: &mut impl RngExt, s: &mut Scratch) {
+        s.entries.clear();
+        let own = self.layout.of(t);
+        for slot in own.clone() {
+            s.entries.push(Entry {
+                slot,
+                target: true,
+                scale: 1.0,
+                value: half_sq_distance(self.proto(slot), &s.p),
+            });
+        }
+        let active = self.layout.active();
+        let others = active.len() - own.len();
+        if sample == 0 || sample >= others {
+            for &slot in active {
+                if !own.contains(&slot) {
+                    self.push_other(slot, 1.0, s);
+                }
+            }
+        } else {
+            let scale = others as f64 / sample as f64;
+            let mut drawn = 0;
+            while drawn < sample {
+                let slot = active[rng.random_range(0..active.len())];
+                if !own.contains(&slot) {
+                    self.push_other(slot, scale, s);
+                    drawn += 1;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn push_other(&self, slot: u32, scale: f64, s: &mut Scratch) {
+        let value = half_sq_distance(self.proto(slot), &s.p);
+        s.entries.push(Entry {
+            slot,
+            target: false,
+            scale,
+            value,
+        });
+    }
+
+    /// From the entries' distances: the loss `ln Z − ln S`, the posterior
+    /// `r` of the target's prototypes, each entry's gradient coefficient
+    /// (`r_k − π_k` for the target's, `−π_k` for the others, `π_k` the
+    /// scaled share of `Z`) and `∂ℓ/∂p̂ = −Σ_k coef_k (p_k − p̂)`.
+    pub fn gradient(&self, s: &mut Scratch) -> f64 {
+        let top = s
+            .entries
+            .iter()
+            .map(|e| e.value)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let (mut mass, mut z) = (0.0, 0.0);
+        for e in s.entries.iter_mut() {
+            e.value = (e.value - top).exp();
+            if e.target {
+                mass += e.value;
+            }
+            z += e.scale * e.value;
+        }
+        s.posterior.clear();
+        let g = &mut s.acc;
+        g.fill(0.0);
+        for e in s.entries.iter_mut() {
+            let pi = e.scale * e.value / z;
+            let coef = if e.target {
+                let r = e.value / mass;
+                s.posterior.push(r);
+                r - pi
+            } else {
+                -pi
+            };
+            e.value = coef;
+            for ((g, &pk), &ph) in g.iter_mut().zip(self.proto(e.slot)).zip(&s.p) {
+                *g -= coef * (pk - ph) as f64;
+            }
+        }
+        for (o, g) in s.g_p.iter_mut().zip(s.acc.iter()) {
+            *o = *g as f32;
+        }
+        z.ln() - mass.ln()
+    }
+
+    /// Backpropagates `∂ℓ/∂p̂` through both tanh layers and into the input.
+    pub fn backprop(&self, s: &mut Scratch) {
+        let (d, hid) = (self.shape.dim, self.shape.hidden);
+        for j in 0..d {
+            s.delta_o[j] = s.g_p[j] * (1.0 - s.p[j] * s.p[j]);
+        }
+        s.delta_h.fill(0.0);
+        for j in 0..d {
+            // SAFETY: read-only row access (Hogwild).
+            let row = unsafe { self.w.row(j) };
+            let dj = s.delta_o[j];
+            for (o, &wji) in s.delta_h.iter_mut().zip(&row[..hid]) {
+                *o += wji * dj;
+            }
+        }
+        for i in 0..hid {
+            s.delta_h[i] *= 1.0 - s.h[i] * s.h[i];
+        }
+        s.g_x.fill(0.0);
+        let nd = self.shape.input();
+        for i in 0..hid {
+            // SAFETY: as above.
+            let row = unsafe { self.u.row(i) };
+            let di = s.delta_h[i];
+            for (o, &uik) in s.g_x.iter_mut().zip(&row[..nd]) {
+                *o += uik * di;
+            }
+        }
+    }
+
+    /// One momentum step `v ← μ v − lr g; θ ← θ + v` on every parameter the
+    /// token touched: the prediction layer, the hidden layer, the output
+    /// prototypes of the entries (steps 2 and 3), the input prototypes.
+    pub fn apply(&self, window: &[u32], lr: f32, mu: f32, s: &mut Scratch) {
+        let (d, hid) = (self.shape.dim, self.shape.hidden);
+        for j in 0..d {
+            // SAFETY: one row of each table at a time in this thread.
+            let (row, vel) = unsafe { (self.w.row(j), self.w_vel.row(j)) };
+            momentum(row, vel, s.delta_o[j], &s.h, lr, mu);
+        }
+        for i in 0..hid {
+            // SAFETY: as above.
+            let (row, vel) = unsafe { (self.u.row(i), self.u_vel.row(i)) };
+            momentum(row, vel, s.delta_h[i], &s.x, lr, mu);
+        }
+        let g = &mut s.tmp;
+        for e in &s.entries {
+            // SAFETY: as above.
+            let (row, vel) = unsafe {
+                (
+                    self.protos.row(e.slot as usize),
+                    self.proto_vel.row(e.slot as usize),
+                )
+            };
+            let c = e.value as f32;
+            for ((g, &pk), &ph) in g.iter_mut().zip(row.iter()).zip(&s.p) {
+                *g = c * (pk - ph);
+            }
+            momentum(row, vel, 1.0, g, lr, mu);
+        }
+        for (j, &slot) in window.iter().enumerate() {
+            // SAFETY: as above.
+            let (row, vel) = unsafe {
+                (
+                    self.protos.row(slot as usize),
+                    self.proto_vel.row(slot as usize),
+                )
+            };
+            momentum(row, vel, 1.0, &s.g_x[j * d..(j + 1) * d], lr, mu);
+        }
+    }
+}
+
+/// `v ← μ v − lr · a · x; θ ← θ + v`, element-wise.
+#[inline]
+fn momentum(theta: &mut [f32], vel: &mut [f32], a: f32, x: &[f32], lr: f32, mu: f32) {
+    let la = lr * a;
+    for ((t, v), &x) in theta.iter_mut().zip(vel.iter_mut()).zip(x) {
+        *v = mu * *v - la * x;
+        *t += *v;
+    }
+}
+
+/// `Σ a_i b_i` in `f32` (eight partial sums, so it vectorises).
+#[inline]
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    let mut s: f32 = acc.iter().sum();
+    for (x, y) in ra.iter().zip(rb) {
+        s += x * y;
+    }
+    s
+}

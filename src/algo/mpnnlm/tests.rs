@@ -1,0 +1,402 @@
+//! Tests of the MPNNLM: gradients against finite differences, the initial
+//! perplexity, the sampled denominator, reproducibility and creation.
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use super::creation::{self, Criteria, History, Outcome};
+use super::heldout::Heldout;
+use super::model::{Layout, Model, Scratch, Shape};
+use super::trainer::{export, prototype_cap, MpnnlmTrainer};
+use super::{Settings, SCHEMA};
+use crate::corpus::Batch;
+use crate::fast::hogwild::SharedMatrix;
+use crate::train::{Params, Trainer};
+use crate::words::WordIndex;
+
+const SHAPE: Shape = Shape {
+    dim: 3,
+    context: 2,
+    hidden: 4,
+};
+
+/// Five words (the last the end token), word 1 with three prototypes and
+/// word 3 with two, parameters large enough for curvature to show.
+fn small_model() -> Model {
+    let layout = Layout::new(&[1, 3, 1, 2, 1], SHAPE.context);
+    let mut m = Model::init_scaled(SHAPE, layout, 11, 0.8, 0.9);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    for w in [1, 1, 3] {
+        let at: Vec<f32> = (0..SHAPE.dim)
+            .map(|_| rng.random::<f32>() * 1.6 - 0.8)
+            .collect();
+        m.create(w, &at).unwrap();
+    }
+    m
+}
+
+/// The loss of predicting word `t` from `window`, full normaliser.
+fn loss(m: &mut Model, window: &[u32], t: u32) -> f64 {
+    let net = m.net();
+    let mut s = Scratch::new(SHAPE);
+    net.forward(window, &mut s);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+    net.entries(t, 0, &mut rng, &mut s);
+    net.gradient(&mut s)
+}
+
+fn cell(table: &mut SharedMatrix, i: usize, j: usize) -> &mut f32 {
+    let h = table.hogwild();
+    // SAFETY: one thread, one row.
+    let row = unsafe { h.row(i) };
+    // Re-borrow through the table's lifetime (the handle is a view of it).
+    unsafe { &mut *(row.as_mut_ptr().add(j)) }
+}
+
+/// Central difference of `loss` in one parameter cell.
+fn numeric(
+    m: &mut Model,
+    which: fn(&mut Model) -> &mut SharedMatrix,
+    i: usize,
+    j: usize,
+    window: &[u32],
+    t: u32,
+) -> f64 {
+    let eps = 1e-3f32;
+    let x0 = *cell(which(m), i, j);
+    *cell(which(m), i, j) = x0 + eps;
+    let up = loss(m, window, t);
+    *cell(which(m), i, j) = x0 - eps;
+    let down = loss(m, window, t);
+    *cell(which(m), i, j) = x0;
+    (up - down) / (2.0 * eps as f64)
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 2e-3 + 2e-2 * b.abs()
+}
+
+#[test]
+fn distance_softmax_gradient_matches_finite_differences() {
+    let mut m = small_model();
+    let net = m.net();
+    let mut s = Scratch::new(SHAPE);
+    s.p.copy_from_slice(&[0.3, -0.5, 0.7]);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+    for t in [0u32, 1, 3] {
+        net.entries(t, 0, &mut rng, &mut s);
+        net.gradient(&mut s);
+        let g_p = s.g_p.clone();
+        let coefs: Vec<(u32, f64)> = s.entries.iter().map(|e| (e.slot, e.value)).collect();
+        let p = s.p.clone();
+        let f = |s: &mut Scratch, rng: &mut Xoshiro256PlusPlus| {
+            net.entries(t, 0, rng, s);
+            net.gradient(s)
+        };
+        // ∂ℓ/∂p̂.
+        for j in 0..SHAPE.dim {
+            let eps = 1e-3f32;
+            s.p[j] = p[j] + eps;
+            let up = f(&mut s, &mut rng);
+            s.p[j] = p[j] - eps;
+            let down = f(&mut s, &mut rng);
+            s.p[j] = p[j];
+            let num = (up - down) / (2.0 * eps as f64);
+            assert!(
+                close(g_p[j] as f64, num),
+                "t {t} p[{j}]: {} vs {num}",
+                g_p[j]
+            );
+        }
+        // ∂ℓ/∂p_k = coef_k (p_k − p̂) for every output prototype.
+        for &(slot, coef) in &coefs {
+            for j in 0..SHAPE.dim {
+                let eps = 1e-3f32;
+                let x0 = net.proto(slot)[j];
+                // SAFETY: one thread.
+                let row = unsafe { net.protos.row(slot as usize) };
+                row[j] = x0 + eps;
+                let up = f(&mut s, &mut rng);
+                let row = unsafe { net.protos.row(slot as usize) };
+                row[j] = x0 - eps;
+                let down = f(&mut s, &mut rng);
+                let row = unsafe { net.protos.row(slot as usize) };
+                row[j] = x0;
+                let num = (up - down) / (2.0 * eps as f64);
+                let ana = coef * (x0 - p[j]) as f64;
+                assert!(close(ana, num), "t {t} slot {slot}[{j}]: {ana} vs {num}");
+            }
+        }
+    }
+}
+
+#[test]
+fn backpropagation_matches_finite_differences() {
+    let mut m = small_model();
+    let window = [m.layout.of(1).start + 2, m.layout.of(3).start];
+    for t in [1u32, 2] {
+        let mut s = Scratch::new(SHAPE);
+        {
+            let net = m.net();
+            net.forward(&window, &mut s);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+            net.entries(t, 0, &mut rng, &mut s);
+            net.gradient(&mut s);
+            net.backprop(&mut s);
+        }
+        // Prediction layer: δ_o ⊗ [h; 1].
+        for j in 0..SHAPE.dim {
+            for i in 0..=SHAPE.hidden {
+                let ana = (s.delta_o[j] * s.h[i]) as f64;
+                let num = numeric(&mut m, |m| &mut m.w, j, i, &window, t);
+                assert!(close(ana, num), "W[{j}][{i}]: {ana} vs {num}");
+            }
+        }
+        // Hidden layer: δ_h ⊗ [x; 1].
+        for i in 0..SHAPE.hidden {
+            for k in 0..=SHAPE.input() {
+                let ana = (s.delta_h[i] * s.x[k]) as f64;
+                let num = numeric(&mut m, |m| &mut m.u, i, k, &window, t);
+                assert!(close(ana, num), "U[{i}][{k}]: {ana} vs {num}");
+            }
+        }
+        // Every prototype: output terms plus the input blocks.
+        let d = SHAPE.dim;
+        for slot in 0..m.layout.slots() as u32 {
+            for j in 0..d {
+                let mut ana = 0.0;
+                for e in s.entries.iter().filter(|e| e.slot == slot) {
+                    ana += e.value * (m.proto(slot)[j] - s.p[j]) as f64;
+                }
+                for (pos, _) in window.iter().enumerate().filter(|(_, &w)| w == slot) {
+                    ana += s.g_x[pos * d + j] as f64;
+                }
+                let num = numeric(&mut m, |m| &mut m.protos, slot as usize, j, &window, t);
+                assert!(close(ana, num), "t {t} proto {slot}[{j}]: {ana} vs {num}");
+            }
+        }
+    }
+}
+
+fn settings(sets: &[(&str, &str)]) -> Settings {
+    Settings::from_params(&Params::parse(SCHEMA, "mpnnlm", sets.iter().copied()).unwrap())
+}
+
+/// `n` sentences of `len` words drawn uniformly from `vocab` words.
+fn random_batch(vocab: u32, n: usize, len: usize, seed: u64) -> Batch {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut b = Batch::default();
+    for _ in 0..n {
+        for _ in 0..len {
+            b.ids.push(rng.random_range(0..vocab));
+        }
+        b.bounds.push(b.ids.len());
+    }
+    b
+}
+
+fn words(n: usize) -> WordIndex {
+    WordIndex::from_words((0..n).map(|i| format!("w{i}")).collect())
+}
+
+#[test]
+fn initial_perplexity_is_about_the_number_of_prototypes() {
+    let v = 300;
+    let held = Heldout::prefix(&random_batch(v, 20, 30, 2), 500);
+    let caps = vec![1u8; v as usize + 1];
+    let t = MpnnlmTrainer::with_model(
+        settings(&[]),
+        words(v as usize),
+        random_batch(v, 10, 10, 1),
+        held,
+        Layout::new(&caps, 4),
+        3,
+        1,
+    )
+    .unwrap();
+    let ppl = t.model_perplexity().unwrap();
+    assert!((ppl / 301.0 - 1.0).abs() < 1e-3, "{ppl}");
+}
+
+#[test]
+fn the_sampled_denominator_is_unbiased() {
+    let shape = Shape {
+        dim: 4,
+        context: 1,
+        hidden: 2,
+    };
+    let layout = Layout::new(&[1u8; 60], 1);
+    let mut m = Model::init_scaled(shape, layout, 4, 0.5, 1.0);
+    let net = m.net();
+    let mut s = Scratch::new(shape);
+    s.p.copy_from_slice(&[0.2, -0.1, 0.4, 0.0]);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let others = |s: &Scratch| -> f64 {
+        s.entries
+            .iter()
+            .filter(|e| !e.target)
+            .map(|e| e.scale * e.value.exp())
+            .sum()
+    };
+    net.entries(7, 0, &mut rng, &mut s);
+    let full = others(&s);
+    let trials = 20_000;
+    let (mut mean, mut sq) = (0.0, 0.0);
+    for _ in 0..trials {
+        net.entries(7, 5, &mut rng, &mut s);
+        assert_eq!(s.entries.iter().filter(|e| !e.target).count(), 5);
+        let z = others(&s);
+        mean += z;
+        sq += z * z;
+    }
+    mean /= trials as f64;
+    let sd = ((sq / trials as f64 - mean * mean) / trials as f64).sqrt();
+    assert!((mean - full).abs() < 4.0 * sd, "{mean} vs {full} (se {sd})");
+    assert!(sd < 0.01 * full, "the test must be able to see a bias");
+}
+
+fn train_run(threads_pool: usize, seed: u64) -> Vec<f32> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads_pool)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let v = 40;
+        let caps: Vec<u8> = (0..=v).map(|w| if w < 3 { 2 } else { 1 }).collect();
+        let mut t = MpnnlmTrainer::with_model(
+            settings(&[
+                ("dim", "8"),
+                ("hidden", "8"),
+                ("sample", "10"),
+                ("step_tokens", "300"),
+                ("max_ppl", "1e9"),
+                ("min_selections", "5"),
+                ("min_distance", "0"),
+                ("history", "10"),
+                ("lr", "0.001"),
+            ]),
+            words(v),
+            random_batch(v as u32, 400, 60, 1),
+            Heldout::prefix(&random_batch(v as u32, 3, 30, 2), 90),
+            Layout::new(&caps, 4),
+            seed,
+            1,
+        )
+        .unwrap();
+        for step in 0..t.total_steps() {
+            t.step(step).unwrap();
+        }
+        assert!(!t.gained().is_empty(), "the run should create prototypes");
+        t.model().protos.view().iter().copied().collect()
+    })
+}
+
+#[test]
+fn one_thread_is_bit_for_bit_reproducible() {
+    let a = train_run(1, 7);
+    let b = train_run(1, 7);
+    assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
+    assert_ne!(a, train_run(1, 8));
+}
+
+/// A model whose word 0 (cap 2) has 100 predictions in two clusters far
+/// from its prototype, selected 500 times.
+fn creation_fixture() -> (Model, History) {
+    let shape = Shape {
+        dim: 2,
+        context: 1,
+        hidden: 2,
+    };
+    let layout = Layout::new(&[2, 1, 1], 1);
+    let m = Model::init(shape, layout, 1);
+    let mut h = History::new(3, |w| w == 0, 100, 2);
+    {
+        let rings = h.rings();
+        for i in 0..100 {
+            let p = if i % 10 < 6 { [0.9, 0.1] } else { [-0.1, 0.9] };
+            rings.push(0, &p);
+        }
+    }
+    m.selections[m.layout.of(0).start as usize].store(500, std::sync::atomic::Ordering::Relaxed);
+    (m, h)
+}
+
+const CRITERIA: Criteria = Criteria {
+    max_ppl: 400.0,
+    min_selections: 400,
+    min_distance: 0.5,
+    min_split: 0.1,
+};
+
+#[test]
+fn every_criterion_gates_creation() {
+    let ok = Some(300.0);
+    // All four hold: the larger cluster's centroid becomes the prototype.
+    let (mut m, h) = creation_fixture();
+    assert!(h.fresh(0));
+    let Outcome::Created(slot) = creation::consider(&mut m, &h, 0, ok, &CRITERIA) else {
+        panic!("expected a new prototype");
+    };
+    assert_eq!(m.layout.count(0), 2);
+    assert!((m.proto(slot)[0] - 0.9).abs() < 1e-6 && (m.proto(slot)[1] - 0.1).abs() < 1e-6);
+    assert!(m.layout.active().contains(&slot));
+    // (3) at the cap now (⌊log₁₀ n⌋ = 2 reached).
+    assert_eq!(
+        creation::consider(&mut m, &h, 0, ok, &CRITERIA),
+        Outcome::Cap
+    );
+    // (1) perplexity.
+    let (mut m, h) = creation_fixture();
+    assert_eq!(
+        creation::consider(&mut m, &h, 0, Some(400.0), &CRITERIA),
+        Outcome::Perplexity
+    );
+    assert_eq!(
+        creation::consider(&mut m, &h, 0, None, &CRITERIA),
+        Outcome::Perplexity
+    );
+    // (2) selections.
+    let c = Criteria {
+        min_selections: 501,
+        ..CRITERIA
+    };
+    assert_eq!(
+        creation::consider(&mut m, &h, 0, ok, &c),
+        Outcome::Selections
+    );
+    // (4) distance: both candidates too near the existing prototype.
+    let c = Criteria {
+        min_distance: 1.5,
+        ..CRITERIA
+    };
+    assert_eq!(creation::consider(&mut m, &h, 0, ok, &c), Outcome::Distance);
+    // (4) with the first candidate too near: the second is taken.
+    let (m, h) = creation_fixture();
+    let layout = Layout::new(&[3, 1, 1], 1);
+    let mut m3 = Model::init(m.shape, layout, 1);
+    m3.selections[0].store(500, std::sync::atomic::Ordering::Relaxed);
+    m3.create(0, &[0.85, 0.1]).unwrap();
+    m3.selections[1].store(500, std::sync::atomic::Ordering::Relaxed);
+    let Outcome::Created(slot) = creation::consider(&mut m3, &h, 0, ok, &CRITERIA) else {
+        panic!("expected the second candidate");
+    };
+    assert!((m3.proto(slot)[0] + 0.1).abs() < 1e-6 && (m3.proto(slot)[1] - 0.9).abs() < 1e-6);
+    // The caps follow ⌊log₁₀ n⌋.
+    assert_eq!(
+        [1, 9, 10, 99, 100, 999, 1000, 123_456].map(prototype_cap),
+        [1, 1, 1, 1, 2, 2, 3, 5]
+    );
+}
+
+#[test]
+fn prototypes_export_as_word_hash_k() {
+    let mut m = small_model();
+    assert_eq!(m.create(3, &[0.0; 3]), None); // at its cap of 2 already
+    let (names, v) = export(&m, &words(4));
+    assert_eq!(names, ["w0", "w1", "w1#2", "w1#3", "w2", "w3", "w3#2"]);
+    assert_eq!(v.nrows(), 7);
+    assert_eq!(
+        v.row(2).to_vec(),
+        m.proto(m.layout.of(1).start + 1).to_vec()
+    );
+}

@@ -1,0 +1,495 @@
+//! The MPNNLM [`Trainer`]: a step trains on a run of chunks of whole
+//! sentences (Hogwild across the pool's threads, each chunk with its own
+//! random stream), then measures the held-out perplexity and lets the words
+//! whose rings filled grow prototypes.
+
+use std::cell::OnceCell;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use ndarray::Array2;
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+
+use super::creation::{self, History, Outcome, Rings};
+use super::heldout::{self, Heldout};
+use super::model::{Layout, Model, Net, Scratch};
+use super::Settings;
+use crate::algo::word2vec::plan::Plan;
+use crate::algo::word2vec::trainer::stream_seed;
+use crate::corpus::{Batch, Split};
+use crate::embedding::Embedding;
+use crate::train::{ScoreView, StepReport, TrainInput, Trainer, Value};
+use crate::words::WordIndex;
+use crate::{Error, Result};
+
+/// Name of the end token in logs.
+pub const END: &str = "</s>";
+
+/// What a run of sentences did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Summed training cross-entropy (nats).
+    pub loss: f64,
+    /// Predictions made (words and end tokens).
+    pub predictions: u64,
+}
+
+impl Tally {
+    fn add(&mut self, o: Tally) {
+        self.loss += o.loss;
+        self.predictions += o.predictions;
+    }
+}
+
+/// The live part of the settings a chunk reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Rates {
+    /// Learning rate.
+    pub lr: f32,
+    /// Momentum.
+    pub momentum: f32,
+    /// Other prototypes drawn for the denominator (0 = all).
+    pub sample: usize,
+}
+
+/// Trains on `sentences`, each from the start prototypes to its end token.
+fn train_sentences<'s>(
+    net: &Net<'_>,
+    rings: &Rings<'_>,
+    sentences: impl Iterator<Item = &'s [u32]>,
+    end: u32,
+    rates: Rates,
+    rng: &mut impl RngExt,
+    s: &mut Scratch,
+) -> Tally {
+    let mut tally = Tally::default();
+    let mut window: Vec<u32> = Vec::with_capacity(net.shape.context);
+    for sentence in sentences {
+        window.clear();
+        window.extend(net.layout.starts());
+        for t in sentence.iter().copied().chain([end]) {
+            tally.loss += train_token(net, rings, &window, t, rates, rng, s);
+            tally.predictions += 1;
+            let slot = draw(net, t, rng, s);
+            window.rotate_left(1);
+            *window.last_mut().unwrap() = slot;
+        }
+    }
+    tally
+}
+
+/// One training token: forward, the distance softmax, the four
+/// backpropagation steps; returns the loss (with the estimated denominator).
+pub fn train_token(
+    net: &Net<'_>,
+    rings: &Rings<'_>,
+    window: &[u32],
+    t: u32,
+    rates: Rates,
+    rng: &mut impl RngExt,
+    s: &mut Scratch,
+) -> f64 {
+    net.forward(window, s);
+    rings.push(t, &s.p);
+    net.entries(t, rates.sample, rng, s);
+    let loss = net.gradient(s);
+    net.backprop(s);
+    net.apply(window, rates.lr, rates.momentum, s);
+    loss
+}
+
+/// Draws the target's prototype from its posterior `r` (computed before the
+/// update, eq. 33) and counts the selection.
+fn draw(net: &Net<'_>, t: u32, rng: &mut impl RngExt, s: &Scratch) -> u32 {
+    let own = net.layout.of(t);
+    let mut slot = own.start;
+    if own.len() > 1 {
+        let mut u = rng.random::<f64>();
+        for (k, &r) in s.posterior.iter().enumerate() {
+            slot = own.start + k as u32;
+            if u < r {
+                break;
+            }
+            u -= r;
+        }
+    }
+    net.select(slot);
+    slot
+}
+
+/// An MPNNLM run in progress.
+pub struct MpnnlmTrainer {
+    settings: Settings,
+    words: WordIndex,
+    vocab_len: usize,
+    batch: Batch,
+    heldout: Heldout,
+    plan: Plan,
+    model: Model,
+    history: History,
+    seed: u64,
+    scratch: Vec<Mutex<Scratch>>,
+    model_perplexity: Option<f64>,
+    note: Option<String>,
+    /// Prototypes created per word.
+    gained: BTreeMap<u32, usize>,
+    scores: OnceCell<Array2<f32>>,
+}
+
+impl MpnnlmTrainer {
+    /// Encodes both splits and initialises the model.
+    pub fn new(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Self> {
+        let settings = Settings::from_params(&input.params);
+        let corpus = &input.corpus;
+        let batch = corpus.encode(Split::Train)?;
+        if batch.ids.is_empty() {
+            return Err(Error::param(
+                "corpus",
+                format!(
+                    "{}: no in-vocabulary words to train on",
+                    corpus.path().display()
+                ),
+            ));
+        }
+        let heldout = Heldout::prefix(&corpus.encode(Split::Heldout)?, settings.heldout_tokens);
+        let vocab = corpus.vocab();
+        let mut caps: Vec<u8> = vocab
+            .counts()
+            .iter()
+            .map(|&n| if settings.multi { prototype_cap(n) } else { 1 })
+            .collect();
+        caps.push(1); // the end token
+        let trainer = MpnnlmTrainer::with_model(
+            settings,
+            vocab.index().clone(),
+            batch,
+            heldout,
+            Layout::new(&caps, settings.shape.context),
+            input.seed,
+            input.threads,
+        )?;
+        log(format!(
+            "mpnnlm: {} tokens in {} sentences, vocabulary {} + {END}, {} steps of ~{} tokens; prototypes: {} (room for {})",
+            trainer.batch.ids.len(),
+            trainer.batch.sentences_len(),
+            vocab.len(),
+            trainer.plan.total_steps(),
+            settings.step_tokens,
+            trainer.model.layout.active().len(),
+            trainer.model.layout.slots() - settings.shape.context,
+        ));
+        match trainer.model_perplexity {
+            Some(p) => log(format!(
+                "mpnnlm: model perplexity on {} held-out predictions (full normaliser); at the start {p:.1}",
+                trainer.heldout.predictions()
+            )),
+            None => log("mpnnlm: no held-out tokens: no model perplexity".into()),
+        }
+        Ok(trainer)
+    }
+
+    /// A trainer over `batch` with the prototype `layout` (its words are the
+    /// vocabulary `words` and then the end token).
+    pub fn with_model(
+        settings: Settings,
+        words: WordIndex,
+        batch: Batch,
+        heldout: Heldout,
+        layout: Layout,
+        seed: u64,
+        threads: usize,
+    ) -> Result<Self> {
+        if layout.words() != words.len() + 1 {
+            return Err(Error::param(
+                "layout",
+                format!(
+                    "{} words for a vocabulary of {}",
+                    layout.words(),
+                    words.len()
+                ),
+            ));
+        }
+        let shape = settings.shape;
+        let model = Model::init(shape, layout, stream_seed(seed, u64::MAX, u64::MAX));
+        let history = History::new(
+            model.layout.words(),
+            |w| model.layout.cap(w) > 1,
+            settings.history,
+            shape.dim,
+        );
+        let plan = Plan::new(
+            batch.sentences().map(|s| s.len() + 1),
+            settings.epochs,
+            settings.step_tokens,
+        );
+        let mut t = MpnnlmTrainer {
+            settings,
+            vocab_len: words.len(),
+            words,
+            batch,
+            heldout,
+            plan,
+            model,
+            history,
+            seed,
+            scratch: (0..threads.max(1))
+                .map(|_| Mutex::new(Scratch::new(shape)))
+                .collect(),
+            model_perplexity: None,
+            note: None,
+            gained: BTreeMap::new(),
+            scores: OnceCell::new(),
+        };
+        t.model_perplexity = t.measure();
+        Ok(t)
+    }
+
+    /// The model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// Held-out perplexity (full normaliser), `None` without held-out text.
+    pub fn measure(&mut self) -> Option<f64> {
+        let end = self.end();
+        let net = self.model.net();
+        let (ll, n) = heldout::log_likelihood(&net, &self.heldout, end);
+        (n > 0).then(|| (-ll / n as f64).exp())
+    }
+
+    fn end(&self) -> u32 {
+        self.vocab_len as u32
+    }
+
+    /// Trains the chunks of step `step` in parallel.
+    fn run_step(&mut self, step: u64) -> Tally {
+        let (epoch, chunks) = self.plan.step(step);
+        let rates = Rates {
+            lr: self.settings.lr as f32,
+            momentum: self.settings.momentum as f32,
+            sample: self.settings.sample,
+        };
+        let end = self.end();
+        let (plan, batch, scratch, seed) = (&self.plan, &self.batch, &self.scratch, self.seed);
+        let net = self.model.net();
+        let rings = self.history.rings();
+        let tallies: Vec<Tally> = chunks
+            .into_par_iter()
+            .map(|c| {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
+                let sentences = plan.chunk(c).map(|i| batch.sentence(i));
+                let slot = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+                match scratch[slot].try_lock() {
+                    Ok(mut s) => {
+                        train_sentences(&net, &rings, sentences, end, rates, &mut rng, &mut s)
+                    }
+                    Err(_) => {
+                        let mut s = Scratch::new(net.shape);
+                        train_sentences(&net, &rings, sentences, end, rates, &mut rng, &mut s)
+                    }
+                }
+            })
+            .collect();
+        let mut total = Tally::default();
+        tallies.into_iter().for_each(|t| total.add(t));
+        total
+    }
+
+    /// Lets every word whose ring filled since its last check grow; returns
+    /// the words that did.
+    fn grow(&mut self) -> Vec<u32> {
+        if !self.settings.multi {
+            return Vec::new();
+        }
+        let mut grown = Vec::new();
+        let words: Vec<u32> = self.history.words().to_vec();
+        for w in words {
+            if !self.history.fresh(w) {
+                continue;
+            }
+            let outcome = creation::consider(
+                &mut self.model,
+                &self.history,
+                w,
+                self.model_perplexity,
+                &self.settings.criteria,
+            );
+            self.history.checked(w);
+            if let Outcome::Created(_) = outcome {
+                *self.gained.entry(w).or_default() += 1;
+                grown.push(w);
+            }
+        }
+        grown
+    }
+
+    fn word_name(&self, w: u32) -> &str {
+        if w as usize == self.vocab_len {
+            END
+        } else {
+            self.words.word(w)
+        }
+    }
+
+    /// The words that gained prototypes, most first (at most `limit`).
+    pub fn gained_summary(&self, limit: usize) -> String {
+        let mut list: Vec<(u32, usize)> = self.gained.iter().map(|(&w, &n)| (w, n)).collect();
+        list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let shown: Vec<String> = list
+            .iter()
+            .take(limit)
+            .map(|&(w, n)| format!("{} (+{n})", self.word_name(w)))
+            .collect();
+        let more = list.len().saturating_sub(limit);
+        let mut s = shown.join(", ");
+        if more > 0 {
+            s.push_str(&format!(", and {more} more"));
+        }
+        s
+    }
+
+    /// Words that gained prototypes, with how many.
+    pub fn gained(&self) -> &BTreeMap<u32, usize> {
+        &self.gained
+    }
+}
+
+/// `max(1, ⌊log₁₀ n⌋)` (criterion 3), at most 255.
+pub fn prototype_cap(n: u64) -> u8 {
+    let mut cap = 0u8;
+    let mut x = n;
+    while x >= 10 && cap < 255 {
+        x /= 10;
+        cap += 1;
+    }
+    cap.max(1)
+}
+
+impl Trainer for MpnnlmTrainer {
+    fn total_steps(&self) -> u64 {
+        self.plan.total_steps()
+    }
+
+    fn step(&mut self, step: u64) -> Result<StepReport> {
+        if step >= self.total_steps() {
+            return Err(Error::param(
+                "step",
+                format!("{step} (the run has {} steps)", self.total_steps()),
+            ));
+        }
+        let tally = self.run_step(step);
+        self.model_perplexity = self.measure();
+        let grown = self.grow();
+        self.scores = OnceCell::new();
+        let protos = self.model.layout.active().len();
+        let mut note = format!(
+            "mpnnlm: step {}: {protos} prototypes (+{}), held-out ppl {}",
+            step + 1,
+            grown.len(),
+            self.model_perplexity
+                .map_or("-".to_string(), |p| format!("{p:.1}"))
+        );
+        if !grown.is_empty() {
+            let names: Vec<&str> = grown.iter().take(8).map(|&w| self.word_name(w)).collect();
+            note.push_str(&format!(
+                "; new: {}{}",
+                names.join(", "),
+                if grown.len() > 8 { ", ..." } else { "" }
+            ));
+        }
+        if step + 1 == self.total_steps() {
+            note.push_str(&format!(
+                "; words that gained prototypes: {}",
+                if self.gained.is_empty() {
+                    "none".to_string()
+                } else {
+                    self.gained_summary(30)
+                }
+            ));
+        }
+        self.note = Some(note);
+        Ok(StepReport {
+            loss: if tally.predictions > 0 {
+                tally.loss / tally.predictions as f64
+            } else {
+                0.0
+            },
+            items: tally.predictions,
+            epoch: self.plan.step(step).0 as u32,
+            lr: self.settings.lr,
+        })
+    }
+
+    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
+        let c = &mut self.settings.criteria;
+        match (name, value) {
+            ("lr", Value::Float(x)) => self.settings.lr = *x,
+            ("momentum", Value::Float(x)) => self.settings.momentum = *x,
+            ("sample", Value::Int(x)) => self.settings.sample = *x as usize,
+            ("max_ppl", Value::Float(x)) => c.max_ppl = *x,
+            ("min_selections", Value::Int(x)) => c.min_selections = *x as u32,
+            ("min_distance", Value::Float(x)) => c.min_distance = *x,
+            ("min_split", Value::Float(x)) => c.min_split = *x,
+            _ => return Err(Error::param(name, "cannot be changed during a run")),
+        }
+        Ok(())
+    }
+
+    fn take_note(&mut self) -> Option<String> {
+        self.note.take()
+    }
+
+    fn model_perplexity(&self) -> Option<f64> {
+        self.model_perplexity
+    }
+
+    /// Each word's first prototype, as both word and context vectors.
+    fn scores(&self) -> Option<ScoreView<'_>> {
+        let m = self.scores.get_or_init(|| {
+            let d = self.model.shape.dim;
+            let mut out = Array2::<f32>::zeros((self.vocab_len, d));
+            for (w, mut row) in out.rows_mut().into_iter().enumerate() {
+                let slot = self.model.layout.of(w as u32).start;
+                row.iter_mut()
+                    .zip(self.model.proto(slot))
+                    .for_each(|(o, &x)| *o = x);
+            }
+            out
+        });
+        Some(ScoreView {
+            words: m.view(),
+            contexts: m.view(),
+        })
+    }
+
+    /// Every prototype of every word: the first under the word's name, the
+    /// `k`-th (k ≥ 2) as `word#k`. The end and start tokens are left out.
+    fn into_embedding(self: Box<Self>) -> Result<Embedding> {
+        let (names, vectors) = export(&self.model, &self.words);
+        Embedding::new(WordIndex::from_words(names), vectors)
+    }
+}
+
+/// Names and vectors of every prototype of the vocabulary's words.
+pub fn export(model: &Model, words: &WordIndex) -> (Vec<String>, Array2<f32>) {
+    let d = model.shape.dim;
+    let mut names = Vec::new();
+    let mut data = Vec::new();
+    for w in 0..words.len() as u32 {
+        for (k, slot) in model.layout.of(w).enumerate() {
+            names.push(if k == 0 {
+                words.word(w).to_string()
+            } else {
+                format!("{}#{}", words.word(w), k + 1)
+            });
+            data.extend_from_slice(model.proto(slot));
+        }
+    }
+    let n = names.len();
+    (
+        names,
+        Array2::from_shape_vec((n, d), data).expect("one row per prototype"),
+    )
+}

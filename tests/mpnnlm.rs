@@ -1,0 +1,133 @@
+//! The MPNNLM through the training engine: the conflation experiment of the
+//! thesis (two frequent words merged into one token) on the topic fixture
+//! corpus (tests/fixtures/word2vec/topics.txt).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use wordbench::algo::mpnnlm::MPNNLM;
+use wordbench::corpus::{Corpus, CorpusConfig};
+use wordbench::embedding::Embedding;
+use wordbench::train::{Event, Job, JobConfig, Progress, TrainInput};
+
+const MUSIC: &str = "banjo cello drum flute guitar oboe piano trumpet violin";
+const WEATHER: &str = "breeze cloud drizzle fog frost hail rain sleet thunder";
+
+/// topics.txt with every "harp" (music) and "mist" (weather) replaced by
+/// one token "harpmist".
+fn conflated() -> (tempfile::TempDir, PathBuf) {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/word2vec/topics.txt");
+    let text = std::fs::read_to_string(src).unwrap();
+    let merged: Vec<String> = text
+        .lines()
+        .map(|l| {
+            l.split(' ')
+                .map(|w| {
+                    let (core, dot) = w.strip_suffix('.').map_or((w, ""), |c| (c, "."));
+                    match core {
+                        "harp" | "mist" => format!("harpmist{dot}"),
+                        _ => w.to_string(),
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("conflated.txt");
+    std::fs::write(&path, merged.join("\n")).unwrap();
+    (dir, path)
+}
+
+fn train(path: &PathBuf, sets: &[(&str, &str)]) -> (Embedding, Vec<Progress>, Vec<String>) {
+    let mut config = CorpusConfig::default();
+    config.read.heldout.fraction = 0.05;
+    let corpus = Arc::new(Corpus::open(path, config).unwrap());
+    let input = TrainInput {
+        corpus,
+        params: MPNNLM.params(sets.iter().copied()).unwrap(),
+        seed: 3,
+        threads: 1,
+        counts: Default::default(),
+    };
+    let (mut progress, mut log) = (Vec::new(), Vec::new());
+    let e = Job::spawn(&MPNNLM, input, JobConfig::default())
+        .wait(|e| match e {
+            Event::Progress(p) => progress.push(*p),
+            Event::Log(l) => log.push(l.clone()),
+            _ => {}
+        })
+        .unwrap();
+    (e, progress, log)
+}
+
+/// The topic ("music", "weather" or "other") of the `k` prototypes nearest
+/// to `word` by cosine (as `wordbench neighbors`), the token's own excluded.
+fn neighbour_topics(e: &Embedding, word: &str, k: usize) -> Vec<&'static str> {
+    let id = e.id(word).unwrap();
+    let mut d: Vec<(f64, &str)> = e
+        .words()
+        .words()
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !w.starts_with("harpmist"))
+        .map(|(j, w)| (-e.cosine(id, j as u32), w.split('#').next().unwrap()))
+        .collect();
+    d.sort_by(|a, b| a.0.total_cmp(&b.0));
+    d.iter()
+        .take(k)
+        .map(|&(_, w)| {
+            if MUSIC.split(' ').any(|m| m == w) {
+                "music"
+            } else if WEATHER.split(' ').any(|m| m == w) {
+                "weather"
+            } else {
+                "other"
+            }
+        })
+        .collect()
+}
+
+fn majority(topics: &[&'static str]) -> &'static str {
+    let count = |t| topics.iter().filter(|&&x| x == t).count();
+    ["music", "weather"]
+        .into_iter()
+        .find(|&t| 2 * count(t) > topics.len())
+        .unwrap_or("mixed")
+}
+
+#[test]
+fn a_conflated_token_grows_a_prototype_for_the_missing_word() {
+    let (_dir, path) = conflated();
+    let (e, progress, log) = train(
+        &path,
+        &[
+            ("dim", "16"),
+            ("hidden", "32"),
+            ("epochs", "30"),
+            ("sample", "0"),
+            ("lr", "0.001"),
+            ("step_tokens", "5000"),
+            ("max_ppl", "40"),
+            ("min_selections", "100"),
+            ("min_distance", "3"),
+        ],
+    );
+    eprintln!("{}", log.join("\n"));
+    let first = progress.first().unwrap().model_perplexity.unwrap();
+    let last = progress.last().unwrap().model_perplexity.unwrap();
+    assert!(last < 0.5 * first, "perplexity {first} -> {last}");
+    assert!(e.id("harpmist#2").is_some(), "no second prototype");
+    assert!(e.id("harpmist#3").is_none());
+    let a = neighbour_topics(&e, "harpmist", 5);
+    let b = neighbour_topics(&e, "harpmist#2", 5);
+    eprintln!("harpmist: {a:?}\nharpmist#2: {b:?}");
+    let (ma, mb) = (majority(&a), majority(&b));
+    assert!(
+        ma != mb && ma != "mixed" && mb != "mixed",
+        "the two prototypes should sit with different topics: {a:?} / {b:?}"
+    );
+    assert!(log
+        .iter()
+        .any(|l| l.contains("words that gained prototypes: harpmist")));
+}
