@@ -27,6 +27,7 @@ runs=(
   "isomap|--dim 16 --set k=10"
   "lle|--dim 16 --set k=10"
   "laplacian|--dim 16 --set k=10"
+  "ube|--dim 16 --set iters=20 --set max_vocab=1000"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}

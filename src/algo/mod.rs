@@ -6,6 +6,7 @@ pub mod glove;
 pub mod kubwe;
 pub mod manifold;
 pub mod spectral;
+pub mod ube;
 pub mod word2vec;
 
 use crate::train::Method;
@@ -44,6 +45,7 @@ static METHODS: &[&Method] = &[
     &manifold::ISOMAP,
     &manifold::LLE,
     &manifold::LAPLACIAN,
+    &ube::UBE,
 ];
 
 #[cfg(test)]

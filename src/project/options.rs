@@ -19,9 +19,9 @@ pub const SEED_DEFAULT: u64 = 1;
 pub static OPTIONS: &[ParamSpec] = &[
     ParamSpec {
         name: "method",
-        kind: Kind::Choice(&["tsne", "pca", "isomap", "lle", "laplacian"]),
+        kind: Kind::Choice(&["tsne", "pca", "isomap", "lle", "laplacian", "ube"]),
         default: DefaultValue::Choice(METHOD_DEFAULT),
-        help: "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph",
+        help: "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph; ube: a sphere (equal-area map)",
         live: false,
     },
     ParamSpec {
