@@ -3,8 +3,8 @@
 For each dataset (label TAB features per line, gzipped, under
 ../shared/data/manifold/ or --root): the features are written as word2vec
 text (point ids p0, p1, ... as words) with a labels file; wordbench UBE
-(`project --method ube --dim 3 --metric euclidean`), openTSNE FFT in 3-D
-(perplexity 30) and scikit-learn's SpectralEmbedding (Laplacian eigenmaps,
+(`project --method ube --dim 3 --metric euclidean`), openTSNE in 3-D
+(perplexity 30, Barnes-Hut: openTSNE's FFT gradient is 2-D only) and scikit-learn's SpectralEmbedding (Laplacian eigenmaps,
 3-D, its default kNN graph) each embed it; every embedding and the raw data
 are then clustered by the same `wordbench cluster --runs R --restarts 1`
 (k = number of classes), NMI x 100 mean ± sd. Wall times of UBE and openTSNE
@@ -76,7 +76,7 @@ def run_ube(args, vec, out_csv, n):
 def run_tsne(x, threads):
     from openTSNE import TSNE
     t = time.perf_counter()
-    y = TSNE(n_components=3, perplexity=30, negative_gradient_method="fft",
+    y = TSNE(n_components=3, perplexity=30, negative_gradient_method="bh",
              n_jobs=threads, random_state=1).fit(x)
     return np.asarray(y), time.perf_counter() - t
 

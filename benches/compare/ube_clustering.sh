@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # UBE's clustering check (Soleimani 2019, Table 2.3): each dataset embedded
-# in 3-D by wordbench UBE, openTSNE (FFT) and scikit-learn's Laplacian
+# in 3-D by wordbench UBE, openTSNE (Barnes-Hut; its FFT is 2-D only) and scikit-learn's Laplacian
 # eigenmaps, then `wordbench cluster` (k-means, k = classes) 50 times on each
 # embedding and on the raw data, NMI x 100 mean ± sd. Also times UBE against
 # openTSNE 3-D on the same input. See ube_clustering.py. Usage:
