@@ -30,6 +30,7 @@ runs=(
   "psdvec|--dim 16 --set core=400 --set block_words=500 --set ppl_tokens=200"
   "senses|--dim 16 --set min_sense_count=50"
   "mpnnlm|--dim 16 --set hidden=16 --set sample=100 --set step_tokens=20000 --set lr=0.001 --set max_ppl=1e9 --set min_selections=50 --change 2:lr=0.0005"
+  "ube|--dim 16 --set iters=20 --set max_vocab=1000"
 )
 for entry in "${runs[@]}"; do
   method=${entry%%|*}

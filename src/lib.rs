@@ -49,6 +49,7 @@ pub mod session;
 pub mod topk;
 pub mod train;
 pub mod tui;
+pub mod ube;
 pub mod words;
 
 pub use error::{Error, Result};

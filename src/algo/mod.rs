@@ -9,6 +9,7 @@ pub mod mpnnlm;
 pub mod psdvec;
 pub mod senses;
 pub mod spectral;
+pub mod ube;
 pub mod word2vec;
 
 use crate::train::Method;
@@ -50,6 +51,7 @@ static METHODS: &[&Method] = &[
     &psdvec::PSDVEC,
     &senses::SENSES,
     &mpnnlm::MPNNLM,
+    &ube::UBE,
 ];
 
 #[cfg(test)]

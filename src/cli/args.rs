@@ -46,6 +46,8 @@ pub enum Command {
     Project(super::project::ProjectArgs),
     /// Classify labelled text: naive Bayes and MNB-FM (word marginals from unlabelled text), learning curves.
     Classify(super::classify::ClassifyArgs),
+    /// k-means clusters of vectors or projected coordinates, with NMI against class labels.
+    Cluster(super::cluster::ClusterArgs),
 }
 
 /// `wordbench corpus ...`

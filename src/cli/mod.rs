@@ -2,6 +2,7 @@
 
 mod args;
 mod classify;
+mod cluster;
 mod corpus;
 mod demo;
 mod eval;
@@ -49,6 +50,7 @@ pub fn run() -> Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Project(args) => project::run(args),
         Command::Classify(args) => classify::run(args),
+        Command::Cluster(args) => cluster::run(args),
     }
 }
 

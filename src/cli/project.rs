@@ -20,6 +20,7 @@ use wordbench::project::pca::{pca, PcaSolver};
 use wordbench::project::plot::{self, ImageFormat, Plot};
 use wordbench::project::select::{select, Groups, Selection};
 use wordbench::project::tsne::{self, TsneConfig};
+use wordbench::project::ube;
 use wordbench::train::{Event, Params};
 use wordbench::words::WordIndex;
 
@@ -61,6 +62,9 @@ pub struct ProjectArgs {
     /// List the options of isomap, lle and laplacian and exit.
     #[arg(long)]
     pub help_graph: bool,
+    /// List the options of ube and exit.
+    #[arg(long)]
+    pub help_ube: bool,
     /// Seed of every random choice.
     #[arg(long, default_value_t = options::SEED_DEFAULT)]
     pub seed: u64,
@@ -68,11 +72,12 @@ pub struct ProjectArgs {
     #[arg(long)]
     pub threads: Option<usize>,
     /// Output file: .png, .svg (scatter plot) or .csv (coordinates).
-    #[arg(long, required_unless_present_any = ["help_tsne", "help_graph"])]
+    #[arg(long, required_unless_present_any = ["help_tsne", "help_graph", "help_ube"])]
     pub out: Option<PathBuf>,
-    /// PCA components written to CSV (2 or 3; plots show the first two).
-    #[arg(long, default_value_t = 2)]
-    pub dims: usize,
+    /// Output dimensions, 2 or 3: PCA components written to CSV (plots show the
+    /// first two); UBE's sphere (default 3; plots show its equal-area map).
+    #[arg(long, visible_alias = "dim")]
+    pub dims: Option<usize>,
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "1600x1200")]
     pub size: String,
@@ -94,6 +99,8 @@ pub enum MethodArg {
     Lle,
     /// Laplacian eigenmaps.
     Laplacian,
+    /// Unit ball embedding: points on a sphere (3-D by default).
+    Ube,
 }
 
 impl MethodArg {
@@ -104,6 +111,7 @@ impl MethodArg {
             MethodArg::Isomap => "isomap",
             MethodArg::Lle => "lle",
             MethodArg::Laplacian => "laplacian",
+            MethodArg::Ube => "ube",
         }
     }
 }
@@ -143,6 +151,10 @@ pub fn run(args: ProjectArgs) -> Result<()> {
         );
         return Ok(());
     }
+    if args.help_ube {
+        print!("{}", schema_help("ube options", ube::SCHEMA));
+        return Ok(());
+    }
     let out = args.out.clone().context("--out is required")?;
     let output = output_kind(&out)?;
     wordbench::atomic::check_writable(&out)?;
@@ -152,22 +164,29 @@ pub fn run(args: ProjectArgs) -> Result<()> {
             out.display()
         );
     }
-    if !(2..=3).contains(&args.dims) {
-        bail!("invalid value for --dims: {} (expected 2 or 3)", args.dims);
+    let ube_method = args.method == MethodArg::Ube;
+    let asked_dims = args.dims.unwrap_or(if ube_method { 3 } else { 2 });
+    if !(2..=3).contains(&asked_dims) {
+        bail!("invalid value for --dims: {asked_dims} (expected 2 or 3)");
     }
-    if args.dims == 3 && args.method != MethodArg::Pca {
+    if asked_dims == 3 && !matches!(args.method, MethodArg::Pca | MethodArg::Ube) {
         bail!(
-            "invalid value for --dims: 3 needs --method pca ({} lays out in 2-D)",
+            "invalid value for --dims: 3 needs --method pca or ube ({} lays out in 2-D)",
             args.method.name()
         );
     }
     let size = parse_size(&args.size)?;
     let threads = super::threads(args.threads);
     let graph_kind = graph::kind(args.method.name());
-    let (config, graph_params) = if graph_kind.is_some() {
+    let ube_params = if ube_method {
+        Some(ube_params(&args)?)
+    } else {
+        None
+    };
+    let (config, graph_params) = if graph_kind.is_some() || ube_method {
         (
             TsneConfig::from_params(&Params::defaults(tsne::SCHEMA), args.seed),
-            Some(graph_params(&args)?),
+            graph_kind.map(|_| graph_params(&args)).transpose()?,
         )
     } else {
         (tsne_config(&args)?, None)
@@ -194,8 +213,8 @@ pub fn run(args: ProjectArgs) -> Result<()> {
         None if args.clusters > 0 => Some(Groups::from_kmeans(&vectors, args.clusters, args.seed)),
         None => None,
     };
-    let dims = if matches!(output, Output::Csv) {
-        args.dims
+    let dims = if matches!(output, Output::Csv) || ube_method {
+        asked_dims
     } else {
         2
     };
@@ -206,6 +225,18 @@ pub fn run(args: ProjectArgs) -> Result<()> {
             let (kind, params) = graph_kind.zip(graph_params).context("graph method")?;
             let c = graph::config(kind, &params, args.seed);
             run_graph(vectors, c, threads, args.quiet)?
+        }
+        MethodArg::Ube => {
+            let params = ube_params.context("ube options")?;
+            let c = ube::config(&params, dims, args.seed);
+            let mut p = run_ube(vectors, c, threads, args.quiet)?;
+            if matches!(output, Output::Image(_)) {
+                p.coords = ube::picture(&p.coords);
+                if dims == 3 {
+                    p.title.push_str("; Hammer equal-area map of the sphere");
+                }
+            }
+            p
         }
     };
     match output {
@@ -321,6 +352,82 @@ fn graph_params(args: &ProjectArgs) -> Result<Params> {
         args.method.name(),
         a.iter().map(|(k, v)| (k.as_str(), v.as_str())),
     )?)
+}
+
+/// Validated UBE options from `--neighbours` (its `k_max`) and `--set`.
+fn ube_params(args: &ProjectArgs) -> Result<Params> {
+    if args.perplexity.is_some() {
+        bail!("--perplexity is a t-SNE option; ube takes --neighbours (k_max)");
+    }
+    let first = args
+        .neighbours
+        .map(|k| vec![("k_max".to_string(), k.to_string())])
+        .unwrap_or_default();
+    let a = assignments(args, first)?;
+    Ok(Params::parse(
+        ube::SCHEMA,
+        "ube",
+        a.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    )?)
+}
+
+/// Runs UBE with a progress bar showing the loss `J`.
+fn run_ube(
+    vectors: Array2<f32>,
+    config: wordbench::ube::Config,
+    threads: usize,
+    quiet: bool,
+) -> Result<Projected> {
+    let n = vectors.nrows();
+    let title = ube::describe(&config);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let bar = if quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(1 + config.iters as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} steps  {msg}  eta {eta}")
+                .expect("valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    };
+    let start = Instant::now();
+    let mut last = f64::NAN;
+    let result = pool.install(|| {
+        ube::run(
+            vectors,
+            config,
+            &mut |step, _, loss| {
+                last = loss;
+                bar.set_position(step);
+                bar.set_message(format!("J {loss:.6e}"));
+            },
+            &mut |line| {
+                if quiet {
+                } else if bar.is_hidden() {
+                    eprintln!("{line}");
+                } else {
+                    bar.println(line);
+                }
+            },
+        )
+    });
+    bar.finish_and_clear();
+    let coords = result?;
+    if !quiet {
+        eprintln!(
+            "UBE: {n} points, J {last:.6e}, {:.1}s",
+            start.elapsed().as_secs_f64()
+        );
+    }
+    Ok(Projected {
+        coords,
+        title,
+        axes: None,
+    })
 }
 
 /// Validated t-SNE settings from `--perplexity` and `--set`.

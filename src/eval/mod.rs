@@ -8,6 +8,7 @@
 //! The result types serialise to the JSON the CLI prints.
 
 pub mod analogy;
+pub mod clustering;
 pub mod lookup;
 pub mod report;
 pub mod similarity;

@@ -43,6 +43,82 @@ pub fn write_csv(
     })
 }
 
+/// Reads coordinates written by [`write_csv`] (or any `word,x,y[,z...][,group]`
+/// file with that header): the words and the coordinate columns.
+pub fn read_csv(path: &Path) -> Result<(Vec<String>, ndarray::Array2<f64>)> {
+    use std::io::BufRead;
+    let reader = crate::corpus::source::open(path)?;
+    let mut lines = reader.lines();
+    let header = match lines.next() {
+        Some(l) => l.map_err(|e| Error::io(path, e))?,
+        None => {
+            return Err(Error::parse(
+                path,
+                1,
+                "empty file (expected a header word,x,y,...)",
+            ))
+        }
+    };
+    let names = split_csv(&header);
+    if names.first().map(String::as_str) != Some("word") || names.len() < 2 {
+        return Err(Error::parse(
+            path,
+            1,
+            format!("header '{header}' (expected word,x,y,...)"),
+        ));
+    }
+    let cols = names.iter().skip(1).take_while(|n| *n != "group").count();
+    let (mut words, mut values) = (Vec::new(), Vec::new());
+    for (no, line) in lines.enumerate() {
+        let line = line.map_err(|e| Error::io(path, e))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields = split_csv(&line);
+        if fields.len() < 1 + cols {
+            return Err(Error::parse(
+                path,
+                no + 2,
+                format!("{} fields (expected {})", fields.len(), names.len()),
+            ));
+        }
+        for f in &fields[1..=cols] {
+            let v: f64 = f
+                .trim()
+                .parse()
+                .ok()
+                .filter(|v: &f64| v.is_finite())
+                .ok_or_else(|| {
+                    Error::parse(path, no + 2, format!("'{f}' is not a finite number"))
+                })?;
+            values.push(v);
+        }
+        words.push(fields[0].clone());
+    }
+    let coords = ndarray::Array2::from_shape_vec((words.len(), cols), values)
+        .expect("one value per word and column");
+    Ok((words, coords))
+}
+
+/// The fields of one CSV line (RFC 4180 quoting).
+fn split_csv(line: &str) -> Vec<String> {
+    let (mut out, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => out.push(std::mem::take(&mut field)),
+            _ => field.push(c),
+        }
+    }
+    out.push(field);
+    out
+}
+
 /// A CSV field: as is, or quoted with inner quotes doubled.
 fn quote(field: &str) -> String {
     if field.contains([',', '"', '\n', '\r']) {
@@ -71,5 +147,11 @@ mod tests {
             "word,x,y,group\nplain,0.5,-1,g1\n\"a,b\",2,3.25,g2\n\"say \"\"hi\"\"\",0.001,0,g1\n"
         );
         assert!(write_csv(&path, &words[..1], coords.view(), None).is_err());
+        let (back, c) = read_csv(&path).unwrap();
+        assert_eq!(back, words);
+        assert_eq!(c, coords);
+        std::fs::write(&path, "word,x,y,z\na,1,2,3\nb,4,x,6\n").unwrap();
+        let e = read_csv(&path).unwrap_err().to_string();
+        assert!(e.contains(":3") && e.contains("'x'"), "{e}");
     }
 }

@@ -17,10 +17,21 @@ const MAX_ITERS: usize = 100;
 /// Cluster labels `0..k` for the rows of `x` (`k` is capped at the number of rows).
 /// Labels are renumbered by first appearance, so row 0 is in cluster 0.
 pub fn kmeans(x: ArrayView2<'_, f32>, k: usize, seed: u64) -> Vec<usize> {
+    kmeans_fit(x, k, seed).0
+}
+
+/// [`kmeans`] and its inertia: the sum of squared distances of the rows to
+/// their centres (what restarts compare).
+pub fn kmeans_fit(x: ArrayView2<'_, f32>, k: usize, seed: u64) -> (Vec<usize>, f64) {
     let n = x.nrows();
     let k = k.min(n);
     if k <= 1 {
-        return vec![0; n];
+        let x = x.mapv(f64::from);
+        let mean = x.mean_axis(Axis(0));
+        let inertia = mean.map_or(0.0, |m| {
+            x.rows().into_iter().map(|r| sq_dist(r, m.view())).sum()
+        });
+        return (vec![0; n], inertia);
     }
     let x = x.mapv(f64::from);
     let mut centres = seed_centres(&x, k, seed);
@@ -38,7 +49,12 @@ pub fn kmeans(x: ArrayView2<'_, f32>, k: usize, seed: u64) -> Vec<usize> {
         }
         update_centres(&x, &labels, &mut centres);
     }
-    renumber(&labels)
+    let inertia = x
+        .axis_iter(Axis(0))
+        .zip(&labels)
+        .map(|(r, &l)| sq_dist(r, centres.row(l)))
+        .sum();
+    (renumber(&labels), inertia)
 }
 
 /// k-means++: each next centre drawn with probability proportional to the

@@ -17,9 +17,10 @@ pub mod pca;
 pub mod plot;
 pub mod select;
 pub mod tsne;
+pub mod ube;
 
 #[cfg(test)]
-mod testdata;
+pub(crate) mod testdata;
 
 use ndarray::ArrayView2;
 

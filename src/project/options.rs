@@ -17,7 +17,7 @@ pub const SEED_DEFAULT: u64 = 1;
 /// The projection options, declared like hyperparameters (t-SNE's
 /// perplexity is t-SNE's own declaration).
 pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec::choice("method", &["tsne", "pca", "isomap", "lle", "laplacian"], METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph"),
+    ParamSpec::choice("method", &["tsne", "pca", "isomap", "lle", "laplacian", "ube"], METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph; ube: a sphere (equal-area map)"),
     ParamSpec::int("count", 4, 20_000, COUNT_DEFAULT as i64, "words projected: the most frequent, or the neighbours of the focus word"),
     ParamSpec::int("labels", 0, 500, 40, "words labelled in the preview and the plot (most frequent first)"),
     crate::project::tsne::PERPLEXITY,

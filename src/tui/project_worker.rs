@@ -130,6 +130,23 @@ fn compute(
         let description = format!("{}: {}", graph::describe(&config), done.report);
         return Ok((selected, done.coords, description, None));
     }
+    if method == "ube" {
+        let params = Params::defaults(crate::project::ube::SCHEMA);
+        let config = crate::project::ube::config(&params, 3, seed);
+        let total = 1 + config.iters as u64;
+        let coords = crate::project::ube::run(
+            vectors,
+            config,
+            &mut |step, _, loss| progress(step, total, loss),
+            &mut |_| {},
+        )?;
+        let description = format!(
+            "{}; Hammer equal-area map of the sphere",
+            crate::project::ube::describe(&config)
+        );
+        let map = crate::project::ube::picture(&coords);
+        return Ok((selected, map, description, None));
+    }
     if method == "pca" {
         let p = pca(vectors.view(), 2, PcaSolver::Auto, seed)?;
         let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * p.explained[k]);
@@ -279,6 +296,26 @@ mod tests {
             labels: 3,
             seed: 1,
         }
+    }
+
+    #[test]
+    fn ube_lays_out_the_selected_words_on_its_map() {
+        let result = run(compute_job(Selection::Top(20), "ube"), &|_| {});
+        let ProjectionResult::Done { result, .. } = result else {
+            panic!("{result:?}")
+        };
+        let layout = result.unwrap();
+        assert_eq!(layout.coords.len(), 20);
+        assert!(
+            layout.description.contains("Hammer"),
+            "{}",
+            layout.description
+        );
+        // Inside the Hammer ellipse x²/8 + y²/2 <= 1.
+        assert!(layout
+            .coords
+            .iter()
+            .all(|c| c[0] * c[0] / 8.0 + c[1] * c[1] / 2.0 <= 1.0 + 1e-9));
     }
 
     #[test]

@@ -1,0 +1,149 @@
+//! UBE as a projection of any embedding ([`crate::ube`];
+//! docs/methods/ube.md, "Projection"): its options declared once in
+//! [`SCHEMA`], one run with progress, and the 2-D picture of the sphere
+//! (the Hammer equal-area map) that plots and the workbench show.
+
+use ndarray::Array2;
+
+use crate::train::{DefaultValue, Kind, ParamSpec, Params};
+use crate::ube::{sphere, Config, Ube, Update};
+use crate::Result;
+
+/// UBE's projection options (`wordbench project --method ube --set name=value`).
+pub static SCHEMA: &[ParamSpec] = &[
+    ParamSpec {
+        name: "k_max",
+        kind: Kind::Int {
+            min: 2,
+            max: 10_000,
+        },
+        default: DefaultValue::Int(50),
+        help: "neighbours searched before each point's elbow cut (the paper: 50)",
+        live: false,
+    },
+    ParamSpec {
+        name: "coverage",
+        kind: Kind::Float {
+            min: 0.1,
+            max: 100.0,
+        },
+        default: DefaultValue::Float(3.0),
+        help: "the elbow lies at this many Gaussian widths (the paper: 3)",
+        live: false,
+    },
+    ParamSpec {
+        name: "iters",
+        kind: Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        default: DefaultValue::Int(250),
+        help: "sweeps over all points (the paper: 250)",
+        live: false,
+    },
+    ParamSpec {
+        name: "lr",
+        kind: Kind::Float {
+            min: 1e-9,
+            max: 100.0,
+        },
+        default: DefaultValue::Float(0.3),
+        help: "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
+        live: false,
+    },
+    UPDATE,
+];
+
+/// The update rule, shared with the word method's schema.
+pub const UPDATE: ParamSpec = ParamSpec {
+    name: "update",
+    kind: Kind::Choice(&["normalised", "newton", "sgd"]),
+    default: DefaultValue::Choice("normalised"),
+    help:
+        "normalised: the authors' unit-force step; newton: G^-1 g (the thesis); sgd: gradient step",
+    live: false,
+};
+
+/// A run of dimension `dim` from the options `p`.
+pub fn config(p: &Params, dim: usize, seed: u64) -> Config {
+    Config {
+        k_max: p.usize("k_max"),
+        coverage: p.f64("coverage"),
+        iters: p.usize("iters"),
+        lr: p.f64("lr"),
+        update: Update::from_name(p.choice("update")).unwrap_or(Update::Normalised),
+        seed,
+        ..Config::new(dim)
+    }
+}
+
+/// A title for the plot.
+pub fn describe(c: &Config) -> String {
+    format!(
+        "UBE ({}-d sphere, k_max = {}, {} sweeps, {} update)",
+        c.dim,
+        c.k_max,
+        c.iters,
+        c.update.name()
+    )
+}
+
+/// Runs `config` on `vectors`, calling `progress(step, total, J)` after
+/// every step and `note` with each log line; the unit rows.
+pub fn run(
+    vectors: Array2<f32>,
+    config: Config,
+    progress: &mut dyn FnMut(u64, u64, f64),
+    note: &mut dyn FnMut(String),
+) -> Result<Array2<f64>> {
+    let mut u = Ube::new(vectors, config)?;
+    let total = u.total_steps();
+    let mut step = 0;
+    while !u.is_done() {
+        u.step()?;
+        step += 1;
+        progress(step, total, u.loss());
+        while let Some(line) = u.take_note() {
+            note(line);
+        }
+    }
+    Ok(u.into_coords())
+}
+
+/// The 2-D picture of 3-D unit rows (the Hammer equal-area map); other
+/// dimensions keep their first two coordinates.
+pub fn picture(coords: &Array2<f64>) -> Array2<f64> {
+    if coords.ncols() == 3 {
+        sphere::hammer_map(coords.view())
+    } else {
+        coords.slice(ndarray::s![.., ..2]).to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_build_configs_and_runs_report_progress() {
+        let p = Params::parse(SCHEMA, "ube", [("iters", "4"), ("update", "newton")]).unwrap();
+        let c = config(&p, 3, 7);
+        assert_eq!((c.dim, c.iters, c.k_max, c.seed), (3, 4, 50, 7));
+        assert_eq!(c.update, Update::Newton);
+        assert!(describe(&c).contains("newton"));
+        let x = crate::project::testdata::gaussian_blobs(40, 5, 2, 1);
+        let mut steps = Vec::new();
+        let mut notes = 0;
+        let y = run(x, c, &mut |s, t, j| steps.push((s, t, j)), &mut |_| {
+            notes += 1
+        })
+        .unwrap();
+        assert_eq!(steps.len(), 5);
+        assert_eq!(steps[4].0, 5);
+        assert_eq!(steps[4].1, 5);
+        assert!(notes >= 1);
+        let map = picture(&y);
+        assert_eq!(map.dim(), (40, 2));
+        assert!(map.iter().all(|v| v.is_finite()));
+    }
+}
