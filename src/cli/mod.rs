@@ -3,6 +3,7 @@
 mod args;
 mod classify;
 mod corpus;
+mod counts;
 mod demo;
 mod eval;
 mod project;
@@ -44,6 +45,7 @@ pub fn run() -> Result<()> {
         Command::Eval(args) => eval::eval(args),
         Command::Neighbors(args) => eval::neighbors(args),
         Command::Topics(args) => eval::topics(args),
+        Command::Counts(args) => counts::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Project(args) => project::run(args),
         Command::Classify(args) => classify::run(args),

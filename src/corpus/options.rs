@@ -75,6 +75,16 @@ pub static OPTIONS: &[ParamSpec] = &[
         help: "share of documents (or 10,000-token pieces) held out for perplexity",
         live: false,
     },
+    ParamSpec {
+        name: "memory",
+        kind: Kind::Int {
+            min: 0,
+            max: 1 << 30,
+        },
+        default: DefaultValue::Int(0),
+        help: "memory budget of co-occurrence counting in MiB, or with a unit: 512M, 2G (0: half the RAM); counts that do not fit spill to temporary files",
+        live: false,
+    },
 ];
 
 impl CorpusConfig {
@@ -105,6 +115,7 @@ impl CorpusConfig {
                     fraction: p.f64("heldout"),
                     ..HeldoutConfig::default()
                 },
+                memory_mb: p.usize("memory") as u64,
             },
             vocab: VocabConfig {
                 min_count: p.usize("min_count").max(1) as u64,
@@ -143,6 +154,7 @@ impl CorpusConfig {
                 Value::Int(self.vocab.max_size.unwrap_or(0) as i64),
             ),
             ("heldout", Value::Float(self.read.heldout.fraction)),
+            ("memory", Value::Int(self.read.memory_mb as i64)),
         ];
         let mut p = Params::defaults(OPTIONS);
         for (name, value) in values {
@@ -176,6 +188,7 @@ mod tests {
                 ("min_count", "2"),
                 ("max_vocab", "1000"),
                 ("heldout", "0.1"),
+                ("memory", "2G"),
             ],
         )
         .unwrap();
@@ -183,6 +196,7 @@ mod tests {
         assert_eq!(c.read.format, Format::Lines);
         assert!(!c.read.tokenizer.lowercase);
         assert_eq!(c.vocab.max_size, Some(1000));
+        assert_eq!((c.read.memory_mb, c.read.memory_bytes()), (2048, 2 << 30));
         assert_eq!(c.to_params(), p);
         let err = Params::parse(OPTIONS, OWNER, [("heldout", "0.9")]).unwrap_err();
         assert!(err.to_string().contains("heldout"), "{err}");
