@@ -4,7 +4,7 @@
 //! written to files in a private temporary directory ([`SpillDir`]) as
 //! little-endian `(key: u64, value: f64)` records in key order. Runs on disk
 //! take part in the same merges as runs in memory, in the same order and
-//! summing in the same direction (see [`super::runs::RunStack`]), so a
+//! summing in the same direction (see `RunStack` in `cooc/runs.rs`), so a
 //! spilled count is bit-for-bit the in-memory one: only where a run lives
 //! changes, never which values are added to which.
 //!

@@ -350,7 +350,7 @@ pub fn read(path: &Path) -> Result<Counts> {
     let cells_at = input.file.bytes;
     let rest = len - cells_at;
     let tail = (n as u64 + 1) * 8 + TRAILER as u64;
-    if rest < tail || (rest - tail) % CELL as u64 != 0 {
+    if rest < tail || !(rest - tail).is_multiple_of(CELL as u64) {
         return Err(truncated(path, len));
     }
     let nnz = ((rest - tail) / CELL as u64) as usize;

@@ -198,7 +198,7 @@ fn in_mib(name: &str, text: &str) -> Option<i64> {
     };
     let x: f64 = digits.trim().parse().ok()?;
     let mib = x * 2f64.powi(shift);
-    (mib.is_finite() && mib >= 0.0 && mib < 9e15).then(|| mib.ceil() as i64)
+    (0.0..9e15).contains(&mib).then(|| mib.ceil() as i64)
 }
 
 fn parse_int(text: &str) -> Option<i64> {
