@@ -1,7 +1,7 @@
 //! Sorted runs on disk: what lets a count exceed its memory budget.
 //!
 //! When a counter's in-memory runs pass their budget, the largest are
-//! written to files in a private temporary directory ([`SpillDir`]) as
+//! written to files in a private temporary directory (`SpillDir`) as
 //! little-endian `(key: u64, value: f64)` records in key order. Runs on disk
 //! take part in the same merges as runs in memory, in the same order and
 //! summing in the same direction (see `RunStack` in `cooc/runs.rs`), so a

@@ -1,7 +1,7 @@
 //! Counts on disk: the counts file, and counts made elsewhere.
 //!
 //! `wordbench counts CORPUS --out FILE` counts a corpus once, within the
-//! memory budget (`--memory`), straight into a counts file ([`file`]): its
+//! memory budget (`--memory`), straight into a counts file ([`mod@file`]): its
 //! vocabulary and sparse co-occurrence matrix in one versioned, checksummed,
 //! memory-mappable binary file. Every count-based method then reads that
 //! file instead of a corpus (`train --counts FILE`; in the workbench a
