@@ -238,8 +238,12 @@ pub fn write(path: &Path, vocab: &Vocabulary, matrix: &CsMat<f64>, meta: CountsM
     })
 }
 
-/// Whether `path` starts like a counts file.
+/// Whether `path` is a regular file that starts like a counts file (a pipe
+/// or device is never read here: its bytes would be lost to its reader).
 pub fn is_counts_file(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 8];
     File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
