@@ -36,6 +36,7 @@ pub mod atomic;
 pub mod classify;
 pub mod cooc;
 pub mod corpus;
+pub mod counts;
 pub mod embedding;
 pub mod error;
 pub mod eval;

@@ -10,6 +10,7 @@ fn main() -> ExitCode {
     // give the terminal back if the workbench had it, and exit as killed.
     let _ = ctrlc::set_handler(|| {
         wordbench::atomic::remove_live_temp_files();
+        wordbench::cooc::spill::remove_live_spill_dirs();
         if wordbench::tui::event_loop::holds_terminal() {
             ratatui::restore();
         }

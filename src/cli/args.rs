@@ -40,6 +40,8 @@ pub enum Command {
     Topics(TopicsArgs),
     /// The senses of a word in multi-sense vectors (--algo senses): labels, neighbours, and the sense a --context sentence picks.
     Sense(super::sense::SenseArgs),
+    /// Count co-occurrences once into a counts file (or import GloVe / Spark counts).
+    Counts(super::counts::CountsArgs),
     /// Re-run a session's runs headless; `--check` compares the curves with the recording.
     Replay(ReplayArgs),
     /// Project words to 2-D (PCA or t-SNE): a PNG/SVG scatter plot or CSV coordinates.
@@ -76,8 +78,13 @@ pub struct StatsArgs {
 /// `wordbench train`
 #[derive(Debug, Args)]
 pub struct TrainArgs {
-    /// Corpus file.
-    pub corpus: PathBuf,
+    /// Corpus file (or a counts file from `wordbench counts`).
+    #[arg(required_unless_present = "counts")]
+    pub corpus: Option<PathBuf>,
+    /// Train a count-based method from a counts file (`wordbench counts`)
+    /// instead of a corpus.
+    #[arg(long, value_name = "FILE", conflicts_with = "corpus")]
+    pub counts: Option<PathBuf>,
     /// Method (see `wordbench methods`).
     #[arg(long)]
     pub algo: String,
@@ -121,6 +128,16 @@ pub struct TrainArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+impl TrainArgs {
+    /// The corpus or counts file to train from.
+    pub fn input(&self) -> &std::path::Path {
+        self.counts
+            .as_deref()
+            .or(self.corpus.as_deref())
+            .expect("clap requires a corpus or --counts")
+    }
 }
 
 /// `wordbench replay`

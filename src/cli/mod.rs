@@ -4,6 +4,7 @@ mod args;
 mod classify;
 mod cluster;
 mod corpus;
+mod counts;
 mod demo;
 mod eval;
 mod project;
@@ -47,6 +48,7 @@ pub fn run() -> Result<()> {
         Command::Neighbors(args) => eval::neighbors(args),
         Command::Topics(args) => eval::topics(args),
         Command::Sense(args) => sense::run(args),
+        Command::Counts(args) => counts::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Project(args) => project::run(args),
         Command::Classify(args) => classify::run(args),

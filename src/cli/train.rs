@@ -71,12 +71,12 @@ pub fn train(args: TrainArgs) -> Result<()> {
     check_outputs(&args)?;
     let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
-    let corpus = Corpus::open_for_training(&args.corpus, config)?;
+    let corpus = Corpus::open_for_training(args.input(), config)?;
     let threads = super::threads(args.threads);
     let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
     let mut session = match &args.session_out {
         Some(path) => {
-            let reference = CorpusRef::describe(&args.corpus, *corpus.config(), path)?;
+            let reference = CorpusRef::describe(args.input(), *corpus.config(), path)?;
             recorder = recorder.on_corpus(reference.clone());
             Some((path, Session::new(reference)))
         }
@@ -264,7 +264,7 @@ fn check_outputs(args: &TrainArgs) -> Result<()> {
     }
     for (i, &(flag, path)) in outputs.iter().enumerate() {
         atomic::check_writable(path).with_context(|| flag.to_string())?;
-        if atomic::same_file(path, &args.corpus) {
+        if atomic::same_file(path, args.input()) {
             bail!(
                 "{flag} {}: is the training corpus; refusing to overwrite it",
                 path.display()

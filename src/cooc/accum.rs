@@ -22,9 +22,12 @@
 //! runs never need merging with each other.
 
 use std::ops::Range;
+use std::sync::Arc;
 
-use super::runs::{bits_for, radix_sort, Run, RunStack};
+use super::runs::{bits_for, radix_sort, RunStack};
+use super::spill::{Slot, SpillDir};
 use super::window::{Window, WindowKind};
+use crate::{Error, Result};
 
 /// Target number of row bands.
 const BANDS: usize = 256;
@@ -196,6 +199,11 @@ struct Band {
 pub(crate) struct Accumulator {
     bands: Vec<Band>,
     scratch: Vec<u64>,
+    /// Where runs go when the ones in memory pass `run_budget` bytes.
+    spill: Option<Arc<SpillDir>>,
+    run_budget: usize,
+    /// The first spill error: counting stops and [`Accumulator::finish`] returns it.
+    error: Option<Error>,
 }
 
 impl Accumulator {
@@ -209,7 +217,16 @@ impl Accumulator {
                 })
                 .collect(),
             scratch: Vec::new(),
+            spill: None,
+            run_budget: usize::MAX,
+            error: None,
         }
+    }
+
+    /// Spills runs to `dir` whenever those in memory pass `run_budget` bytes.
+    pub fn spill_to(&mut self, dir: Arc<SpillDir>, run_budget: usize) {
+        self.spill = Some(dir);
+        self.run_budget = run_budget;
     }
 
     /// Counts the windows of every token of the sentences (sentence `s` is
@@ -227,6 +244,9 @@ impl Accumulator {
         cells: &mut [f64],
         gaps: bool,
     ) {
+        if self.error.is_some() {
+            return;
+        }
         let base = plan
             .layout
             .offset(plan.layout.rows().min(owned.start as usize));
@@ -298,24 +318,68 @@ impl Accumulator {
 
     /// Sorts band `band`'s pending events into a run.
     fn flush(&mut self, plan: &Plan, band: usize) {
+        if let Err(e) = self.try_flush(plan, band) {
+            self.error.get_or_insert(e);
+        }
+    }
+
+    fn try_flush(&mut self, plan: &Plan, band: usize) -> Result<()> {
         let b = &mut self.bands[band];
-        if b.events.is_empty() {
-            return;
+        if b.events.is_empty() || self.error.is_some() {
+            b.events.clear();
+            return Ok(());
         }
         radix_sort(&mut b.events, &mut self.scratch, plan.band_bits);
         let mut run = b.runs.take_spare();
         let base = ((band as u64) << plan.band_shift) * plan.n as u64;
         run.fill_from_sorted_events(&b.events, base, plan.dbits, &plan.weights);
         b.events.clear();
-        b.runs.push(run);
+        b.runs.push(run, self.spill.as_deref())?;
+        self.spill_if_over_budget()
     }
 
-    /// Each band's sparse pairs as one run.
-    pub fn finish(mut self, plan: &Plan) -> Vec<Run> {
+    /// Writes the largest runs in memory to disk until those left hold at
+    /// most half the budget (so spills come in batches, not at every flush).
+    fn spill_if_over_budget(&mut self) -> Result<()> {
+        let Some(dir) = self.spill.clone() else {
+            return Ok(());
+        };
+        let mut held: usize = self.bands.iter().map(|b| b.runs.heap_bytes()).sum();
+        if held <= self.run_budget {
+            return Ok(());
+        }
+        let mut runs: Vec<(usize, usize, usize)> = self
+            .bands
+            .iter()
+            .enumerate()
+            .flat_map(|(band, b)| b.runs.in_memory().map(move |(i, bytes)| (bytes, band, i)))
+            .collect();
+        runs.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, band, i) in runs {
+            if held <= self.run_budget / 2 {
+                break;
+            }
+            let before = self.bands[band].runs.heap_bytes();
+            self.bands[band].runs.spill(i, &dir)?;
+            held -= before - self.bands[band].runs.heap_bytes();
+        }
+        Ok(())
+    }
+
+    /// Each band's sparse pairs as one run (on disk when spilled), or the
+    /// first spill error.
+    pub fn finish(mut self, plan: &Plan) -> Result<Vec<Slot>> {
         for band in 0..self.bands.len() {
             self.flush(plan, band);
         }
-        self.bands.into_iter().map(|b| b.runs.into_run()).collect()
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let spill = self.spill.as_deref();
+        self.bands
+            .into_iter()
+            .map(|b| b.runs.into_slot(spill))
+            .collect()
     }
 }
 

@@ -18,6 +18,8 @@ use sprs::CsMat;
 
 use super::accum::Layout;
 use super::runs::Run;
+use super::spill::{RunReader, Slot};
+use crate::Result;
 
 /// Rows per parallel task when assembling.
 const ROWS_PER_TASK: usize = 512;
@@ -179,6 +181,124 @@ impl Parts<'_> {
             emit((key - base) as usize, sum);
             count += 1;
         }
+    }
+}
+
+/// Receives a matrix row by row, in order (see [`crate::cooc::Counter::finish_into`]).
+pub trait RowSink {
+    /// Row `i`'s non-zero cells: columns in increasing order and their values.
+    fn row(&mut self, cols: &[u32], vals: &[f64]) -> Result<()>;
+}
+
+/// Builds a CSR matrix from rows.
+#[derive(Debug)]
+pub(crate) struct CsrBuilder {
+    n: usize,
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    data: Vec<f64>,
+}
+
+impl CsrBuilder {
+    /// An empty `n × n` matrix to fill.
+    pub fn new(n: usize) -> CsrBuilder {
+        CsrBuilder {
+            n,
+            indptr: vec![0],
+            indices: Vec::new(),
+            data: Vec::new(),
+        }
+    }
+
+    /// The matrix (every row must have been given).
+    pub fn build(self) -> CsMat<f64> {
+        CsMat::try_new((self.n, self.n), self.indptr, self.indices, self.data)
+            .map_err(|e| e.3)
+            .expect("streamed rows are sorted and in range")
+    }
+}
+
+impl RowSink for CsrBuilder {
+    fn row(&mut self, cols: &[u32], vals: &[f64]) -> Result<()> {
+        self.indices.extend(cols.iter().map(|&c| c as usize));
+        self.data.extend_from_slice(vals);
+        self.indptr.push(self.indices.len());
+        Ok(())
+    }
+}
+
+/// The sources of a count whose runs may be on disk: rows are assembled in
+/// order, one band at a time, reading each thread's run of the band
+/// sequentially. Every cell is summed exactly as [`Parts::to_csr`] sums it
+/// (dense cells as they are; sparse ones from `0.0`, thread after thread).
+pub(crate) struct StreamParts<'a> {
+    /// Matrix size.
+    pub n: usize,
+    /// Shape of the dense table.
+    pub layout: &'a Layout,
+    /// The dense part of `X` (see [`fold_tables`]).
+    pub table: &'a [f64],
+    /// Sorted runs, one per thread and row band.
+    pub runs: &'a [Vec<Slot>],
+    /// Rows per band are `1 << band_shift`.
+    pub band_shift: u32,
+}
+
+impl StreamParts<'_> {
+    /// Hands every row to `sink`, in order.
+    pub fn stream(&self, sink: &mut impl RowSink) -> Result<()> {
+        let n = self.n;
+        let (mut cols, mut vals) = (Vec::new(), Vec::new());
+        let mut readers: Vec<RunReader<'_>> = Vec::new();
+        let mut heads: Vec<Option<(u64, f64)>> = Vec::new();
+        let mut band = None;
+        for i in 0..n {
+            let b = i >> self.band_shift;
+            if band != Some(b) {
+                band = Some(b);
+                readers = self
+                    .runs
+                    .iter()
+                    .map(|t| t[b].reader())
+                    .collect::<Result<_>>()?;
+                heads = readers
+                    .iter_mut()
+                    .map(|r| r.next())
+                    .collect::<Result<_>>()?;
+            }
+            cols.clear();
+            vals.clear();
+            for (j, &x) in self.table[self.layout.row_range(i)].iter().enumerate() {
+                if x != 0.0 {
+                    cols.push(j as u32);
+                    vals.push(x);
+                }
+            }
+            let base = i as u64 * n as u64;
+            let end = base + n as u64;
+            loop {
+                let key = heads
+                    .iter()
+                    .flatten()
+                    .map(|&(k, _)| k)
+                    .filter(|&k| k < end)
+                    .min();
+                let Some(key) = key else { break };
+                let mut sum = 0.0;
+                for (head, reader) in heads.iter_mut().zip(readers.iter_mut()) {
+                    if let Some((k, v)) = *head {
+                        if k == key {
+                            sum += v;
+                            *head = reader.next()?;
+                        }
+                    }
+                }
+                cols.push((key - base) as u32);
+                vals.push(sum);
+            }
+            sink.row(&cols, &vals)?;
+        }
+        Ok(())
     }
 }
 

@@ -56,6 +56,9 @@ impl CountCache {
     /// matrix when there is one, else counted now (without holding the
     /// cache, so other runs are not kept waiting) and kept.
     pub fn counts(&self, corpus: &Arc<Corpus>, config: &CountConfig) -> Result<Arc<CsMat<f64>>> {
+        if let Some(m) = super::count::counted_matrix(corpus, config)? {
+            return Ok(m);
+        }
         if let Some(hit) = self.lookup(corpus, config) {
             return Ok(hit);
         }

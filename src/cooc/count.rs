@@ -10,14 +10,17 @@
 //! independent of the corpus length.
 
 use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use sprs::CsMat;
 
 use super::accum::{Accumulator, Plan};
-use super::assemble::{fold_tables, Parts};
+use super::assemble::{fold_tables, CsrBuilder, Parts, RowSink, StreamParts};
 use super::runs::Run;
+use super::spill::{Slot, SpillDir};
 use super::window::{Window, WindowKind};
 use crate::corpus::{Batch, Corpus, Split};
 use crate::{Error, Result};
@@ -61,6 +64,36 @@ impl Default for Tuning {
     }
 }
 
+impl Tuning {
+    /// The default knobs, shrunk to fit a memory budget of `bytes`: the dense
+    /// table (held twice while assembling) takes at most 1/8 of it, the event
+    /// buffers at most 1/4. Budgets of 1 GiB and more keep the defaults.
+    pub fn for_memory(bytes: u64) -> Tuning {
+        let d = Tuning::default();
+        Tuning {
+            dense_cells: d.dense_cells.min((bytes / 128) as usize),
+            buffer_events: d.buffer_events.min((bytes / 32) as usize).max(1),
+        }
+    }
+}
+
+/// Bytes of memory a count may use for its runs under a budget of `bytes`
+/// (what [`Tuning::for_memory`] leaves, less a margin for the assembly).
+pub fn run_budget(bytes: u64) -> usize {
+    (bytes / 2) as usize
+}
+
+/// The default memory budget: half of the machine's RAM (4 GiB when it
+/// cannot be read).
+pub fn default_memory() -> u64 {
+    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
+        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kib * 1024)
+    });
+    total.map_or(4 << 30, |t| t / 2)
+}
+
 /// Streaming co-occurrence counter: feed batches, then [`Counter::finish`].
 #[derive(Debug)]
 pub struct Counter {
@@ -73,6 +106,7 @@ pub struct Counter {
     keep_positions: bool,
     tokens: u64,
     filtered: Batch,
+    spill: Option<Arc<SpillDir>>,
 }
 
 impl Counter {
@@ -104,7 +138,40 @@ impl Counter {
             accumulators,
             tokens: 0,
             filtered: Batch::default(),
+            spill: None,
         })
+    }
+
+    /// A counter that keeps within `memory` bytes (see [`Tuning::for_memory`]),
+    /// spilling sorted runs to a temporary directory under `temp_parent`
+    /// when they would not fit. The result is bit-for-bit that of
+    /// [`Counter::with_tuning`] with the same tuning and thread count.
+    pub fn with_memory(
+        vocab_size: usize,
+        config: &CountConfig,
+        memory: u64,
+        temp_parent: &Path,
+    ) -> Result<Counter> {
+        Counter::with_tuning(vocab_size, config, Tuning::for_memory(memory))?
+            .spill_over(run_budget(memory), temp_parent)
+    }
+
+    /// Spills runs to a new directory under `temp_parent` when the runs in
+    /// memory pass `run_bytes` (shared among the threads). The directory is
+    /// removed when the counter is finished or dropped.
+    pub fn spill_over(mut self, run_bytes: usize, temp_parent: &Path) -> Result<Counter> {
+        let dir = Arc::new(SpillDir::create(temp_parent)?);
+        let share = run_bytes / self.accumulators.len().max(1);
+        for acc in &mut self.accumulators {
+            acc.spill_to(dir.clone(), share);
+        }
+        self.spill = Some(dir);
+        Ok(self)
+    }
+
+    /// Runs written to disk so far (spills and merges of spilled runs).
+    pub fn spilled_runs(&self) -> u64 {
+        self.spill.as_ref().map_or(0, |d| d.spilled())
     }
 
     /// Keeps ids `>= max_vocab` as positions that take their place in windows
@@ -168,23 +235,68 @@ impl Counter {
     }
 
     /// Merges the threads' counts into an `n × n` CSR matrix.
+    ///
+    /// Panics if the counter spills ([`Counter::spill_over`]) and a spill
+    /// file cannot be written or read: use [`Counter::try_finish`] then.
     pub fn finish(self) -> CsMat<f64> {
+        self.try_finish().expect("an in-memory count cannot fail")
+    }
+
+    /// Merges the threads' counts into an `n × n` CSR matrix, or returns the
+    /// first error writing or reading a spill file.
+    pub fn try_finish(self) -> Result<CsMat<f64>> {
+        let (plan, table, slots, _dir) = self.finish_parts()?;
+        if slots.iter().flatten().all(|s| matches!(s, Slot::Mem(_))) {
+            let runs: Vec<Vec<Run>> = slots
+                .into_iter()
+                .map(|t| t.into_iter().filter_map(Slot::release).collect())
+                .collect();
+            return Ok(Parts {
+                n: plan.n,
+                layout: &plan.layout,
+                table: &table,
+                runs: &runs,
+                band_shift: plan.band_shift,
+            }
+            .to_csr());
+        }
+        let mut csr = CsrBuilder::new(plan.n);
+        stream(&plan, &table, &slots, &mut csr)?;
+        Ok(csr.build())
+    }
+
+    /// Hands the matrix to `sink` row by row without building it in memory
+    /// (the values are those of [`Counter::try_finish`]).
+    pub fn finish_into(self, sink: &mut impl RowSink) -> Result<()> {
+        let (plan, table, slots, _dir) = self.finish_parts()?;
+        stream(&plan, &table, &slots, sink)
+    }
+
+    /// The plan, the folded dense table, each thread's run of each band,
+    /// and the spill directory (kept until the runs are read).
+    #[allow(clippy::type_complexity)]
+    fn finish_parts(self) -> Result<(Plan, Vec<f64>, Vec<Vec<Slot>>, Option<Arc<SpillDir>>)> {
         let plan = self.plan;
-        let runs: Vec<Vec<Run>> = self
+        let slots: Vec<Vec<Slot>> = self
             .accumulators
             .into_par_iter()
             .map(|acc| acc.finish(&plan))
-            .collect();
+            .collect::<Result<_>>()?;
         let table = fold_tables(&plan.layout, &[self.table], plan.symmetric);
-        Parts {
-            n: plan.n,
-            layout: &plan.layout,
-            table: &table,
-            runs: &runs,
-            band_shift: plan.band_shift,
-        }
-        .to_csr()
+        Ok((plan, table, slots, self.spill))
     }
+}
+
+/// Streams the rows of a finished count.
+fn stream(plan: &Plan, table: &[f64], slots: &[Vec<Slot>], sink: &mut impl RowSink) -> Result<()> {
+    StreamParts {
+        n: plan.n,
+        layout: &plan.layout,
+        table,
+        runs: slots,
+        band_shift: plan.band_shift,
+    }
+    .stream(sink)
 }
 
 /// Splits ids `0..n` into `parts` contiguous ranges with about the same
@@ -239,8 +351,55 @@ pub fn count_batch(batch: &Batch, vocab_size: usize, config: &CountConfig) -> Re
 
 /// Streams the training split of `corpus` and counts it; `n` is the
 /// vocabulary size, capped by `config.max_vocab`.
+///
+/// A counts file opened as the corpus gives its matrix (a copy; see
+/// [`counted_matrix`]).
 pub fn count_corpus(corpus: &Corpus, config: &CountConfig) -> Result<CsMat<f64>> {
-    count_corpus_with(corpus, Counter::new(corpus.vocab().len(), config)?)
+    if let Some(m) = counted_matrix(corpus, config)? {
+        return Ok((*m).clone());
+    }
+    let memory = corpus.config().read.memory_bytes();
+    let counter =
+        Counter::with_memory(corpus.vocab().len(), config, memory, &std::env::temp_dir())?;
+    count_corpus_with(corpus, counter)
+}
+
+/// The matrix of a counts file opened as `corpus` (`None` for a text
+/// corpus), or an error when the file was counted with another window or
+/// fewer words than `config` asks for. Imported counts record no window
+/// and are taken as they are.
+pub fn counted_matrix(corpus: &Corpus, config: &CountConfig) -> Result<Option<Arc<CsMat<f64>>>> {
+    let Some(counted) = corpus.counted() else {
+        return Ok(None);
+    };
+    let path = corpus.path();
+    if let Some(w) = counted.meta.window {
+        if w != config.window {
+            return Err(Error::format(
+                path,
+                format!(
+                    "counts file was counted with a {} window of {} ({:?} weights), this run asks for a {} window of {} ({:?} weights): count again with `wordbench counts`",
+                    kind_name(w.kind), w.size, w.weighting,
+                    kind_name(config.window.kind), config.window.size, config.window.weighting,
+                ),
+            ));
+        }
+    }
+    let n = counted.matrix.rows();
+    if let Some(m) = config.max_vocab.filter(|&m| m < n) {
+        return Err(Error::format(
+            path,
+            format!("counts file holds {n} words, this run asks for the {m} most frequent: count again with --max-vocab {m}"),
+        ));
+    }
+    Ok(Some(counted.matrix.clone()))
+}
+
+fn kind_name(kind: WindowKind) -> &'static str {
+    match kind {
+        WindowKind::Symmetric => "symmetric",
+        WindowKind::LeftOnly => "left-only",
+    }
 }
 
 /// Streams the training split of `corpus` into `counter` (made for
@@ -249,7 +408,7 @@ pub fn count_corpus_with(corpus: &Corpus, mut counter: Counter) -> Result<CsMat<
     for batch in corpus.batches(Split::Train, CORPUS_BATCH_TOKENS) {
         counter.add(&batch?);
     }
-    Ok(counter.finish())
+    counter.try_finish()
 }
 
 /// A plain sequential counter with a map: the reference the fast counter is
@@ -449,6 +608,99 @@ mod tests {
             .chunks(sentences.len().div_ceil(k).max(1))
             .map(batch)
             .collect()
+    }
+
+    #[test]
+    fn spilled_counts_are_bit_for_bit_the_in_memory_counts() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let parent = tempfile::tempdir().unwrap();
+        let n = 70;
+        for seed in 0..2u64 {
+            let b = random_batch(seed + 10, 60, n);
+            for (kind, weighting) in [
+                (WindowKind::Symmetric, Weighting::Harmonic),
+                (WindowKind::LeftOnly, Weighting::Uniform),
+                (WindowKind::Symmetric, Weighting::Uniform),
+            ] {
+                let config = CountConfig {
+                    window: Window {
+                        size: 2 + seed as usize * 2,
+                        kind,
+                        weighting,
+                    },
+                    max_vocab: (seed == 1).then_some(50),
+                };
+                for (dense_cells, buffer_events) in [(0, 20), (300, 64)] {
+                    let tuning = Tuning {
+                        dense_cells,
+                        buffer_events,
+                    };
+                    let count = |run_bytes: Option<usize>| {
+                        pool.install(|| {
+                            let mut c = Counter::with_tuning(n, &config, tuning).unwrap();
+                            if let Some(bytes) = run_bytes {
+                                c = c.spill_over(bytes, parent.path()).unwrap();
+                            }
+                            for part in split_batch(&b, 4) {
+                                c.add(&part);
+                            }
+                            let spilled = c.spilled_runs();
+                            (c.try_finish().unwrap(), spilled)
+                        })
+                    };
+                    let (memory, _) = count(None);
+                    // A budget of nothing spills every run; a small one some.
+                    for bytes in [0, 2048] {
+                        let (spilled, runs) = count(Some(bytes));
+                        assert!(bytes > 0 || runs > 10, "{runs} runs spilled");
+                        assert_eq!(spilled, memory, "budget {bytes}");
+                        let bits = |m: &CsMat<f64>| -> Vec<u64> {
+                            m.data().iter().map(|x| x.to_bits()).collect()
+                        };
+                        assert_eq!(bits(&spilled), bits(&memory));
+                    }
+                }
+            }
+        }
+        // Every spill directory is gone.
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_streamed_finish_gives_the_same_rows() {
+        struct Rows(Vec<(Vec<u32>, Vec<f64>)>);
+        impl RowSink for Rows {
+            fn row(&mut self, cols: &[u32], vals: &[f64]) -> Result<()> {
+                self.0.push((cols.to_vec(), vals.to_vec()));
+                Ok(())
+            }
+        }
+        let b = random_batch(3, 100, 40);
+        let config = CountConfig {
+            window: Window::symmetric(4, Weighting::Harmonic),
+            max_vocab: None,
+        };
+        let tuning = Tuning {
+            dense_cells: 100,
+            buffer_events: 50,
+        };
+        let mut c = Counter::with_tuning(40, &config, tuning).unwrap();
+        c.add(&b);
+        let mut rows = Rows(Vec::new());
+        c.finish_into(&mut rows).unwrap();
+        let mut c = Counter::with_tuning(40, &config, tuning).unwrap();
+        c.add(&b);
+        let m = c.finish();
+        assert_eq!(rows.0.len(), 40);
+        for (i, (cols, vals)) in rows.0.iter().enumerate() {
+            let row = m.outer_view(i).unwrap();
+            let want: Vec<u32> = row.indices().iter().map(|&j| j as u32).collect();
+            assert_eq!(cols, &want);
+            assert_eq!(vals.as_slice(), row.data());
+        }
     }
 
     #[test]

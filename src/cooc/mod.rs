@@ -38,13 +38,16 @@ pub mod marginals;
 pub mod pmi;
 mod runs;
 pub mod scale;
+pub mod spill;
 pub mod summary;
 pub mod tfidf;
 pub mod window;
 
+pub use assemble::RowSink;
 pub use cache::CountCache;
 pub use count::{
-    count_batch, count_corpus, count_corpus_with, count_naive, CountConfig, Counter, Tuning,
+    count_batch, count_corpus, count_corpus_with, count_naive, default_memory, CountConfig,
+    Counter, Tuning,
 };
 pub use jm::{jelinek_mercer, unigram_probabilities, JmPmi, DEFAULT_KAPPA};
 pub use marginals::Marginals;

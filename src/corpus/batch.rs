@@ -77,6 +77,18 @@ pub struct Batches {
 }
 
 impl Batches {
+    /// A stream with no batch: only `error`, if any.
+    pub(super) fn done(error: Option<crate::Error>) -> Batches {
+        let (tx, rx) = sync_channel::<Result<Batch>>(1);
+        if let Some(e) = error {
+            let _ = tx.send(Err(e));
+        }
+        Batches {
+            rx: Some(rx),
+            handle: None,
+        }
+    }
+
     pub(super) fn spawn(corpus: &Corpus, split: Split, batch_tokens: usize) -> Batches {
         let (tx, rx) = sync_channel::<Result<Batch>>(2);
         let path = corpus.path().to_path_buf();

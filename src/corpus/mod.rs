@@ -17,6 +17,7 @@ pub mod vocab;
 pub mod wiki;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -66,6 +67,17 @@ pub struct Corpus {
     config: CorpusConfig,
     vocab: Vocabulary,
     stats: CorpusStats,
+    /// The matrix of a counts file opened in place of a corpus.
+    counted: Option<Counted>,
+}
+
+/// A counts file's matrix and what it was counted with.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    /// The co-occurrence matrix, in vocabulary id order.
+    pub matrix: Arc<sprs::CsMat<f64>>,
+    /// Window and tokens.
+    pub meta: crate::counts::CountsMeta,
 }
 
 impl Corpus {
@@ -73,8 +85,15 @@ impl Corpus {
     ///
     /// Fails on a missing, unreadable or binary file, and when no word survives
     /// the vocabulary selection (the error says how many tokens and types were seen).
+    ///
+    /// A counts file (`wordbench counts`) opens too: its vocabulary and
+    /// matrix stand for the corpus in every count-based method, and the
+    /// reading and vocabulary options do not apply (it was counted with its own).
     pub fn open(path: impl AsRef<Path>, config: CorpusConfig) -> Result<Corpus> {
         let path = path.as_ref();
+        if crate::counts::is_counts_file(path) {
+            return Corpus::from_counts_file(path, config);
+        }
         let mut config = config;
         config.read.format = config.read.format.resolve(path)?;
         let mut counter = Counter::default();
@@ -104,7 +123,39 @@ impl Corpus {
             config,
             vocab,
             stats,
+            counted: None,
         })
+    }
+
+    /// Opens a counts file as a corpus without text.
+    fn from_counts_file(path: &Path, config: CorpusConfig) -> Result<Corpus> {
+        let counts = crate::counts::read(path)?;
+        let n = counts.vocab.len();
+        if n == 0 {
+            return Err(Error::format(path, "counts file has an empty vocabulary"));
+        }
+        let stats = CorpusStats {
+            tokens: counts.meta.tokens,
+            types: n,
+            vocabulary: n,
+            train_tokens_in_vocab: counts.vocab.total(),
+            ..CorpusStats::default()
+        };
+        Ok(Corpus {
+            path: path.to_path_buf(),
+            config,
+            vocab: counts.vocab,
+            stats,
+            counted: Some(Counted {
+                matrix: Arc::new(counts.matrix),
+                meta: counts.meta,
+            }),
+        })
+    }
+
+    /// The counts of a counts file opened as this corpus (`None` for text).
+    pub fn counted(&self) -> Option<&Counted> {
+        self.counted.as_ref()
     }
 
     /// [`Corpus::open`] for training, which reads the corpus again (counts,
@@ -143,7 +194,19 @@ impl Corpus {
 
     /// Streams one split as id batches of about `batch_tokens` in-vocabulary
     /// tokens (out-of-vocabulary tokens are dropped, as word2vec and GloVe do).
+    ///
+    /// A counts file has no text: its training split is an error naming it,
+    /// its held-out split is empty (so there is no held-out perplexity).
     pub fn batches(&self, split: Split, batch_tokens: usize) -> Batches {
+        if self.counted.is_some() {
+            return Batches::done(match split {
+                Split::Train => Some(Error::format(
+                    &self.path,
+                    "is a counts file (co-occurrence counts, no text): this needs the corpus text; only count-based methods take a counts file",
+                )),
+                Split::Heldout => None,
+            });
+        }
         Batches::spawn(self, split, batch_tokens)
     }
 

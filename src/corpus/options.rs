@@ -27,6 +27,7 @@ pub static OPTIONS: &[ParamSpec] = &[
     ParamSpec::int("min_count", 1, 1_000_000_000, 5, "drop words seen fewer times than this"),
     ParamSpec::int("max_vocab", 0, 100_000_000, 0, "keep at most this many most frequent words (0: no limit)"),
     ParamSpec::float("heldout", 0.0, 0.5, 0.05, "share of documents (or 10,000-token pieces) held out for perplexity"),
+    ParamSpec::int("memory", 0, 1 << 30, 0, "memory budget of co-occurrence counting in MiB, or with a unit: 512M, 2G (0: half the RAM); counts that do not fit spill to temporary files"),
 ];
 
 impl CorpusConfig {
@@ -57,6 +58,7 @@ impl CorpusConfig {
                     fraction: p.f64("heldout"),
                     ..HeldoutConfig::default()
                 },
+                memory_mb: p.usize("memory") as u64,
             },
             vocab: VocabConfig {
                 min_count: p.usize("min_count").max(1) as u64,
@@ -95,6 +97,7 @@ impl CorpusConfig {
                 Value::Int(self.vocab.max_size.unwrap_or(0) as i64),
             ),
             ("heldout", Value::Float(self.read.heldout.fraction)),
+            ("memory", Value::Int(self.read.memory_mb as i64)),
         ];
         let mut p = Params::defaults(OPTIONS);
         for (name, value) in values {
@@ -128,6 +131,7 @@ mod tests {
                 ("min_count", "2"),
                 ("max_vocab", "1000"),
                 ("heldout", "0.1"),
+                ("memory", "2G"),
             ],
         )
         .unwrap();
@@ -135,6 +139,7 @@ mod tests {
         assert_eq!(c.read.format, Format::Lines);
         assert!(!c.read.tokenizer.lowercase);
         assert_eq!(c.vocab.max_size, Some(1000));
+        assert_eq!((c.read.memory_mb, c.read.memory_bytes()), (2048, 2 << 30));
         assert_eq!(c.to_params(), p);
         let err = Params::parse(OPTIONS, OWNER, [("heldout", "0.9")]).unwrap_err();
         assert!(err.to_string().contains("heldout"), "{err}");

@@ -94,7 +94,8 @@ pub struct ReadReport {
     pub replacements: u64,
 }
 
-/// How to read a corpus: format, tokenizer and split.
+/// How to read a corpus: format, tokenizer and split, and the memory its
+/// co-occurrence counts may use.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
 pub struct ReadConfig {
     /// File format (resolve [`Format::Auto`] first for speed; it is resolved here otherwise).
@@ -103,6 +104,21 @@ pub struct ReadConfig {
     pub tokenizer: TokenizerConfig,
     /// Held-out split.
     pub heldout: HeldoutConfig,
+    /// Memory budget of co-occurrence counting, in MiB (0: half of the RAM);
+    /// runs that do not fit spill to temporary files. It never changes the
+    /// corpus's words, only where counting keeps its runs.
+    #[serde(default)]
+    pub memory_mb: u64,
+}
+
+impl ReadConfig {
+    /// The counting memory budget in bytes.
+    pub fn memory_bytes(&self) -> u64 {
+        match self.memory_mb {
+            0 => crate::cooc::default_memory(),
+            mb => mb << 20,
+        }
+    }
 }
 
 /// Reads `path` once, feeding `visitor`.

@@ -221,6 +221,7 @@ impl ParamSpec {
         match self.kind {
             Kind::Int { min, max } => {
                 let v: i64 = parse_int(text)
+                    .or_else(|| in_mib(self.name, text))
                     .ok_or_else(|| bad(format!("expected an integer in [{min}, {max}]")))?;
                 if v < min || v > max {
                     return Err(bad(format!("expected an integer in [{min}, {max}]")));
@@ -301,6 +302,29 @@ pub fn parse_seconds(name: &str, text: &str) -> Result<Duration> {
 }
 
 /// Accepts `1000`, `1_000` and `1e3`-style integers.
+/// Options that are sizes in MiB, and so also accept a unit (`512M`, `2G`).
+const SIZES_IN_MIB: &[&str] = &["memory"];
+
+/// `text` with a unit (K, M, G or T, optionally followed by `B` or `iB`)
+/// in MiB, for the options of [`SIZES_IN_MIB`].
+fn in_mib(name: &str, text: &str) -> Option<i64> {
+    if !SIZES_IN_MIB.contains(&name) {
+        return None;
+    }
+    let upper = text.to_ascii_uppercase();
+    let number = upper.trim_end_matches("IB").trim_end_matches('B');
+    let (digits, shift) = match number.chars().last()? {
+        'K' => (&number[..number.len() - 1], -10),
+        'M' => (&number[..number.len() - 1], 0),
+        'G' => (&number[..number.len() - 1], 10),
+        'T' => (&number[..number.len() - 1], 20),
+        _ => return None,
+    };
+    let x: f64 = digits.trim().parse().ok()?;
+    let mib = x * 2f64.powi(shift);
+    (0.0..9e15).contains(&mib).then(|| mib.ceil() as i64)
+}
+
 fn parse_int(text: &str) -> Option<i64> {
     let cleaned: String = text.chars().filter(|&c| c != '_').collect();
     cleaned.parse().ok().or_else(|| {
