@@ -10,6 +10,7 @@ mod replay;
 mod schema_args;
 mod train;
 mod tui;
+mod vectors;
 
 use anyhow::Result;
 use clap::Parser;
@@ -47,6 +48,8 @@ pub fn run() -> Result<()> {
         Command::Replay(args) => replay::run(args),
         Command::Project(args) => project::run(args),
         Command::Classify(args) => classify::run(args),
+        Command::Convert(args) => vectors::convert(args),
+        Command::Align(args) => vectors::align(args),
     }
 }
 

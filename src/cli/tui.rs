@@ -32,6 +32,11 @@ pub fn run(args: TuiArgs) -> Result<()> {
     let trace = args
         .key_trace
         .or_else(|| std::env::var_os("WORDBENCH_KEY_TRACE").map(Into::into));
-    tui::run(options, trace)?;
+    let imports = args
+        .vectors
+        .iter()
+        .map(|p| tui::Action::ImportVectors(p.display().to_string(), args.limit))
+        .collect();
+    tui::run_with(options, trace, imports)?;
     Ok(())
 }
