@@ -132,3 +132,113 @@ fn npy_and_projector_pairs_written_for_python_and_tensorboard() {
         assert_eq!(values, row.to_vec());
     }
 }
+
+fn wordbench(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wordbench"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn cli_convert_neighbors_with_limit_and_the_stanford_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let npy = dir.path().join("g.npy");
+    let (ok, _, err) = wordbench(&[
+        "convert",
+        fixture("glove.txt.xz").to_str().unwrap(),
+        npy.to_str().unwrap(),
+        "--limit",
+        "12",
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("12 words x 16 dims"), "{err}");
+    let (back, report) = format::read(&npy, None).unwrap();
+    assert_eq!(report.format, VectorFormat::Npy);
+    assert_eq!(back.words().words(), &reference().words().words()[..12]);
+
+    let (ok, out, err) = wordbench(&[
+        "neighbors",
+        fixture("stanford-header.txt").to_str().unwrap(),
+        "the",
+        "-k",
+        "3",
+    ]);
+    assert!(ok, "{err}");
+    assert!(err.contains("Stanford GloVe"), "{err}");
+    assert_eq!(out.lines().count(), 4, "{out}");
+}
+
+#[test]
+fn cli_align_recovers_a_rotated_copy() {
+    // B = A rotated by a fixed orthogonal matrix (a product of plane rotations),
+    // with one word's vector replaced: it is the one listed as moved most.
+    let a = Embedding::load(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/eval/vectors.txt"),
+    )
+    .unwrap();
+    let d = a.dim();
+    let mut q = ndarray::Array2::<f64>::eye(d);
+    for k in 0..d - 1 {
+        let t = 0.3 + 0.1 * k as f64;
+        let mut g = ndarray::Array2::<f64>::eye(d);
+        g[[k, k]] = t.cos();
+        g[[k + 1, k + 1]] = t.cos();
+        g[[k, k + 1]] = -t.sin();
+        g[[k + 1, k]] = t.sin();
+        q = q.dot(&g);
+    }
+    let mut b = a.vectors().mapv(f64::from).dot(&q).mapv(|v| v as f32);
+    let king = a.id("king").unwrap() as usize;
+    let other = a.row(a.id("computer").unwrap()).to_owned();
+    b.row_mut(king).assign(&other);
+    let rotated = Embedding::new(a.words().clone(), b).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pb = dir.path().join("b.txt");
+    rotated.save(&pb, VectorFormat::Word2VecText).unwrap();
+    let out_path = dir.path().join("a-in-b.txt");
+    let (ok, out, err) = wordbench(&[
+        "align",
+        fixture("../eval/vectors.txt").to_str().unwrap(),
+        pb.to_str().unwrap(),
+        "-k",
+        "3",
+        "--out",
+        out_path.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.starts_with("174 shared words"), "{out}");
+    let moved: Vec<&str> = out.lines().skip(2).collect();
+    assert!(moved[0].trim_start().starts_with("king "), "{out}");
+    let cosine = |line: &str| -> f64 { line.split_whitespace().nth(1).unwrap().parse().unwrap() };
+    assert!(cosine(moved[0]) < 0.8, "{out}");
+    assert!(cosine(moved[1]) > 0.9, "the others stay close: {out}");
+    let mapped = Embedding::load(&out_path).unwrap();
+    let the = a.id("the").unwrap();
+    let unit = rotated.unit_row(the);
+    let cos: f32 = mapped
+        .row(the)
+        .iter()
+        .zip(unit.iter())
+        .map(|(x, y)| x * y)
+        .sum();
+    assert!(cos > 0.9, "{cos}");
+
+    // Without the moved word the rotation is recovered exactly.
+    let clean = Embedding::new(
+        a.words().clone(),
+        a.vectors().mapv(f64::from).dot(&q).mapv(|v| v as f32),
+    )
+    .unwrap();
+    let al = wordbench::embedding::align::procrustes(&a, &clean, None).unwrap();
+    let err = (&al.rotation - &q)
+        .mapv(f64::abs)
+        .fold(0.0f64, |m, &v| m.max(v));
+    assert!(err < 1e-4, "{err}");
+    assert!(al.mean_cosine > 1.0 - 1e-6);
+}

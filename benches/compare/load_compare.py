@@ -48,14 +48,16 @@ def generate(path, rows, dim, seed=1):
 
 
 def timed(cmd):
-    """Runs `cmd` under /usr/bin/time -v: (wall seconds, peak RSS bytes, stdout)."""
+    """Runs `cmd` under /usr/bin/time -v: (wall s, CPU s, peak RSS bytes, stdout)."""
     t0 = time.perf_counter()
     p = subprocess.run(["/usr/bin/time", "-v"] + cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{p.stderr[-2000:]}")
-    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1))
-    return wall, rss * 1024, p.stdout
+    field = lambda name: re.search(name + r": ([\d.]+)", p.stderr).group(1)
+    rss = int(field(r"Maximum resident set size \(kbytes\)"))
+    cpu = float(field(r"User time \(seconds\)")) + float(field(r"System time \(seconds\)"))
+    return wall, cpu, rss * 1024, p.stdout
 
 
 GENSIM = """
@@ -93,16 +95,16 @@ def main():
     for _ in range(args.repeat):
         results["wordbench"].append(timed([args.wordbench, "neighbors", path, word, "-k", "10"]))
         results["gensim"].append(timed([sys.executable, "-c", GENSIM, path, word]))
-    ours = [w for w, _, _ in results["wordbench"]]
-    theirs = [w for w, _, _ in results["gensim"]]
-    top_ours = results["wordbench"][0][2].split()[1::2][:10]
-    top_theirs = results["gensim"][0][2].split()[0::2][:10]
-    print(f"{'':10} {'wall s (min of runs)':>22} {'peak RSS MB':>12} {'RSS / matrix':>13}")
-    for name, runs in results.items():
-        wall = min(w for w, _, _ in runs)
-        rss = max(r for _, r, _ in runs)
-        print(f"{name:10} {wall:22.2f} {rss / 1e6:12.0f} {rss / matrix:13.2f}")
-    print(f"speed-up: {min(theirs) / min(ours):.1f}x (gensim time / wordbench time)")
+    top_ours = results["wordbench"][0][3].split()[1::2][:10]
+    top_theirs = results["gensim"][0][3].split()[0::2][:10]
+    best = {name: (min(r[0] for r in runs), min(r[1] for r in runs), max(r[2] for r in runs))
+            for name, runs in results.items()}
+    print(f"| {'':9} | wall s | CPU s | peak RSS MB | RSS / f32 matrix |")
+    print("|---|---|---|---|---|")
+    for name, (wall, cpu, rss) in best.items():
+        print(f"| {name:9} | {wall:6.1f} | {cpu:5.1f} | {rss / 1e6:11.0f} | {rss / matrix:16.2f} |")
+    (w_ours, c_ours, _), (w_theirs, c_theirs, _) = best["wordbench"], best["gensim"]
+    print(f"speed-up (gensim / wordbench): wall {w_theirs / w_ours:.1f}x, CPU {c_theirs / c_ours:.1f}x")
     print(f"same 10 neighbours of {word}: {top_ours == top_theirs}")
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 

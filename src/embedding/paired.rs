@@ -312,9 +312,10 @@ mod tests {
         std::fs::write(dir.path().join("m.vocab.txt"), "w\n").unwrap();
         let back = read_npy(&bytes[..], &path, None).unwrap();
         assert_eq!(back.matrix, array![[0.5f32, -2.0]]);
-        let int = bytes.clone();
-        let int = String::from_utf8_lossy(&int).replace("<f8", "<i8");
-        let e = read_npy(int.as_bytes(), &path, None).unwrap_err();
+        let mut int = bytes.clone();
+        let at = int.windows(3).position(|w| w == b"<f8").unwrap();
+        int[at + 1] = b'i';
+        let e = read_npy(&int[..], &path, None).unwrap_err();
         assert!(e.to_string().contains("element type <i8"), "{e}");
         let e = read_npy(&bytes[..bytes.len() - 8], &path, None).unwrap_err();
         assert!(e.to_string().contains("ends in row 1 of 1"), "{e}");
