@@ -46,6 +46,10 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Project words to 2-D (PCA or t-SNE): a PNG/SVG scatter plot or CSV coordinates.
     Project(super::project::ProjectArgs),
+    /// Align A onto B by orthogonal Procrustes on their shared words; list the words that moved most.
+    Align(AlignArgs),
+    /// Convert a vector file to another format (by the output's extension, or --format).
+    Convert(ConvertArgs),
     /// Classify labelled text: naive Bayes and MNB-FM (word marginals from unlabelled text), learning curves.
     Classify(super::classify::ClassifyArgs),
     /// k-means clusters of vectors or projected coordinates, with NMI against class labels.
@@ -174,6 +178,10 @@ pub enum VectorFormatArg {
     W2vBin,
     /// GloVe text: `word v1 ... vd` lines, no header.
     Glove,
+    /// NumPy `.npy` (f32) plus `NAME.vocab.txt`, one word a line.
+    Npy,
+    /// TensorBoard Embedding Projector: tensor TSV plus `NAME.metadata.tsv`.
+    Projector,
 }
 
 impl From<VectorFormatArg> for wordbench::embedding::VectorFormat {
@@ -182,6 +190,8 @@ impl From<VectorFormatArg> for wordbench::embedding::VectorFormat {
             VectorFormatArg::W2vText => Self::Word2VecText,
             VectorFormatArg::W2vBin => Self::Word2VecBinary,
             VectorFormatArg::Glove => Self::GloveText,
+            VectorFormatArg::Npy => Self::Npy,
+            VectorFormatArg::Projector => Self::ProjectorTsv,
         }
     }
 }
@@ -189,8 +199,12 @@ impl From<VectorFormatArg> for wordbench::embedding::VectorFormat {
 /// `wordbench eval`
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// Vectors file (word2vec text or binary, GloVe text; .gz ok).
+    /// Vectors file (word2vec text or binary, GloVe text with or without a
+    /// header, fastText .vec, .npy; .gz/.bz2/.xz ok).
     pub vectors: PathBuf,
+    /// Read only the first N words of the file (like gensim's `limit`).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
     /// Similarity dataset (`word1 word2 score`); repeatable. Default: the bundled WordSim-353 and SimLex-999.
     #[arg(long)]
     pub similarity: Vec<PathBuf>,
@@ -228,6 +242,9 @@ pub struct NeighborsArgs {
     /// Query words.
     #[arg(required = true)]
     pub words: Vec<String>,
+    /// Read only the first N words of the file (like gensim's `limit`).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
     /// Neighbours per word.
     #[arg(short, default_value_t = 10)]
     pub k: usize,
@@ -244,6 +261,43 @@ pub enum NeighborRanking {
     Cosine,
     /// Probability of a word -> topic -> word walk (dsnmf vectors).
     Walk,
+}
+
+/// `wordbench convert`
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Input vectors (any format wordbench reads; compressed ok).
+    pub input: PathBuf,
+    /// Output file: `.npy` NumPy + `.vocab.txt`, `.tsv` Projector + `.metadata.tsv`,
+    /// `.bin` word2vec binary, `.glove` GloVe text, else word2vec text (`.gz` compresses text).
+    pub output: PathBuf,
+    /// Output format instead of the one the extension asks for.
+    #[arg(long, value_enum)]
+    pub format: Option<VectorFormatArg>,
+    /// Keep only the first N words.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+}
+
+/// `wordbench align`
+#[derive(Debug, Args)]
+pub struct AlignArgs {
+    /// The vectors to rotate.
+    pub a: PathBuf,
+    /// The vectors whose axes they are rotated into.
+    pub b: PathBuf,
+    /// Align on the shared words among A's first N words (files list frequent words first).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// How many of the words that moved most to list.
+    #[arg(short, default_value_t = 20)]
+    pub k: usize,
+    /// Read only the first N words of each file.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// Write A's vectors rotated into B's axes (format by extension).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// `wordbench topics`
@@ -264,6 +318,13 @@ pub struct TuiArgs {
     /// Session file to open (its corpus is used).
     #[arg(long, value_name = "FILE")]
     pub session: Option<PathBuf>,
+    /// Open pre-trained vectors as runs of kind "imported" (repeatable; any
+    /// format `wordbench convert` reads, compressed or not).
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    pub vectors: Vec<PathBuf>,
+    /// With --vectors: read only the first N words of each file.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
     /// Append each key's latency (key event to frame, in microseconds) to this file.
     #[arg(long, value_name = "FILE", hide = true)]
     pub key_trace: Option<PathBuf>,

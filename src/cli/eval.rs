@@ -21,7 +21,7 @@ pub fn bundled_plan() -> EvalPlan {
 
 /// Evaluates a vectors file on similarity and analogy sets.
 pub fn eval(args: EvalArgs) -> Result<()> {
-    let embedding = Embedding::load(&args.vectors)?;
+    let embedding = super::vectors::load(&args.vectors, args.limit)?;
     let mut plan = if args.similarity.is_empty() && args.analogy.is_none() {
         bundled_plan()
     } else {
@@ -153,7 +153,7 @@ fn percent(v: f64) -> String {
 
 /// Prints the nearest neighbours of each word.
 pub fn neighbors(args: NeighborsArgs) -> Result<()> {
-    let embedding = Embedding::load(&args.vectors)?;
+    let embedding = super::vectors::load(&args.vectors, args.limit)?;
     if args.by == NeighborRanking::Walk {
         walk::check_simplex(&embedding)?;
     }

@@ -13,6 +13,7 @@ mod schema_args;
 mod sense;
 mod train;
 mod tui;
+mod vectors;
 
 use anyhow::Result;
 use clap::Parser;
@@ -53,6 +54,8 @@ pub fn run() -> Result<()> {
         Command::Project(args) => project::run(args),
         Command::Classify(args) => classify::run(args),
         Command::Cluster(args) => cluster::run(args),
+        Command::Convert(args) => vectors::convert(args),
+        Command::Align(args) => vectors::align(args),
     }
 }
 

@@ -37,6 +37,15 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     let mut failed = Vec::new();
     for index in indices {
         let run = &session.runs[index];
+        if let Some(source) = &run.source {
+            writeln!(
+                out,
+                "run {}: imported vectors {}: nothing to replay",
+                index + 1,
+                source.path.display()
+            )?;
+            continue;
+        }
         let corpus = run.corpus.as_ref().unwrap_or(&session.corpus);
         writeln!(
             out,

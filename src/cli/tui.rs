@@ -20,6 +20,10 @@ pub fn run(args: TuiArgs) -> Result<()> {
     if !has_terminal() {
         bail!("the workbench needs a terminal (stdin and stdout); `wordbench demo` runs headless");
     }
+    if args.session.is_some() && !args.vectors.is_empty() {
+        // Opening a session replaces the runs on screen, imported ones included.
+        bail!("--vectors with --session: open the session, then add vectors with `i` on 3 Runs");
+    }
     let options = AppOptions {
         corpus: args
             .corpus
@@ -32,6 +36,11 @@ pub fn run(args: TuiArgs) -> Result<()> {
     let trace = args
         .key_trace
         .or_else(|| std::env::var_os("WORDBENCH_KEY_TRACE").map(Into::into));
-    tui::run(options, trace)?;
+    let imports = args
+        .vectors
+        .iter()
+        .map(|p| tui::Action::ImportVectors(p.display().to_string(), args.limit))
+        .collect();
+    tui::run_with(options, trace, imports)?;
     Ok(())
 }

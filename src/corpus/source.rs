@@ -1,4 +1,4 @@
-//! Opening corpus files: transparent `.gz`/`.bz2` decompression (detected from
+//! Opening corpus files: transparent `.gz`/`.bz2`/`.xz` decompression (detected from
 //! the magic bytes, so a misnamed file still works) and a line reader that
 //! copes with what real files contain.
 //!
@@ -25,6 +25,8 @@ pub enum Compression {
     Gzip,
     /// bzip2 (`BZh`).
     Bzip2,
+    /// xz (`fd 37 7a 58 5a 00`).
+    Xz,
 }
 
 impl Compression {
@@ -34,6 +36,8 @@ impl Compression {
             Compression::Gzip
         } else if head.len() >= 4 && head.starts_with(b"BZh") && head[3].is_ascii_digit() {
             Compression::Bzip2
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0]) {
+            Compression::Xz
         } else {
             Compression::None
         }
@@ -62,6 +66,10 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
         Compression::Bzip2 => Box::new(BufReader::with_capacity(
             1 << 16,
             bzip2::bufread::MultiBzDecoder::new(file),
+        )),
+        Compression::Xz => Box::new(BufReader::with_capacity(
+            1 << 16,
+            xz2::bufread::XzDecoder::new_multi_decoder(file),
         )),
     };
     Ok(reader)
@@ -302,6 +310,7 @@ mod tests {
     fn sniff_compression() {
         assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8]), Compression::Gzip);
         assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
+        assert_eq!(Compression::sniff(b"\xfd7zXZ\x00\x00"), Compression::Xz);
         assert_eq!(Compression::sniff(b"hello"), Compression::None);
     }
 }

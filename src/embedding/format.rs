@@ -14,7 +14,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{glove_text, word2vec_binary, word2vec_text, Embedding};
+use super::{glove_text, paired, word2vec_binary, word2vec_text, Embedding};
 use crate::corpus::source;
 use crate::{atomic, Error, Result};
 
@@ -30,6 +30,12 @@ pub enum VectorFormat {
     /// `word v1 .. vd` lines, no header.
     #[serde(rename = "glove-text")]
     GloveText,
+    /// NumPy `.npy` matrix (`f32`, row-major) plus `name.vocab.txt`, one word a line.
+    #[serde(rename = "npy")]
+    Npy,
+    /// TensorBoard Embedding Projector: tensor TSV plus `name.metadata.tsv` (written only).
+    #[serde(rename = "projector-tsv")]
+    ProjectorTsv,
 }
 
 impl VectorFormat {
@@ -39,6 +45,30 @@ impl VectorFormat {
             VectorFormat::Word2VecText => "word2vec-text",
             VectorFormat::Word2VecBinary => "word2vec-binary",
             VectorFormat::GloveText => "glove-text",
+            VectorFormat::Npy => "npy",
+            VectorFormat::ProjectorTsv => "projector-tsv",
+        }
+    }
+
+    /// The format a file name asks for when writing: `.npy` NumPy (+ vocabulary
+    /// file), `.tsv` the Projector pair, `.bin` word2vec binary, `.glove` (or a
+    /// name containing `glove`) GloVe text, anything else word2vec text.
+    pub fn for_path(path: &Path) -> VectorFormat {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        if name.ends_with(".npy") {
+            VectorFormat::Npy
+        } else if name.ends_with(".tsv") {
+            VectorFormat::ProjectorTsv
+        } else if name.ends_with(".bin") {
+            VectorFormat::Word2VecBinary
+        } else if name.contains("glove") {
+            VectorFormat::GloveText
+        } else {
+            VectorFormat::Word2VecText
         }
     }
 }
@@ -53,10 +83,12 @@ impl std::str::FromStr for VectorFormat {
                 Ok(VectorFormat::Word2VecBinary)
             }
             "glove-text" | "glove" => Ok(VectorFormat::GloveText),
+            "npy" | "numpy" => Ok(VectorFormat::Npy),
+            "projector-tsv" | "projector" | "tsv" => Ok(VectorFormat::ProjectorTsv),
             _ => Err(Error::param(
                 "format",
                 format!(
-                    "unknown vector format '{s}'; use word2vec-text, word2vec-binary or glove-text"
+                    "unknown vector format '{s}'; use word2vec-text, word2vec-binary, glove-text, npy or projector-tsv"
                 ),
             )),
         }
@@ -76,6 +108,46 @@ pub struct ReadReport {
     pub format: VectorFormat,
     /// Invalid UTF-8 sequences in words, replaced by U+FFFD.
     pub utf8_replacements: u64,
+    /// The header counted one word less than the file holds, the last being
+    /// `<unk>`: what Stanford GloVe's `-write-header 1` writes. Accepted.
+    #[serde(default)]
+    pub unk_after_header: bool,
+    /// Only the first words were read (a limit), although more followed.
+    #[serde(default)]
+    pub limited: bool,
+}
+
+impl ReadReport {
+    /// One line per thing worth telling the user (nothing for a clean read).
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.unk_after_header {
+            notes.push(format!(
+                "the header counts the words without the last line `{}` (as Stanford GloVe writes it); read it as one more word",
+                super::text_rows::GLOVE_UNK
+            ));
+        }
+        if self.utf8_replacements > 0 {
+            notes.push(format!(
+                "{} invalid UTF-8 sequence(s) in words replaced by U+FFFD",
+                self.utf8_replacements
+            ));
+        }
+        if self.limited {
+            notes.push("read only the first words (limit); more follow in the file".into());
+        }
+        notes
+    }
+}
+
+/// How to read a vector file.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The format; `None` detects it.
+    pub format: Option<VectorFormat>,
+    /// Keep only the first `limit` words (like gensim's `limit`): the rest of
+    /// the file is not parsed.
+    pub limit: Option<usize>,
 }
 
 /// Bytes looked at by [`detect`].
@@ -92,6 +164,9 @@ pub fn detect(path: &Path) -> Result<VectorFormat> {
 /// it is text when it decodes as UTF-8 without control characters and has a
 /// number after the word; otherwise it is binary. Anything else is GloVe text.
 pub fn detect_bytes(head: &[u8]) -> VectorFormat {
+    if paired::is_npy(head) {
+        return VectorFormat::Npy;
+    }
     let (first, rest) = split_line(head);
     let header = std::str::from_utf8(first)
         .ok()
@@ -139,18 +214,38 @@ impl Embedding {
 /// Reads a vector file; `format` `None` detects it. Words with invalid UTF-8
 /// are decoded lossily and counted in the report.
 pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, ReadReport)> {
-    let format = match format {
+    read_with(
+        path,
+        ReadOptions {
+            format,
+            limit: None,
+        },
+    )
+}
+
+/// Reads a vector file as `options` say (format, limit). Compressed files
+/// (gzip, bzip2, xz) are decompressed as they are read.
+pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadReport)> {
+    let format = match options.format {
         Some(f) => f,
         None => detect(path)?,
     };
     let size = source::plain_len(path)?;
     let input = source::open(path)?;
-    let (words, vectors, utf8_replacements) = match format {
-        VectorFormat::Word2VecText => word2vec_text::read(input, path, size)?,
-        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size)?,
-        VectorFormat::GloveText => glove_text::read(input, path)?,
+    let limit = options.limit;
+    let parsed = match format {
+        VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit)?,
+        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit)?,
+        VectorFormat::GloveText => glove_text::read(input, path, limit)?,
+        VectorFormat::Npy => paired::read_npy(input, path, limit)?,
+        VectorFormat::ProjectorTsv => {
+            return Err(Error::format(
+                path,
+                "the Projector's TSV pair is a format wordbench writes, not one it reads",
+            ))
+        }
     };
-    let mut embedding = Embedding::new(words, vectors)?;
+    let mut embedding = Embedding::new(parsed.index, parsed.matrix)?;
     if let Some(senses) = super::SenseTable::load_beside(path)? {
         embedding = embedding.with_senses(senses);
     }
@@ -158,7 +253,9 @@ pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, Rea
         embedding,
         ReadReport {
             format,
-            utf8_replacements,
+            utf8_replacements: parsed.replacements,
+            unk_after_header: parsed.unk_after_header,
+            limited: parsed.limited,
         },
     ))
 }
@@ -180,6 +277,11 @@ pub fn write(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result
 }
 
 fn write_vectors(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result<()> {
+    match format {
+        VectorFormat::Npy => return paired::write_npy(embedding, path),
+        VectorFormat::ProjectorTsv => return paired::write_projector(embedding, path),
+        _ => {}
+    }
     let gz = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
@@ -206,6 +308,9 @@ fn write_body(
         VectorFormat::Word2VecText => word2vec_text::write(out, words, vectors, path),
         VectorFormat::Word2VecBinary => word2vec_binary::write(out, words, vectors, path),
         VectorFormat::GloveText => glove_text::write(out, words, vectors, path),
+        VectorFormat::Npy | VectorFormat::ProjectorTsv => {
+            unreachable!("two-file formats are written by `paired`")
+        }
     }
 }
 

@@ -6,40 +6,19 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::text_line::{duplicate_line, parse_vector_line, unique_index, Lines};
+use super::text_line::Parsed;
+use super::text_rows::{self, RowsSpec};
 use super::word2vec_text::write_rows;
 use crate::words::WordIndex;
-use crate::{Error, Result};
+use crate::Result;
 
-/// Reads the whole file: words, matrix and the count of replaced invalid UTF-8 sequences.
-pub(crate) fn read(input: impl BufRead, path: &Path) -> Result<(WordIndex, Array2<f32>, u64)> {
-    let mut lines = Lines::new(input);
-    let mut words = Vec::new();
-    let mut values = Vec::new();
-    let mut dim = None;
-    let mut word_lines = Vec::new();
-    while let Some((line, text)) = lines.next_line(path)? {
-        if text.trim().is_empty() {
-            continue;
-        }
-        let d = *dim.get_or_insert_with(|| text.split_ascii_whitespace().count() - 1);
-        if d == 0 {
-            return Err(Error::parse(
-                path,
-                line,
-                "expected `word v1 .. vd`, found a word without values",
-            ));
-        }
-        let word = parse_vector_line(text, d, &mut values, path, line)?;
-        words.push(word.to_string());
-        word_lines.push(line);
-    }
-    let d = dim.ok_or_else(|| Error::format(path, "empty file, expected lines `word v1 .. vd`"))?;
-    let matrix = Array2::from_shape_vec((words.len(), d), values).expect("n * d values were read");
-    let index = unique_index(words).map_err(|(w, again, first)| {
-        duplicate_line(&w, word_lines[again], word_lines[first], path)
-    })?;
-    Ok((index, matrix, lines.replacements))
+/// Reads the whole file (or its first `limit` words).
+pub(crate) fn read(input: impl BufRead, path: &Path, limit: Option<usize>) -> Result<Parsed> {
+    let spec = RowsSpec {
+        limit,
+        ..RowsSpec::default()
+    };
+    Parsed::from_rows(text_rows::read(input, path, spec)?, path)
 }
 
 /// Writes one line per word, no header.
@@ -55,6 +34,10 @@ pub(crate) fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read(s: &[u8], path: &Path) -> Result<(WordIndex, Array2<f32>, u64)> {
+        super::read(s, path, None).map(|p| (p.index, p.matrix, p.replacements))
+    }
 
     #[test]
     fn dimension_from_first_line() {

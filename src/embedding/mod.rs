@@ -7,15 +7,22 @@
 //! ([`neighbors`]). Row norms are computed once at construction (accumulated in
 //! `f64`), so cosine search never copies or renormalises the matrix.
 //!
-//! Files: word2vec text and binary and GloVe text ([`mod@format`]), read with
-//! format detection and transparent gzip, written atomically.
+//! Files ([`mod@format`]): word2vec text and binary, GloVe text with or
+//! without a header (Stanford's `<unk>` quirk accepted), fastText `.vec` and
+//! NumPy `.npy` are read with format detection, transparent gzip/bzip2/xz, an
+//! optional word limit and parallel parsing of text; written atomically, also
+//! as the Embedding Projector's TSV pair ([`paired`]). [`align`] rotates one
+//! embedding onto another (orthogonal Procrustes).
 
+pub mod align;
 pub mod format;
 mod glove_text;
 pub mod neighbors;
+pub mod paired;
 pub mod queries;
 pub mod senses;
 mod text_line;
+mod text_rows;
 mod word2vec_binary;
 mod word2vec_text;
 

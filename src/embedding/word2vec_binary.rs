@@ -11,7 +11,7 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::text_line::{check_word, decode_lossy, unique_index};
+use super::text_line::{check_word, decode_lossy, unique_index, Parsed};
 use super::word2vec_text::parse_header;
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -30,7 +30,8 @@ pub(crate) fn read(
     mut input: impl BufRead,
     path: &Path,
     size: Option<u64>,
-) -> Result<(WordIndex, Array2<f32>, u64)> {
+    limit: Option<usize>,
+) -> Result<Parsed> {
     let mut raw = Vec::new();
     input
         .by_ref()
@@ -49,12 +50,13 @@ pub(crate) fn read(
         )
     })?;
     let vector_bytes = check_header(n, d, size.map(|s| s.saturating_sub(raw.len() as u64)), path)?;
-    let mut words = Vec::with_capacity(n.min(1 << 20));
-    let mut values = Vec::with_capacity(n.saturating_mul(d).min(1 << 20));
+    let keep = limit.map_or(n, |l| l.min(n));
+    let mut words = Vec::with_capacity(keep.min(1 << 20));
+    let mut values = Vec::with_capacity(keep.saturating_mul(d).min(1 << 20));
     let mut bytes = Vec::new();
     let mut word = String::new();
     let mut replacements = 0;
-    for record in 0..n {
+    for record in 0..keep {
         skip_newlines(&mut input, path)?;
         raw.clear();
         input
@@ -92,13 +94,14 @@ pub(crate) fn read(
     }
     skip_newlines(&mut input, path)?;
     let rest = input.fill_buf().map_err(|e| Error::io(path, e))?;
-    if !rest.is_empty() {
+    let limited = keep < n;
+    if !rest.is_empty() && !limited {
         return Err(Error::format(
             path,
             format!("header says {n} words, but more data follows them"),
         ));
     }
-    let matrix = Array2::from_shape_vec((n, d), values).expect("n * d values were read");
+    let matrix = Array2::from_shape_vec((keep, d), values).expect("n * d values were read");
     let index = unique_index(words).map_err(|(w, again, first)| {
         Error::format(
             path,
@@ -110,7 +113,13 @@ pub(crate) fn read(
             ),
         )
     })?;
-    Ok((index, matrix, replacements))
+    Ok(Parsed {
+        index,
+        matrix,
+        replacements,
+        unk_after_header: false,
+        limited,
+    })
 }
 
 /// Checks the header `n d` against the bytes that follow it (`body`, when
@@ -218,6 +227,10 @@ pub(crate) fn write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read(input: &[u8], path: &Path, size: Option<u64>) -> Result<(WordIndex, Array2<f32>, u64)> {
+        super::read(input, path, size, None).map(|p| (p.index, p.matrix, p.replacements))
+    }
     use ndarray::array;
 
     fn record(word: &[u8], v: &[f32]) -> Vec<u8> {

@@ -10,9 +10,8 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::text_line::{
-    check_word, duplicate_line, parse_vector_line, unique_index, write_vector_line, Lines,
-};
+use super::text_line::{check_word, write_vector_line, Lines, Parsed};
+use super::text_rows::{self, RowsSpec};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 
@@ -24,66 +23,62 @@ pub(crate) fn parse_header(line: &str) -> Option<(usize, usize)> {
     fields.next().is_none().then_some((n, d))
 }
 
-/// Reads the whole file: words, matrix and the count of replaced invalid UTF-8 sequences.
+/// Reads the whole file (or its first `limit` words).
 ///
 /// `size` (the file's length, when known) bounds what is reserved up front:
 /// every value takes at least two bytes, so a header cannot reserve more.
+/// Stanford GloVe's `-write-header 1` counts the words without the `<unk>`
+/// line it appends last; that one extra line is accepted and reported.
 pub(crate) fn read(
-    input: impl BufRead,
+    mut input: impl BufRead,
     path: &Path,
     size: Option<u64>,
-) -> Result<(WordIndex, Array2<f32>, u64)> {
-    let mut lines = Lines::new(input);
-    let (_, header) = lines.next_line(path)?.ok_or_else(|| {
-        Error::format(
-            path,
-            "empty file, expected a word2vec header `words dimensions`",
-        )
-    })?;
-    let (n, d) = parse_header(header).ok_or_else(|| {
-        Error::parse(
-            path,
-            1,
-            format!("expected a header `words dimensions`, found '{header}'"),
-        )
-    })?;
-    if d == 0 {
-        return Err(Error::parse(
-            path,
-            1,
-            format!("header `{n} {d}` declares dimension 0; vectors need at least one value"),
-        ));
-    }
-    let budget = size.map_or(1 << 20, |s| usize::try_from(s / 2).unwrap_or(usize::MAX));
-    let mut words = Vec::with_capacity(n.min(budget).min(1 << 24));
-    let mut values = Vec::with_capacity(n.saturating_mul(d).min(budget).min(1 << 28));
-    let mut word_lines = Vec::new();
-    while let Some((line, text)) = lines.next_line(path)? {
-        if text.trim().is_empty() {
-            continue;
-        }
-        if words.len() == n {
+    limit: Option<usize>,
+) -> Result<Parsed> {
+    let header = {
+        let mut lines = Lines::new(&mut input);
+        let (_, header) = lines.next_line(path)?.ok_or_else(|| {
+            Error::format(
+                path,
+                "empty file, expected a word2vec header `words dimensions`",
+            )
+        })?;
+        let (n, d) = parse_header(header).ok_or_else(|| {
+            Error::parse(
+                path,
+                1,
+                format!("expected a header `words dimensions`, found '{header}'"),
+            )
+        })?;
+        if d == 0 {
             return Err(Error::parse(
                 path,
-                line,
-                format!("header says {n} words, but more lines follow"),
+                1,
+                format!("header `{n} {d}` declares dimension 0; vectors need at least one value"),
             ));
         }
-        let word = parse_vector_line(text, d, &mut values, path, line)?;
-        words.push(word.to_string());
-        word_lines.push(line);
-    }
-    if words.len() != n {
+        (n, d)
+    };
+    let spec = RowsSpec {
+        header: Some(header),
+        limit,
+        lines_before: 1,
+        size,
+    };
+    let rows = text_rows::read(input, path, spec)?;
+    let (n, _) = header;
+    let expected = limit.map_or(n, |l| l.min(n));
+    let extra = usize::from(rows.unk_after_header);
+    if rows.words.len() != expected + extra {
         return Err(Error::format(
             path,
-            format!("header says {n} words, but the file holds {}", words.len()),
+            format!(
+                "header says {n} words, but the file holds {}",
+                rows.words.len()
+            ),
         ));
     }
-    let matrix = Array2::from_shape_vec((n, d), values).expect("n * d values were read");
-    let index = unique_index(words).map_err(|(w, again, first)| {
-        duplicate_line(&w, word_lines[again], word_lines[first], path)
-    })?;
-    Ok((index, matrix, lines.replacements))
+    Parsed::from_rows(rows, path)
 }
 
 /// Writes the header and one line per word.
@@ -116,7 +111,8 @@ mod tests {
     use super::*;
 
     fn read_str(s: &str) -> Result<(WordIndex, Array2<f32>, u64)> {
-        read(s.as_bytes(), Path::new("v.txt"), None)
+        read(s.as_bytes(), Path::new("v.txt"), None, None)
+            .map(|p| (p.index, p.matrix, p.replacements))
     }
 
     #[test]
@@ -175,7 +171,13 @@ mod tests {
     #[test]
     fn a_huge_header_reserves_only_what_the_file_can_hold() {
         let text = "4000000000000 4000000000000\na 1\n";
-        let e = read(text.as_bytes(), Path::new("v.txt"), Some(text.len() as u64)).unwrap_err();
+        let e = read(
+            text.as_bytes(),
+            Path::new("v.txt"),
+            Some(text.len() as u64),
+            None,
+        )
+        .unwrap_err();
         assert!(
             e.to_string().starts_with("v.txt:2: word 'a' has 1 values"),
             "{e}"

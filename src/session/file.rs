@@ -126,6 +126,7 @@ mod tests {
                 evaluation: None,
                 plots: Vec::new(),
                 vectors: Some(PathBuf::from("v.txt")),
+                source: None,
             }],
         }
     }

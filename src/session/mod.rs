@@ -120,6 +120,9 @@ impl Session {
                 c.path = f(&c.path);
             }
             run.vectors = run.vectors.as_deref().map(&f);
+            if let Some(source) = &mut run.source {
+                source.path = f(&source.path);
+            }
             for plot in &mut run.plots {
                 plot.path = f(&plot.path);
             }
@@ -168,6 +171,63 @@ pub struct Run {
     /// Where the vectors were saved.
     #[serde(default)]
     pub vectors: Option<PathBuf>,
+    /// For a run of kind [`IMPORTED`]: the pre-trained file it opened
+    /// (absent from the file for trained runs, so older files read as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<VectorSource>,
+}
+
+/// The method name of runs that hold pre-trained vectors opened from a file
+/// rather than trained: they have no hyperparameters, corpus or curves.
+pub const IMPORTED: &str = "imported";
+
+/// The file an imported run's vectors came from: path, size and content
+/// hash (to notice a changed file when the session is opened again), the
+/// format read and the word limit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VectorSource {
+    /// Path, relative to the session file's folder once saved.
+    pub path: PathBuf,
+    /// Size in bytes of the file as stored (compressed if it is).
+    pub bytes: u64,
+    /// FNV-1a 64-bit hash of the file's bytes, in hex (as for corpora).
+    pub hash: String,
+    /// The format read.
+    pub format: crate::embedding::VectorFormat,
+    /// Only the first `limit` words were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+}
+
+impl VectorSource {
+    /// Describes `path` (hashing it) as read in `format` with `limit`.
+    pub fn of(
+        path: &Path,
+        format: crate::embedding::VectorFormat,
+        limit: Option<usize>,
+    ) -> Result<VectorSource> {
+        let (bytes, hash) = corpus_ref::hash_file(path)?;
+        Ok(VectorSource {
+            path: path.to_path_buf(),
+            bytes,
+            hash,
+            format,
+            limit,
+        })
+    }
+
+    /// A warning when this file (as read now) is not the one `recorded`.
+    pub fn changed_from(&self, recorded: &VectorSource) -> Option<String> {
+        (self.bytes != recorded.bytes || self.hash != recorded.hash).then(|| {
+            format!(
+                "{} changed since the session was saved (hash {}, recorded {})",
+                self.path.display(),
+                self.hash,
+                recorded.hash
+            )
+        })
+    }
 }
 
 /// A recorded run's method and hyperparameters, read against this build's
@@ -202,6 +262,30 @@ impl RunSettings {
 }
 
 impl Run {
+    /// A run of kind [`IMPORTED`]: the vectors of `source`, nothing trained.
+    pub fn imported(source: VectorSource) -> Run {
+        Run {
+            method: IMPORTED.to_string(),
+            label: None,
+            params: BTreeMap::new(),
+            seed: 0,
+            threads: 1,
+            corpus: None,
+            timeline: Vec::new(),
+            metrics: Vec::new(),
+            outcome: Outcome::Finished,
+            evaluation: None,
+            plots: Vec::new(),
+            vectors: Some(source.path.clone()),
+            source: Some(source),
+        }
+    }
+
+    /// Whether the run holds imported (pre-trained) vectors.
+    pub fn is_imported(&self) -> bool {
+        self.source.is_some()
+    }
+
     /// The run's method and hyperparameters; `file` and `index` (0-based)
     /// locate errors. An unknown method (a session from a newer build) is
     /// an error; refused values are reported by [`RunSettings::refused`].

@@ -32,6 +32,7 @@ impl Recorder {
                 evaluation: None,
                 plots: Vec::new(),
                 vectors: None,
+                source: None,
             },
         }
     }

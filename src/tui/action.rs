@@ -185,6 +185,8 @@ pub enum Action {
     DeleteSelected,
     /// Ask for a name for the selected run.
     RenameSelectedPrompt,
+    /// Ask for a vectors file to open as an imported run.
+    ImportVectorsPrompt,
     /// Ask for a dataset file to add to the evaluation.
     AddDatasetPrompt,
     /// Remove the most recently added dataset file.
@@ -258,6 +260,8 @@ pub enum Action {
     DeleteRun(usize),
     /// Name a run.
     RenameRun(usize, String),
+    /// Open pre-trained vectors (a path; the first N words when given) as a run.
+    ImportVectors(String, Option<usize>),
     /// Add a similarity or analogy dataset file.
     AddDataset(String),
     /// Neighbours of a word in the picked runs.
@@ -317,6 +321,7 @@ impl Action {
                 | Action::ReplayRun(_)
                 | Action::DeleteRun(_)
                 | Action::RenameRun(..)
+                | Action::ImportVectors(..)
                 | Action::AddDataset(_)
                 | Action::Query(_)
                 | Action::Analogy(..)

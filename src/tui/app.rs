@@ -78,6 +78,8 @@ pub enum PromptKind {
     ExportPlot,
     /// Name run `n`.
     RenameRun(usize),
+    /// Open pre-trained vectors as a run.
+    ImportVectors,
 }
 
 /// A dialog over the screen.

@@ -40,11 +40,21 @@ static WORKER_PANICS: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// each key's latency (from the key event to the end of the frame that
 /// shows its effect) is appended to that file in microseconds.
 pub fn run(options: AppOptions, trace: Option<PathBuf>) -> io::Result<()> {
+    run_with(options, trace, Vec::new())
+}
+
+/// [`run`], carrying out `actions` (e.g. opening pre-trained vectors given
+/// on the command line) right after start.
+pub fn run_with(
+    options: AppOptions,
+    trace: Option<PathBuf>,
+    actions: Vec<super::Action>,
+) -> io::Result<()> {
     let mut terminal = ratatui::try_init()?;
     HOLDS_TERMINAL.store(true, std::sync::atomic::Ordering::SeqCst);
     let _ = execute!(io::stdout(), EnableMouseCapture);
     install_panic_hook();
-    let result = run_loop(&mut terminal, options, trace);
+    let result = run_loop(&mut terminal, options, trace, actions);
     let _ = execute!(io::stdout(), DisableMouseCapture);
     ratatui::restore();
     HOLDS_TERMINAL.store(false, std::sync::atomic::Ordering::SeqCst);
@@ -87,6 +97,7 @@ fn run_loop(
     terminal: &mut DefaultTerminal,
     options: AppOptions,
     trace: Option<PathBuf>,
+    actions: Vec<super::Action>,
 ) -> io::Result<()> {
     let mut app = App::new(&options);
     let mut runtime = Runtime::new();
@@ -114,6 +125,9 @@ fn run_loop(
         app.width = size.width;
     }
     runtime.execute_all(super::update::startup(&mut app));
+    for action in actions {
+        runtime.execute_all(super::update::act(&mut app, action));
+    }
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
     let mut keys: Vec<Instant> = Vec::new();

@@ -323,6 +323,13 @@ static FIXED: &[Binding] = &[
         "name run",
         false,
     ),
+    b(
+        RUNS,
+        &[c('i')],
+        Action::ImportVectorsPrompt,
+        "open pre-trained vectors",
+        false,
+    ),
     b(RUNS, ENTER, Action::Activate, "show its charts", false),
     // Neighbours
     b(

@@ -57,7 +57,7 @@ pub mod update;
 pub use action::{Action, Screen, Slot};
 pub use app::{App, AppOptions};
 pub use driver::Driver;
-pub use event_loop::run;
+pub use event_loop::{run, run_with};
 pub use msg::{Effect, Msg};
 pub use runtime::Runtime;
 pub use update::{act, startup, update};

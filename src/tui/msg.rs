@@ -134,6 +134,13 @@ pub enum Msg {
         /// Vectors or the error.
         result: Result<Arc<Embedding>, String>,
     },
+    /// Pre-trained vectors were read for an imported run.
+    VectorsImported {
+        /// Run index.
+        run: usize,
+        /// The vectors, their file and notes, or the error.
+        result: Result<Imported, String>,
+    },
     /// A projection progressed or finished.
     Projection(ProjectionResult),
     /// A classification study finished.
@@ -234,6 +241,17 @@ pub enum Effect {
         /// The file.
         path: PathBuf,
     },
+    /// Read pre-trained vectors for an imported run (hashing the file).
+    ImportVectors {
+        /// Run index.
+        run: usize,
+        /// The file.
+        path: PathBuf,
+        /// Read only the first words.
+        limit: Option<usize>,
+        /// What a session recorded about the file, to notice a change.
+        recorded: Option<crate::session::VectorSource>,
+    },
     /// Project vectors to 2-D, or export a projection.
     Projection(ProjectionJob),
     /// Run a classification study.
@@ -249,6 +267,17 @@ pub enum Effect {
     Quit,
 }
 
+/// Pre-trained vectors read from a file.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The vectors.
+    pub embedding: Arc<Embedding>,
+    /// The file (path, size, hash, format, limit).
+    pub source: crate::session::VectorSource,
+    /// What the reader noticed (the Stanford `<unk>` line, a changed file...).
+    pub notes: Vec<String>,
+}
+
 impl Effect {
     /// The variant's name, for logs and test messages.
     pub fn name(&self) -> &'static str {
@@ -262,6 +291,7 @@ impl Effect {
             Effect::SaveSession { .. } => "SaveSession",
             Effect::LoadSession { .. } => "LoadSession",
             Effect::LoadVectors { .. } => "LoadVectors",
+            Effect::ImportVectors { .. } => "ImportVectors",
             Effect::Projection(_) => "Projection",
             Effect::Classify { .. } => "Classify",
             Effect::Quit => "Quit",

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::embedding::Embedding;
 use crate::eval::Report;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
-use crate::train::{Event, JobConfig, Method, Params, Progress, TrainInput};
+use crate::train::{Event, JobConfig, Method, Params, Progress, TrainInput, Trainer};
 
 use super::form::default_text;
 
@@ -33,7 +33,30 @@ pub enum RunStatus {
     Recorded(RunEnd),
     /// Waiting for the run training now to end.
     Queued,
+    /// Pre-trained vectors being read from their file.
+    Importing,
 }
+
+/// The method entry of imported runs (not in the registry): no
+/// hyperparameters, and it never trains, so every screen that shows a run's
+/// method shows "imported".
+pub static IMPORTED: Method = Method {
+    name: session::IMPORTED,
+    summary: "pre-trained vectors opened from a file",
+    schema: &[],
+    dimension: None,
+    build: never_trains,
+};
+
+fn never_trains(_: &TrainInput, _: &mut dyn FnMut(String)) -> crate::Result<Box<dyn Trainer>> {
+    Err(crate::Error::param(
+        "method",
+        "imported vectors are read from a file, not trained",
+    ))
+}
+
+/// Why an imported run cannot be replayed.
+const NOTHING_TO_REPLAY: &str = "imported vectors are read from a file: nothing to replay";
 
 impl RunStatus {
     /// Whether the job is alive.
@@ -75,6 +98,8 @@ pub struct RunEntry {
     pub queued: Option<Box<(TrainInput, JobConfig)>>,
     /// The step it was stopped at (the status changes when the vectors arrive).
     stopped_at: Option<u64>,
+    /// For an imported run: the word limit to read it with.
+    pub pending_limit: Option<usize>,
 }
 
 impl RunEntry {
@@ -100,6 +125,7 @@ impl RunEntry {
             discarded: false,
             queued: None,
             stopped_at: None,
+            pending_limit: None,
         }
     }
 
@@ -123,7 +149,37 @@ impl RunEntry {
             discarded: false,
             queued: None,
             stopped_at: None,
+            pending_limit: None,
         }
+    }
+
+    /// Pre-trained vectors about to be read from `path` (the first `limit` words).
+    pub fn imported(path: PathBuf, limit: Option<usize>) -> Self {
+        let mut recorder = Recorder::new(IMPORTED.name, &Params::defaults(&[]), 0, 1);
+        let run = recorder.run_mut();
+        run.outcome = session::Outcome::Finished;
+        run.vectors = Some(path.clone());
+        let mut entry = RunEntry::recorded(&IMPORTED, Params::defaults(&[]), recorder.into_run());
+        entry.status = RunStatus::Importing;
+        entry.exported = Some(path);
+        entry.problem = Some(NOTHING_TO_REPLAY.into());
+        entry.pending_limit = limit;
+        entry
+    }
+
+    /// An imported run read from a session file (its vectors are read again).
+    pub fn imported_recorded(run: session::Run) -> Self {
+        let limit = run.source.as_ref().and_then(|s| s.limit);
+        let mut entry = RunEntry::recorded(&IMPORTED, Params::defaults(&[]), run);
+        entry.status = RunStatus::Importing;
+        entry.problem = Some(NOTHING_TO_REPLAY.into());
+        entry.pending_limit = limit;
+        entry
+    }
+
+    /// Whether the run holds pre-trained vectors rather than trained ones.
+    pub fn is_imported(&self) -> bool {
+        std::ptr::eq(self.method, &IMPORTED)
     }
 
     /// The corpus it trained on.
@@ -150,6 +206,7 @@ impl RunEntry {
             RunStatus::Finished | RunStatus::Stopped(_) => {
                 format!("run #{n} has no vectors yet (they are being collected)")
             }
+            RunStatus::Importing => format!("run #{n} is still being read from its file"),
         }
     }
 
@@ -175,6 +232,9 @@ impl RunEntry {
 
     /// Hyperparameters that differ from the method's defaults, `name=value`.
     pub fn settings(&self) -> String {
+        if self.is_imported() {
+            return self.source_text();
+        }
         let changed: Vec<String> = self
             .method
             .schema
@@ -189,6 +249,26 @@ impl RunEntry {
         } else {
             changed.join(" ")
         }
+    }
+
+    /// An imported run's file name, with its limit and shape once read.
+    fn source_text(&self) -> String {
+        let record = self.record();
+        let path = record
+            .source
+            .as_ref()
+            .map(|s| &s.path)
+            .or(record.vectors.as_ref());
+        let mut text = path
+            .and_then(|p| p.file_name())
+            .map_or_else(|| "-".to_string(), |n| n.to_string_lossy().into_owned());
+        if let Some(e) = &self.embedding {
+            text.push_str(&format!(" {}x{}", e.len(), e.dim()));
+        }
+        if let Some(limit) = self.pending_limit {
+            text.push_str(&format!(" limit={limit}"));
+        }
+        text
     }
 
     /// The run's name without its number: `glove dim=50`, or
@@ -260,6 +340,7 @@ impl RunEntry {
             }
             RunStatus::Paused => "paused".into(),
             RunStatus::Queued => "queued".into(),
+            RunStatus::Importing => "reading".into(),
             RunStatus::Finished => "finished".into(),
             RunStatus::Stopped(s) => format!("stopped@{s}"),
             RunStatus::Failed(_) => "failed".into(),

@@ -173,6 +173,15 @@ impl Runtime {
                         .map_err(|e| e.to_string()),
                 })
             }
+            Effect::ImportVectors {
+                run,
+                path,
+                limit,
+                recorded,
+            } => self.spawn("import", move || Msg::VectorsImported {
+                run,
+                result: import_vectors(&path, limit, recorded.as_ref()).map_err(|e| e.to_string()),
+            }),
             Effect::Projection(job) => {
                 let tx = self.tx.clone();
                 self.spawn("projection", move || {
@@ -321,6 +330,30 @@ fn classify(study: &Study, threads: usize) -> Result<Box<Outcome>, String> {
     pool.install(|| study.run())
         .map(Box::new)
         .map_err(|e| e.to_string())
+}
+
+/// Reads pre-trained vectors and describes their file; with a recorded
+/// description, a changed file is noted.
+pub fn import_vectors(
+    path: &Path,
+    limit: Option<usize>,
+    recorded: Option<&session::VectorSource>,
+) -> crate::Result<super::msg::Imported> {
+    let (embedding, report) = crate::embedding::format::read_with(
+        path,
+        crate::embedding::format::ReadOptions {
+            format: None,
+            limit,
+        },
+    )?;
+    let source = session::VectorSource::of(path, report.format, limit)?;
+    let mut notes = report.notes();
+    notes.extend(recorded.and_then(|r| source.changed_from(r)));
+    Ok(super::msg::Imported {
+        embedding: Arc::new(embedding),
+        source,
+        notes,
+    })
 }
 
 #[cfg(test)]

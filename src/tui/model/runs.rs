@@ -13,20 +13,9 @@ pub struct RunsView {
     pub selected: usize,
 }
 
-/// The vector format for a file name: `.bin` word2vec binary, `.glove`
-/// (or a name containing `glove`) GloVe text, anything else word2vec text.
+/// The vector format for a file name ([`VectorFormat::for_path`]).
 pub fn format_for(path: &Path) -> VectorFormat {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_lowercase())
-        .unwrap_or_default();
-    if name.ends_with(".bin") {
-        VectorFormat::Word2VecBinary
-    } else if name.contains("glove") {
-        VectorFormat::GloveText
-    } else {
-        VectorFormat::Word2VecText
-    }
+    VectorFormat::for_path(path)
 }
 
 #[cfg(test)]
@@ -36,6 +25,8 @@ mod tests {
     #[test]
     fn formats_follow_the_extension() {
         assert_eq!(format_for(Path::new("v.bin")), VectorFormat::Word2VecBinary);
+        assert_eq!(format_for(Path::new("d/run1.npy")), VectorFormat::Npy);
+        assert_eq!(format_for(Path::new("p.TSV")), VectorFormat::ProjectorTsv);
         assert_eq!(format_for(Path::new("d/v.GLOVE")), VectorFormat::GloveText);
         assert_eq!(
             format_for(Path::new("glove-50.txt")),

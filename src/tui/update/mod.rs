@@ -112,6 +112,10 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             runs::vectors_loaded(app, run, result);
             Vec::new()
         }
+        Msg::VectorsImported { run, result } => {
+            runs::imported(app, run, result);
+            Vec::new()
+        }
         Msg::Projection(result) => projection::answered(app, result),
         Msg::Classified { request, result } => classify::answered(app, request, result),
         Msg::WorkerPanicked(message) => {
@@ -185,6 +189,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
         Action::ReplayRun(run) => train::replay(app, run),
         Action::DeleteRun(run) => runs::delete(app, run),
         Action::RenameRun(run, name) => runs::rename(app, run, &name),
+        Action::ImportVectors(path, limit) => runs::import(app, &path, limit),
         Action::AddDataset(path) => evaluate::add_dataset(app, &path),
         Action::RemoveDataset(index) => evaluate::remove_dataset(app, index),
         Action::Query(word) => neighbors::query_word(app, &word),
@@ -313,6 +318,7 @@ fn submit(kind: PromptKind, text: String) -> Action {
         PromptKind::AddDataset => Action::AddDataset(text),
         PromptKind::ExportPlot => Action::ExportPlot(text),
         PromptKind::RenameRun(run) => Action::RenameRun(run, text),
+        PromptKind::ImportVectors => Action::ImportVectors(text, None),
     }
 }
 

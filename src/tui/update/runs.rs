@@ -1,6 +1,7 @@
 //! The Runs screen's handlers: picking one or two runs for the other
 //! screens (A, and B to compare), exporting vectors, renaming, deleting,
-//! evaluating and replaying.
+//! evaluating and replaying; and opening pre-trained vectors as runs of
+//! kind "imported".
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,7 +10,8 @@ use crate::embedding::Embedding;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
 use crate::tui::model::runs::format_for;
-use crate::tui::msg::Effect;
+use crate::tui::msg::{Effect, Imported};
+use crate::tui::run::{RunEntry, RunStatus};
 
 /// Picks run `run` for a slot; picking A's run as B (or B's as A) swaps.
 pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
@@ -155,11 +157,91 @@ pub fn vectors_loaded(app: &mut App, run: usize, result: Result<Arc<Embedding>, 
     }
 }
 
+/// Opens pre-trained vectors (the first `limit` words) as a new run of kind
+/// "imported": picked as A when nothing is, else as B, like a new training run.
+pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
+    let path = PathBuf::from(path.trim());
+    if !path.is_file() {
+        app.set_status(
+            Level::Error,
+            format!("{}: no such file (give a vectors file)", path.display()),
+        );
+        return Vec::new();
+    }
+    let run = app.runs.len();
+    app.runs.push(RunEntry::imported(path.clone(), limit));
+    app.runs_view.selected = run;
+    let slot = match app.picks[Slot::A.index()] {
+        None => Slot::A,
+        Some(_) => Slot::B,
+    };
+    app.picks[slot.index()] = Some(run);
+    app.set_status(
+        Level::Info,
+        format!("reading {} as run #{} ({slot})…", path.display(), run + 1),
+    );
+    vec![Effect::ImportVectors {
+        run,
+        path,
+        limit,
+        recorded: None,
+    }]
+}
+
+/// Pre-trained vectors were read (or not) for imported run `run`.
+pub fn imported(app: &mut App, run: usize, result: Result<Imported, String>) {
+    let Some(r) = app.runs.get_mut(run) else {
+        return;
+    };
+    match result {
+        Ok(imported) => {
+            let Imported {
+                embedding,
+                source,
+                notes,
+            } = imported;
+            let text = format!(
+                "run #{} imported: {} ({}), {} words x {} dims",
+                run + 1,
+                source.path.display(),
+                source.format,
+                embedding.len(),
+                embedding.dim()
+            );
+            r.embedding = Some(embedding);
+            r.status = RunStatus::Finished;
+            r.exported = Some(source.path.clone());
+            let record = r.recorder.run_mut();
+            record.vectors = Some(source.path.clone());
+            record.source = Some(source);
+            app.session.changed();
+            let level = if notes.is_empty() {
+                Level::Info
+            } else {
+                Level::Warn
+            };
+            let text = std::iter::once(text).chain(notes).collect::<Vec<_>>();
+            app.set_status(level, text.join("; "));
+            app.follow_up(Action::RefreshNeighbors);
+        }
+        Err(e) => {
+            r.status = RunStatus::Failed(e.clone());
+            app.set_status(Level::Error, format!("run #{}: {e}", run + 1));
+        }
+    }
+}
+
 /// Navigation on the Runs screen.
 pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     let n = app.runs.len();
     let sel = app.runs_view.selected.min(n.saturating_sub(1));
     match action {
+        Action::ImportVectorsPrompt => app.prompt(
+            PromptKind::ImportVectors,
+            "Open pre-trained vectors",
+            String::new(),
+            "word2vec text/binary, GloVe, fastText .vec, .npy; .gz/.bz2/.xz (Tab completes)",
+        ),
         Action::Up => app.runs_view.selected = sel.saturating_sub(1),
         Action::Down => app.runs_view.selected = (sel + 1).min(n.saturating_sub(1)),
         _ if n == 0 => {
@@ -198,7 +280,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                 PromptKind::ExportRun(sel),
                 &format!("Export run #{} vectors", sel + 1),
                 default,
-                "format by extension: .txt word2vec text, .bin word2vec binary, .glove GloVe",
+                "by extension: .txt word2vec text, .bin binary, .glove GloVe, .npy NumPy, .tsv Projector",
             );
         }
         _ => {}

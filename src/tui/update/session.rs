@@ -43,6 +43,8 @@ pub fn snapshot(app: &App) -> Option<Session> {
         .runs
         .iter()
         .filter(|r| !r.discarded && r.status != RunStatus::Queued)
+        // An imported run is saved once its file is read (and described).
+        .filter(|r| !r.is_imported() || r.record().source.is_some())
         .map(|r| r.record().clone())
         .chain(app.session.kept.iter().cloned())
         .collect();
@@ -263,6 +265,16 @@ pub fn loaded(
     notes.extend(app.classify.restore(session.studies));
     let mut effects = Vec::new();
     for (k, run) in session.runs.into_iter().enumerate() {
+        if let Some(source) = run.source.clone() {
+            effects.push(Effect::ImportVectors {
+                run: app.runs.len(),
+                path: source.path.clone(),
+                limit: source.limit,
+                recorded: Some(source),
+            });
+            app.runs.push(RunEntry::imported_recorded(run));
+            continue;
+        }
         let settings = match run.settings(&path, k) {
             Ok(s) => s,
             Err(e) => {

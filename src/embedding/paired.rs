@@ -1,0 +1,338 @@
+//! Formats that keep the matrix and the words in two files: NumPy `.npy` plus
+//! a vocabulary file, and the TensorBoard Embedding Projector pair (tensor TSV
+//! plus metadata TSV). They let Python and Projector users open a run in one
+//! line:
+//!
+//! ```text
+//! m = numpy.load("run1.npy"); words = open("run1.vocab.txt").read().split("\n")[:-1]
+//! ```
+//!
+//! or "Load" in projector.tensorflow.org with `run1.tsv` and `run1.metadata.tsv`.
+//!
+//! `.npy` version 1.0: the magic `\x93NUMPY`, version bytes, a little-endian
+//! `u16` header length, then a Python dict literal padded with spaces to a
+//! multiple of 64 bytes and ended by `\n`, then the raw little-endian `f32`s in
+//! row-major order. The reader takes `<f4` or `<f8` (the latter narrowed to
+//! `f32`), C order, two dimensions.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use ndarray::Array2;
+
+use super::text_line::{check_word, unique_index, Parsed};
+use super::Embedding;
+use crate::words::WordIndex;
+use crate::{atomic, Error, Result};
+
+const NPY_MAGIC: &[u8] = b"\x93NUMPY";
+
+/// True when `head` starts like a `.npy` file.
+pub(crate) fn is_npy(head: &[u8]) -> bool {
+    head.starts_with(NPY_MAGIC)
+}
+
+/// `dir/name.vocab.txt` for `dir/name.npy`: the words of a `.npy` matrix, one a line.
+pub fn npy_vocab_path(npy: &Path) -> PathBuf {
+    sibling(npy, "vocab.txt")
+}
+
+/// `dir/name.metadata.tsv` for `dir/name.tsv`: the Projector's labels, one a line.
+pub fn projector_metadata_path(tsv: &Path) -> PathBuf {
+    sibling(tsv, "metadata.tsv")
+}
+
+fn sibling(path: &Path, ext: &str) -> PathBuf {
+    path.with_extension(ext)
+}
+
+/// Writes `path` (`.npy`, `f32`) and its vocabulary file, each atomically.
+pub(crate) fn write_npy(embedding: &Embedding, path: &Path) -> Result<()> {
+    let vectors = embedding.vectors();
+    let (n, d) = vectors.dim();
+    let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {d}), }}");
+    // Magic (6) + version (2) + length (2) + dict + '\n' is a multiple of 64.
+    let unpadded = NPY_MAGIC.len() + 4 + dict.len() + 1;
+    dict.push_str(&" ".repeat((64 - unpadded % 64) % 64));
+    dict.push('\n');
+    let header_len = u16::try_from(dict.len()).expect("a 2-D shape fits a short header");
+    write_words(embedding.words(), &npy_vocab_path(path))?;
+    atomic::write_with(path, |out| {
+        let io = |e| Error::io(path, e);
+        out.write_all(NPY_MAGIC).map_err(io)?;
+        out.write_all(&[1, 0]).map_err(io)?;
+        out.write_all(&header_len.to_le_bytes()).map_err(io)?;
+        out.write_all(dict.as_bytes()).map_err(io)?;
+        let mut bytes = Vec::with_capacity(4 * d);
+        for row in vectors.rows() {
+            bytes.clear();
+            bytes.extend(row.iter().flat_map(|v| v.to_le_bytes()));
+            out.write_all(&bytes).map_err(io)?;
+        }
+        Ok(())
+    })
+}
+
+/// Writes the Projector's tensor TSV (`path`) and its metadata TSV, each atomically.
+///
+/// A one-column metadata file has no header line, as the Projector expects.
+pub(crate) fn write_projector(embedding: &Embedding, path: &Path) -> Result<()> {
+    write_words(embedding.words(), &projector_metadata_path(path))?;
+    atomic::write_with(path, |out| {
+        let mut line = String::new();
+        for row in embedding.vectors().rows() {
+            line.clear();
+            for (i, v) in row.iter().enumerate() {
+                if i > 0 {
+                    line.push('\t');
+                }
+                line.push_str(&v.to_string());
+            }
+            line.push('\n');
+            out.write_all(line.as_bytes())
+                .map_err(|e| Error::io(path, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// One word a line; words must be non-empty and free of whitespace.
+fn write_words(words: &WordIndex, path: &Path) -> Result<()> {
+    for (id, word) in words.words().iter().enumerate() {
+        check_word(word, id, path)?;
+    }
+    atomic::write_with(path, |out| {
+        for word in words.words() {
+            out.write_all(word.as_bytes())
+                .and_then(|()| out.write_all(b"\n"))
+                .map_err(|e| Error::io(path, e))?;
+        }
+        Ok(())
+    })
+}
+
+/// Reads a `.npy` matrix (the first `limit` rows) and the words beside it.
+pub(crate) fn read_npy(mut input: impl Read, path: &Path, limit: Option<usize>) -> Result<Parsed> {
+    let (n, d, wide) = read_npy_header(&mut input, path)?;
+    let keep = limit.map_or(n, |l| l.min(n));
+    let vocab_path = npy_vocab_path(path);
+    let words = read_words(&vocab_path, keep)?;
+    if words.len() < keep {
+        return Err(Error::format(
+            &vocab_path,
+            format!(
+                "holds {} words, but {} has {n} rows",
+                words.len(),
+                path.display()
+            ),
+        ));
+    }
+    let width = if wide { 8 } else { 4 };
+    let mut values = Vec::with_capacity(keep.saturating_mul(d).min(1 << 24));
+    let mut bytes = vec![0u8; width * d];
+    for row in 0..keep {
+        input.read_exact(&mut bytes).map_err(|_| {
+            Error::format(
+                path,
+                format!("ends in row {} of {n}, the header declares more", row + 1),
+            )
+        })?;
+        let start = values.len();
+        if wide {
+            values.extend(
+                bytes
+                    .chunks_exact(8)
+                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")) as f32),
+            );
+        } else {
+            values.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| f32::from_le_bytes(b.try_into().expect("4 bytes"))),
+            );
+        }
+        if let Some(v) = values[start..].iter().position(|v| !v.is_finite()) {
+            return Err(Error::format(
+                path,
+                format!(
+                    "row {} ('{}') value {} is not a finite f32",
+                    row + 1,
+                    words[row],
+                    v + 1
+                ),
+            ));
+        }
+    }
+    let matrix = Array2::from_shape_vec((keep, d), values).expect("keep * d values were read");
+    let index = unique_index(words).map_err(|(w, again, first)| {
+        Error::parse(
+            &vocab_path,
+            again + 1,
+            format!(
+                "word '{w}' appears again (first on line {}); each word must appear once",
+                first + 1
+            ),
+        )
+    })?;
+    Ok(Parsed {
+        index,
+        matrix,
+        replacements: 0,
+        unk_after_header: false,
+        limited: keep < n,
+    })
+}
+
+/// The shape and element width (`true` for `f64`) from a `.npy` header.
+fn read_npy_header(input: &mut impl Read, path: &Path) -> Result<(usize, usize, bool)> {
+    let bad = |what: String| Error::format(path, format!("not a 2-D float .npy matrix: {what}"));
+    let mut lead = [0u8; 8];
+    input
+        .read_exact(&mut lead)
+        .map_err(|_| bad("too short".into()))?;
+    if !is_npy(&lead) {
+        return Err(bad("no NUMPY magic".into()));
+    }
+    let len = match lead[6] {
+        1 => {
+            let mut b = [0u8; 2];
+            input.read_exact(&mut b).map_err(|e| Error::io(path, e))?;
+            usize::from(u16::from_le_bytes(b))
+        }
+        2 | 3 => {
+            let mut b = [0u8; 4];
+            input.read_exact(&mut b).map_err(|e| Error::io(path, e))?;
+            u32::from_le_bytes(b) as usize
+        }
+        v => return Err(bad(format!("unknown version {v}"))),
+    };
+    if len > 1 << 20 {
+        return Err(bad(format!("header of {len} bytes")));
+    }
+    let mut dict = vec![0u8; len];
+    input
+        .read_exact(&mut dict)
+        .map_err(|_| bad("header cut short".into()))?;
+    let dict = String::from_utf8_lossy(&dict);
+    let descr = dict_value(&dict, "descr")
+        .and_then(|v| {
+            let quote = v.chars().next()?;
+            v[1..].split(quote).next()
+        })
+        .unwrap_or_default();
+    let wide = match descr {
+        "<f4" => false,
+        "<f8" => true,
+        other => return Err(bad(format!("element type {other}, expected <f4 or <f8"))),
+    };
+    if dict_value(&dict, "fortran_order").is_some_and(|v| v.starts_with("True")) {
+        return Err(bad(
+            "Fortran order; save it with numpy.ascontiguousarray".into()
+        ));
+    }
+    let shape = dict_value(&dict, "shape").unwrap_or_default();
+    let dims: Vec<usize> = shape
+        .trim_start_matches('(')
+        .split(')')
+        .next()
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().map_err(|_| bad(format!("shape {shape}"))))
+        .collect::<Result<_>>()?;
+    match dims[..] {
+        [n, d] if d > 0 => Ok((n, d, wide)),
+        _ => Err(bad(format!("shape {shape}"))),
+    }
+}
+
+/// The text after `'key':` in a Python dict literal.
+fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
+    let at = dict.find(&format!("'{key}'"))?;
+    let rest = &dict[at + key.len() + 2..];
+    Some(rest.trim_start().strip_prefix(':')?.trim_start())
+}
+
+/// The first `keep` lines of a vocabulary file.
+fn read_words(path: &Path, keep: usize) -> Result<Vec<String>> {
+    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = String::from_utf8_lossy(&text);
+    Ok(text
+        .lines()
+        .take(keep)
+        .map(|w| w.trim_end_matches('\r').to_string())
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn small() -> Embedding {
+        let words = WordIndex::from_words(vec!["the".into(), "naïve".into(), "x".into()]);
+        Embedding::new(words, array![[1.0, -0.5], [0.1, 3e-8], [0.0, 2.0]]).unwrap()
+    }
+
+    #[test]
+    fn npy_header_is_64_byte_aligned_and_reads_back_bit_for_bit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.npy");
+        write_npy(&small(), &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + header_len) % 64, 0);
+        assert_eq!(bytes.len(), 10 + header_len + 3 * 2 * 4);
+        let dict = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+        assert!(dict.starts_with("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }"));
+        assert!(dict.ends_with(" \n"));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("v.vocab.txt")).unwrap(),
+            "the\nnaïve\nx\n"
+        );
+        let back = read_npy(&bytes[..], &path, None).unwrap();
+        assert_eq!(back.index.words(), small().words().words());
+        assert_eq!(back.matrix, small().vectors());
+        let two = read_npy(&bytes[..], &path, Some(2)).unwrap();
+        assert_eq!((two.matrix.nrows(), two.limited), (2, true));
+    }
+
+    #[test]
+    fn npy_float64_and_bad_headers() {
+        let dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }";
+        let mut bytes = NPY_MAGIC.to_vec();
+        bytes.extend([1, 0]);
+        bytes.extend((dict.len() as u16).to_le_bytes());
+        bytes.extend(dict.as_bytes());
+        bytes.extend(0.5f64.to_le_bytes());
+        bytes.extend((-2.0f64).to_le_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.npy");
+        std::fs::write(dir.path().join("m.vocab.txt"), "w\n").unwrap();
+        let back = read_npy(&bytes[..], &path, None).unwrap();
+        assert_eq!(back.matrix, array![[0.5f32, -2.0]]);
+        let mut int = bytes.clone();
+        let at = int.windows(3).position(|w| w == b"<f8").unwrap();
+        int[at + 1] = b'i';
+        let e = read_npy(&int[..], &path, None).unwrap_err();
+        assert!(e.to_string().contains("element type <i8"), "{e}");
+        let e = read_npy(&bytes[..bytes.len() - 8], &path, None).unwrap_err();
+        assert!(e.to_string().contains("ends in row 1 of 1"), "{e}");
+    }
+
+    #[test]
+    fn projector_pair_has_one_row_and_one_label_per_word() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.tsv");
+        write_projector(&small(), &path).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "1\t-0.5\n0.1\t0.00000003\n0\t2\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("p.metadata.tsv")).unwrap(),
+            "the\nnaïve\nx\n"
+        );
+    }
+}
