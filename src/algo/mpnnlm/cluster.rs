@@ -17,7 +17,7 @@ struct Node {
 /// points; its larger side's centroid first, then the smaller side's. Empty
 /// when no split qualifies (fewer than two points, or too lopsided).
 pub fn candidates(points: &[f32], dim: usize, min_split: f64) -> Vec<Vec<f32>> {
-    let n = if dim == 0 { 0 } else { points.len() / dim };
+    let n = points.len().checked_div(dim).unwrap_or(0);
     if n < 2 {
         return Vec::new();
     }
