@@ -195,6 +195,22 @@ fn stanford_glove_header_is_imported_with_a_note_and_a_limit_is_kept() {
         Some(7)
     );
 
+    // The vocabulary browser: `/` finds a word's rank, `]` pages on.
+    d.act(Action::GoTo(Screen::Runs));
+    key(&mut d, KeyCode::Up);
+    assert_eq!(d.app.runs_view.selected, 0, "the Stanford file");
+    keys(&mut d, "/");
+    keys(&mut d, "fiv");
+    key(&mut d, KeyCode::Enter);
+    assert_eq!(d.app.status.text, "five: rank 16 of 21");
+    assert_eq!(d.app.runs_view.vocab_from, 15);
+    keys(&mut d, "]");
+    assert_eq!(d.app.runs_view.vocab_from, 20, "clamped to the last word");
+    keys(&mut d, "[[");
+    assert_eq!(d.app.runs_view.vocab_from, 0);
+    d.act(Action::FindVocab("zzz".into()));
+    assert_eq!(d.app.status.level, Level::Warn);
+
     d.act(Action::ImportVectors("no/such/file.vec".into(), None));
     assert_eq!(d.app.status.level, Level::Error);
     assert_eq!(d.app.runs.len(), 2, "a missing file adds no run");

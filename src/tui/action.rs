@@ -187,6 +187,12 @@ pub enum Action {
     RenameSelectedPrompt,
     /// Ask for a vectors file to open as an imported run.
     ImportVectorsPrompt,
+    /// Ask for a word to find in the selected run's vocabulary.
+    FindVocabPrompt,
+    /// Show the selected run's vocabulary from this word (or the first word with this prefix).
+    FindVocab(String),
+    /// Page the vocabulary line forwards (+1) or backwards (-1).
+    PageVocab(i8),
     /// Ask for a dataset file to add to the evaluation.
     AddDatasetPrompt,
     /// Remove the most recently added dataset file.

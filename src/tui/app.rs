@@ -80,6 +80,8 @@ pub enum PromptKind {
     RenameRun(usize),
     /// Open pre-trained vectors as a run.
     ImportVectors,
+    /// Find a word in the selected run's vocabulary.
+    FindVocab,
 }
 
 /// A dialog over the screen.

@@ -330,6 +330,27 @@ static FIXED: &[Binding] = &[
         "open pre-trained vectors",
         false,
     ),
+    b(
+        RUNS,
+        &[c('/')],
+        Action::FindVocabPrompt,
+        "find a word in its vocabulary (rank order)",
+        false,
+    ),
+    b(
+        RUNS,
+        &[c(']')],
+        Action::PageVocab(1),
+        "next vocabulary page",
+        false,
+    ),
+    b(
+        RUNS,
+        &[c('[')],
+        Action::PageVocab(-1),
+        "previous vocabulary page",
+        false,
+    ),
     b(RUNS, ENTER, Action::Activate, "show its charts", false),
     // Neighbours
     b(

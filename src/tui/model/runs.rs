@@ -11,6 +11,8 @@ use crate::embedding::VectorFormat;
 pub struct RunsView {
     /// Selected row.
     pub selected: usize,
+    /// The rank (0-based) the vocabulary line of an imported run starts at.
+    pub vocab_from: usize,
 }
 
 /// The vector format for a file name ([`VectorFormat::for_path`]).

@@ -169,6 +169,26 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
     if let Some(problem) = &r.problem {
         lines.push(Line::styled(format!(" {problem}"), theme::error()));
     }
+    if let (true, Some(e)) = (r.is_imported(), &r.embedding) {
+        if let Some(s) = &rec.source {
+            lines.push(Line::raw(format!(
+                " file: {} ({}, {} bytes, hash {})",
+                s.path.display(),
+                s.format,
+                s.bytes,
+                s.hash
+            )));
+        }
+        let from = app.runs_view.vocab_from.min(e.len().saturating_sub(1));
+        let words: Vec<String> = (from..e.len().min(from + 200))
+            .map(|k| e.words().words()[k].clone())
+            .collect();
+        lines.push(Line::raw(format!(
+            " words from #{} (/ find, [ ] page): {}",
+            from + 1,
+            words.join(" ")
+        )));
+    }
     for l in r.log.iter().rev().take(3).rev() {
         lines.push(Line::styled(format!(" {l}"), theme::dim()));
     }

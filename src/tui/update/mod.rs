@@ -319,6 +319,7 @@ fn submit(kind: PromptKind, text: String) -> Action {
         PromptKind::ExportPlot => Action::ExportPlot(text),
         PromptKind::RenameRun(run) => Action::RenameRun(run, text),
         PromptKind::ImportVectors => Action::ImportVectors(text, None),
+        PromptKind::FindVocab => Action::FindVocab(text),
     }
 }
 

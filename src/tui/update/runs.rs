@@ -231,6 +231,47 @@ pub fn imported(app: &mut App, run: usize, result: Result<Imported, String>) {
     }
 }
 
+/// Words a vocabulary page moves by.
+pub const VOCAB_PAGE: usize = 20;
+
+/// Starts the vocabulary line of run `run` at `text` (exact word, else the
+/// first word in rank order that starts with it).
+fn find_vocab(app: &mut App, run: usize, text: &str) {
+    let Some(e) = app.runs.get(run).and_then(|r| r.embedding.clone()) else {
+        app.set_status(
+            Level::Warn,
+            app.runs
+                .get(run)
+                .map_or_else(String::new, |r| r.no_vectors(run)),
+        );
+        return;
+    };
+    let text = text.trim();
+    let words = e.words();
+    let found = words
+        .id(text)
+        .map(|id| id as usize)
+        .or_else(|| words.words().iter().position(|w| w.starts_with(text)));
+    match found {
+        Some(rank) => {
+            app.runs_view.vocab_from = rank;
+            app.set_status(
+                Level::Info,
+                format!(
+                    "{}: rank {} of {}",
+                    words.words()[rank],
+                    rank + 1,
+                    words.len()
+                ),
+            );
+        }
+        None => app.set_status(
+            Level::Warn,
+            format!("no word starts with '{text}' in run #{}", run + 1),
+        ),
+    }
+}
+
 /// Navigation on the Runs screen.
 pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     let n = app.runs.len();
@@ -242,6 +283,22 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             String::new(),
             "word2vec text/binary, GloVe, fastText .vec, .npy; .gz/.bz2/.xz (Tab completes)",
         ),
+        Action::FindVocabPrompt => app.prompt(
+            PromptKind::FindVocab,
+            "Find a word",
+            String::new(),
+            "a word or its first letters: the vocabulary line starts there",
+        ),
+        Action::FindVocab(text) => find_vocab(app, sel, &text),
+        Action::PageVocab(step) => {
+            let n = app
+                .runs
+                .get(sel)
+                .and_then(|r| r.embedding.as_ref())
+                .map_or(0, |e| e.len());
+            let from = app.runs_view.vocab_from as i64 + i64::from(step) * VOCAB_PAGE as i64;
+            app.runs_view.vocab_from = from.clamp(0, n.saturating_sub(1) as i64) as usize;
+        }
         Action::Up => app.runs_view.selected = sel.saturating_sub(1),
         Action::Down => app.runs_view.selected = (sel + 1).min(n.saturating_sub(1)),
         _ if n == 0 => {
