@@ -88,33 +88,17 @@ def timed(cmd, stdin=None, stdout=None, cwd=None):
 
 
 def glove_tools(glove_dir):
-    """Paths of cooccur, shuffle and glove, building them if needed; None if unavailable."""
+    """Paths of Stanford GloVe's cooccur, shuffle and glove binaries in
+    glove_dir/build; None (with a message) when they are not there. wordbench
+    neither ships nor builds the peer: build it yourself from the authors'
+    release and point --glove-dir at it."""
     names = ("cooccur", "shuffle", "glove")
     build = os.path.join(glove_dir, "build")
     if all(os.access(os.path.join(build, n), os.X_OK) for n in names):
         return {n: os.path.join(build, n) for n in names}
-    src = os.path.join(glove_dir, "src")
-    if not all(os.path.exists(os.path.join(src, n + ".c")) for n in names):
-        print(f"Stanford GloVe not in {glove_dir}: cloning github.com/stanfordnlp/GloVe", flush=True)
-        r = subprocess.run(["git", "clone", "--depth", "1", "https://github.com/stanfordnlp/GloVe", glove_dir],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"  clone failed: {r.stderr.strip()}")
-            return None
-        r = subprocess.run(["make"], cwd=glove_dir, capture_output=True, text=True)
-        if r.returncode == 0 and all(os.access(os.path.join(build, n), os.X_OK) for n in names):
-            return {n: os.path.join(build, n) for n in names}
-    os.makedirs(build, exist_ok=True)
-    for n in names:
-        # GloVe's Makefile flags.
-        cmd = ["gcc", os.path.join(src, n + ".c"), "-o", os.path.join(build, n),
-               "-lm", "-pthread", "-O3", "-march=native", "-funroll-loops"]
-        extra = [os.path.join(src, "common.c")] if os.path.exists(os.path.join(src, "common.c")) else []
-        r = subprocess.run(cmd + extra, capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"  building {n} failed: {r.stderr.strip()[:500]}")
-            return None
-    return {n: os.path.join(build, n) for n in names}
+    print(f"Stanford GloVe's {', '.join(names)} are not in {build}: build them from the "
+          "authors' release and give their folder's parent as --glove-dir", flush=True)
+    return None
 
 
 def read_crec(path):

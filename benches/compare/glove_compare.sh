@@ -6,10 +6,9 @@
 # See glove_compare.py for the protocol. Usage:
 #   benches/compare/glove_compare.sh [--corpus FILE] [--window 10] [--dim 100]
 #       [--epochs 15] [--x-max 100] [--threads 2] [--seed 1] [--glove-dir DIR] [--keep]
-# Stanford GloVe is not shipped with wordbench: --glove-dir (default
-# $GLOVE_DIR, else /tmp/glove-stanford) holds build/{cooccur,shuffle,glove},
-# or src/{cooccur,shuffle,glove}.c to build with gcc, or nothing, in which case
-# https://github.com/stanfordnlp/GloVe is cloned and built there.
+# Stanford GloVe is neither shipped nor built by wordbench: --glove-dir
+# (default $GLOVE_DIR, else /tmp/glove-stanford) must hold the binaries
+# build/{cooccur,shuffle,glove}, built by you from the authors' release.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -5,64 +5,50 @@
 
 use ndarray::Array2;
 
-use crate::train::{DefaultValue, Kind, ParamSpec, Params};
+use crate::train::{ParamSpec, Params};
 use crate::ube::{sphere, Config, Ube, Update};
 use crate::Result;
 
 /// UBE's projection options (`wordbench project --method ube --set name=value`).
 pub static SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "k_max",
-        kind: Kind::Int {
-            min: 2,
-            max: 10_000,
-        },
-        default: DefaultValue::Int(50),
-        help: "neighbours searched before each point's elbow cut (the paper: 50)",
-        live: false,
-    },
-    ParamSpec {
-        name: "coverage",
-        kind: Kind::Float {
-            min: 0.1,
-            max: 100.0,
-        },
-        default: DefaultValue::Float(3.0),
-        help: "the elbow lies at this many Gaussian widths (the paper: 3)",
-        live: false,
-    },
-    ParamSpec {
-        name: "iters",
-        kind: Kind::Int {
-            min: 1,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(250),
-        help: "sweeps over all points (the paper: 250)",
-        live: false,
-    },
-    ParamSpec {
-        name: "lr",
-        kind: Kind::Float {
-            min: 1e-9,
-            max: 100.0,
-        },
-        default: DefaultValue::Float(0.3),
-        help: "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
-        live: false,
-    },
+    ParamSpec::int(
+        "k_max",
+        2,
+        10_000,
+        50,
+        "neighbours searched before each point's elbow cut (the paper: 50)",
+    ),
+    ParamSpec::float(
+        "coverage",
+        0.1,
+        100.0,
+        3.0,
+        "the elbow lies at this many Gaussian widths (the paper: 3)",
+    ),
+    ParamSpec::int(
+        "iters",
+        1,
+        100_000,
+        250,
+        "sweeps over all points (the paper: 250)",
+    ),
+    ParamSpec::float(
+        "lr",
+        1e-9,
+        100.0,
+        0.3,
+        "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
+    ),
     UPDATE,
 ];
 
 /// The update rule, shared with the word method's schema.
-pub const UPDATE: ParamSpec = ParamSpec {
-    name: "update",
-    kind: Kind::Choice(&["normalised", "newton", "sgd"]),
-    default: DefaultValue::Choice("normalised"),
-    help:
-        "normalised: the authors' unit-force step; newton: G^-1 g (the thesis); sgd: gradient step",
-    live: false,
-};
+pub const UPDATE: ParamSpec = ParamSpec::choice(
+    "update",
+    &["normalised", "newton", "sgd"],
+    "normalised",
+    "normalised: the authors' unit-force step; newton: G^-1 g (the thesis); sgd: gradient step",
+);
 
 /// A run of dimension `dim` from the options `p`.
 pub fn config(p: &Params, dim: usize, seed: u64) -> Config {

@@ -117,7 +117,7 @@ const fn const_str_eq(a: &str, b: &str) -> bool {
 }
 
 /// One declared hyperparameter. Declare it with [`ParamSpec::int`],
-/// [`ParamSpec::float`], [`ParamSpec::flag`] or [`ParamSpec::choice`]
+/// [`ParamSpec::float`], [`ParamSpec::flag`], [`ParamSpec::choice`] or [`ParamSpec::text`]
 /// (and [`ParamSpec::live`]), which keep the kind and the default in step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ParamSpec {
@@ -204,6 +204,26 @@ impl ParamSpec {
             name,
             kind: Kind::Choice(choices),
             default: DefaultValue::Choice(default),
+            help,
+            live: false,
+        }
+    }
+
+    /// Free text of at most `max_len` characters (a file name or a keyword).
+    pub const fn text(
+        name: &'static str,
+        max_len: usize,
+        default: &'static str,
+        help: &'static str,
+    ) -> Self {
+        assert!(
+            default.len() <= max_len,
+            "text default longer than its limit"
+        );
+        Self {
+            name,
+            kind: Kind::Text { max_len },
+            default: DefaultValue::Text(default),
             help,
             live: false,
         }

@@ -33,7 +33,7 @@ mod tests;
 pub use model::{Layout, Model, Shape};
 pub use trainer::MpnnlmTrainer;
 
-use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.
@@ -48,136 +48,92 @@ pub static MPNNLM: Method = Method {
 /// The hyperparameters (paper values where the thesis gives them, else the
 /// choices in `docs/methods/mpnnlm.md`).
 pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "dim",
-        kind: Kind::Int { min: 1, max: 1000 },
-        default: DefaultValue::Int(50),
-        help: "prototype dimension d (thesis: 50)",
-        live: false,
-    },
-    ParamSpec {
-        name: "context",
-        kind: Kind::Int { min: 1, max: 16 },
-        default: DefaultValue::Int(4),
-        help: "previous prototypes fed to the network, n (thesis: 4)",
-        live: false,
-    },
-    ParamSpec {
-        name: "hidden",
-        kind: Kind::Int { min: 1, max: 4096 },
-        default: DefaultValue::Int(100),
-        help: "hidden tanh units (thesis: 100)",
-        live: false,
-    },
-    ParamSpec {
-        name: "epochs",
-        kind: Kind::Int { min: 1, max: 1000 },
-        default: DefaultValue::Int(1),
-        help: "passes over the training split",
-        live: false,
-    },
-    ParamSpec {
-        name: "lr",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 10.0,
-        },
-        default: DefaultValue::Float(0.001),
-        help: "learning rate of momentum SGD (constant; the step is about lr / (1 - momentum))",
-        live: true,
-    },
-    ParamSpec {
-        name: "momentum",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 0.999,
-        },
-        default: DefaultValue::Float(0.9),
-        help: "momentum of SGD",
-        live: true,
-    },
-    ParamSpec {
-        name: "sample",
-        kind: Kind::Int {
-            min: 0,
-            max: 10_000_000,
-        },
-        default: DefaultValue::Int(1000),
-        help: "other prototypes drawn for the training denominator (0 = full normaliser)",
-        live: true,
-    },
-    ParamSpec {
-        name: "prototypes",
-        kind: Kind::Choice(&["log10", "one"]),
-        default: DefaultValue::Choice("log10"),
-        help: "at most floor(log10 count) prototypes per word, or one (single-prototype model)",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_ppl",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 1e12,
-        },
-        default: DefaultValue::Float(400.0),
-        help: "criterion 1: create prototypes only while held-out perplexity is below this",
-        live: true,
-    },
-    ParamSpec {
-        name: "min_selections",
-        kind: Kind::Int {
-            min: 0,
-            max: 1_000_000_000,
-        },
-        default: DefaultValue::Int(400),
-        help: "criterion 2: every prototype of the word selected at least this often",
-        live: true,
-    },
-    ParamSpec {
-        name: "min_distance",
-        kind: Kind::Float { min: 0.0, max: 1e6 },
-        default: DefaultValue::Float(1.0),
-        help: "criterion 4: a new prototype at least this far (Euclidean) from the word's others",
-        live: true,
-    },
-    ParamSpec {
-        name: "history",
-        kind: Kind::Int {
-            min: 2,
-            max: 10_000,
-        },
-        default: DefaultValue::Int(100),
-        help: "last predictions per word kept for clustering (thesis: 100)",
-        live: false,
-    },
-    ParamSpec {
-        name: "min_split",
-        kind: Kind::Float { min: 0.0, max: 0.5 },
-        default: DefaultValue::Float(0.1),
-        help:
-            "smallest share of the predictions on the minor side of the chosen split (thesis: 10%)",
-        live: true,
-    },
-    ParamSpec {
-        name: "step_tokens",
-        kind: Kind::Int {
-            min: 1,
-            max: 100_000_000,
-        },
-        default: DefaultValue::Int(100_000),
-        help: "training tokens per step; held-out perplexity and creation are checked after each",
-        live: false,
-    },
-    ParamSpec {
-        name: "heldout_tokens",
-        kind: Kind::Int {
-            min: 0,
-            max: 100_000_000,
-        },
-        default: DefaultValue::Int(1000),
-        help: "held-out tokens scored for the model perplexity (0 = none)",
-        live: false,
-    },
+    ParamSpec::int("dim", 1, 1000, 50, "prototype dimension d (thesis: 50)"),
+    ParamSpec::int(
+        "context",
+        1,
+        16,
+        4,
+        "previous prototypes fed to the network, n (thesis: 4)",
+    ),
+    ParamSpec::int("hidden", 1, 4096, 100, "hidden tanh units (thesis: 100)"),
+    ParamSpec::int("epochs", 1, 1000, 1, "passes over the training split"),
+    ParamSpec::float(
+        "lr",
+        0.0,
+        10.0,
+        0.001,
+        "learning rate of momentum SGD (constant; the step is about lr / (1 - momentum))",
+    )
+    .live(),
+    ParamSpec::float("momentum", 0.0, 0.999, 0.9, "momentum of SGD").live(),
+    ParamSpec::int(
+        "sample",
+        0,
+        10_000_000,
+        1000,
+        "other prototypes drawn for the training denominator (0 = full normaliser)",
+    )
+    .live(),
+    ParamSpec::choice(
+        "prototypes",
+        &["log10", "one"],
+        "log10",
+        "at most floor(log10 count) prototypes per word, or one (single-prototype model)",
+    ),
+    ParamSpec::float(
+        "max_ppl",
+        0.0,
+        1e12,
+        400.0,
+        "criterion 1: create prototypes only while held-out perplexity is below this",
+    )
+    .live(),
+    ParamSpec::int(
+        "min_selections",
+        0,
+        1_000_000_000,
+        400,
+        "criterion 2: every prototype of the word selected at least this often",
+    )
+    .live(),
+    ParamSpec::float(
+        "min_distance",
+        0.0,
+        1e6,
+        1.0,
+        "criterion 4: a new prototype at least this far (Euclidean) from the word's others",
+    )
+    .live(),
+    ParamSpec::int(
+        "history",
+        2,
+        10_000,
+        100,
+        "last predictions per word kept for clustering (thesis: 100)",
+    ),
+    ParamSpec::float(
+        "min_split",
+        0.0,
+        0.5,
+        0.1,
+        "smallest share of the predictions on the minor side of the chosen split (thesis: 10%)",
+    )
+    .live(),
+    ParamSpec::int(
+        "step_tokens",
+        1,
+        100_000_000,
+        100_000,
+        "training tokens per step; held-out perplexity and creation are checked after each",
+    ),
+    ParamSpec::int(
+        "heldout_tokens",
+        0,
+        100_000_000,
+        1000,
+        "held-out tokens scored for the model perplexity (0 = none)",
+    ),
 ];
 
 /// The validated settings of one run.

@@ -37,7 +37,7 @@ use std::time::Instant;
 
 pub use trainer::PsdvecTrainer;
 
-use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.
@@ -52,127 +52,19 @@ pub static PSDVEC: Method = Method {
 /// The hyperparameters (paper or authors' code defaults; our choices are in
 /// `docs/methods/psdvec.md`).
 pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "dim",
-        kind: Kind::Int {
-            min: 1,
-            max: 10_000,
-        },
-        default: DefaultValue::Int(500),
-        help: "rank N of the PSD approximation (the vector dimension; authors' code: 500)",
-        live: false,
-    },
-    ParamSpec {
-        name: "window",
-        kind: Kind::Int { min: 1, max: 255 },
-        default: DefaultValue::Int(3),
-        help: "left window c: x_ij counts word i within the c words before word j (code: 3)",
-        live: false,
-    },
-    ParamSpec {
-        name: "core",
-        kind: Kind::Int {
-            min: 2,
-            max: 1_000_000,
-        },
-        default: DefaultValue::Int(25_000),
-        help: "core words factorised by Algorithm 1 (paper: 25,000; capped at the vocabulary)",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_vocab",
-        kind: Kind::Int {
-            min: 0,
-            max: 10_000_000,
-        },
-        default: DefaultValue::Int(180_000),
-        help: "only the N most frequent words (paper: 180,000; 0 = the whole vocabulary)",
-        live: false,
-    },
-    ParamSpec {
-        name: "iterations",
-        kind: Kind::Int { min: 1, max: 100 },
-        default: DefaultValue::Int(4),
-        help: "BCD iterations T of Algorithm 1 (code: 4)",
-        live: false,
-    },
-    ParamSpec {
-        name: "anneal",
-        kind: Kind::Bool,
-        default: DefaultValue::Bool(true),
-        help: "rank N + T - 1 at the first iteration, one less at each next, N at the last (code)",
-        live: false,
-    },
-    ParamSpec {
-        name: "kappa",
-        kind: Kind::Float {
-            min: 1e-6,
-            max: 0.999,
-        },
-        default: DefaultValue::Float(0.02),
-        help: "Jelinek-Mercer smoothing weight (paper: 0.02; >= 0.04 degrades)",
-        live: false,
-    },
-    ParamSpec {
-        name: "cut_quantile",
-        kind: Kind::Float {
-            min: 1e-9,
-            max: 1.0,
-        },
-        default: DefaultValue::Float(0.0002),
-        help: "fraction of the most frequent bigrams whose weight is cut at 1 (paper: 0.02%)",
-        live: false,
-    },
-    ParamSpec {
-        name: "mu",
-        kind: Kind::Float {
-            min: 0.0,
-            max: 1e6,
-        },
-        default: DefaultValue::Float(2.0),
-        help: "Tikhonov mu of the first noncore band; x2 and x4 in the next two (paper: 2; 0 = unregularised)",
-        live: false,
-    },
-    ParamSpec {
-        name: "block_words",
-        kind: Kind::Int {
-            min: 1,
-            max: 10_000_000,
-        },
-        default: DefaultValue::Int(5000),
-        help: "noncore words solved per step (bounds the memory of a step)",
-        live: false,
-    },
-    ParamSpec {
-        name: "eig_tol",
-        kind: Kind::Float {
-            min: 1e-14,
-            max: 0.5,
-        },
-        default: DefaultValue::Float(1e-6),
-        help: "relative residual of the Lanczos eigenpairs in each PSD step",
-        live: false,
-    },
-    ParamSpec {
-        name: "memory_mb",
-        kind: Kind::Int {
-            min: 0,
-            max: 1 << 40,
-        },
-        default: DefaultValue::Int(0),
-        help: "memory budget of the core solve in MiB (0 = half the machine's RAM)",
-        live: false,
-    },
-    ParamSpec {
-        name: "ppl_tokens",
-        kind: Kind::Int {
-            min: 0,
-            max: 10_000_000,
-        },
-        default: DefaultValue::Int(1000),
-        help: "held-out tokens scored by the model's own perplexity (0 = none; each costs |V| x dim)",
-        live: false,
-    },
+    ParamSpec::int("dim", 1, 10_000, 500, "rank N of the PSD approximation (the vector dimension; authors' code: 500)"),
+    ParamSpec::int("window", 1, 255, 3, "left window c: x_ij counts word i within the c words before word j (code: 3)"),
+    ParamSpec::int("core", 2, 1_000_000, 25_000, "core words factorised by Algorithm 1 (paper: 25,000; capped at the vocabulary)"),
+    ParamSpec::int("max_vocab", 0, 10_000_000, 180_000, "only the N most frequent words (paper: 180,000; 0 = the whole vocabulary)"),
+    ParamSpec::int("iterations", 1, 100, 4, "BCD iterations T of Algorithm 1 (code: 4)"),
+    ParamSpec::flag("anneal", true, "rank N + T - 1 at the first iteration, one less at each next, N at the last (code)"),
+    ParamSpec::float("kappa", 1e-6, 0.999, 0.02, "Jelinek-Mercer smoothing weight (paper: 0.02; >= 0.04 degrades)"),
+    ParamSpec::float("cut_quantile", 1e-9, 1.0, 0.0002, "fraction of the most frequent bigrams whose weight is cut at 1 (paper: 0.02%)"),
+    ParamSpec::float("mu", 0.0, 1e6, 2.0, "Tikhonov mu of the first noncore band; x2 and x4 in the next two (paper: 2; 0 = unregularised)"),
+    ParamSpec::int("block_words", 1, 10_000_000, 5000, "noncore words solved per step (bounds the memory of a step)"),
+    ParamSpec::float("eig_tol", 1e-14, 0.5, 1e-6, "relative residual of the Lanczos eigenpairs in each PSD step"),
+    ParamSpec::int("memory_mb", 0, 1 << 40, 0, "memory budget of the core solve in MiB (0 = half the machine's RAM)"),
+    ParamSpec::int("ppl_tokens", 0, 10_000_000, 1000, "held-out tokens scored by the model's own perplexity (0 = none; each costs |V| x dim)"),
 ];
 
 /// The validated settings of one run.

@@ -34,7 +34,7 @@ pub use trainer::SensesTrainer;
 
 use crate::cooc::{pmi, CountConfig, LogBase, Marginals, PmiConfig, Summary, Weighting, Window};
 use crate::linalg::Csr;
-use crate::train::{DefaultValue, Kind, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.
@@ -48,105 +48,18 @@ pub static SENSES: Method = Method {
 
 /// The hyperparameters (docs/methods/senses.md).
 pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "dim",
-        kind: Kind::Int { min: 1, max: 10_000 },
-        default: DefaultValue::Int(100),
-        help: "dimension of the dense word and sense vectors (rows of U_d)",
-        live: false,
-    },
-    ParamSpec {
-        name: "window",
-        kind: Kind::Int { min: 1, max: 255 },
-        default: DefaultValue::Int(5),
-        help: "symmetric window of the counts, every pair counts 1",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_vocab",
-        kind: Kind::Int {
-            min: 0,
-            max: 10_000_000,
-        },
-        default: DefaultValue::Int(30_000),
-        help: "only the N most frequent words (0 = the whole vocabulary)",
-        live: false,
-    },
-    ParamSpec {
-        name: "sense_counts",
-        kind: Kind::Text { max_len: 4096 },
-        default: DefaultValue::Text("wordnet"),
-        help: "senses per word: wordnet (bundled WordNet 3.0 counts), frequency, fixed, or a path to a word<TAB>...<TAB>count file or a WordNet dict directory",
-        live: false,
-    },
-    ParamSpec {
-        name: "senses",
-        kind: Kind::Int { min: 2, max: 100 },
-        default: DefaultValue::Int(2),
-        help: "senses of every frequent word when sense_counts = fixed",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_senses",
-        kind: Kind::Int { min: 2, max: 100 },
-        default: DefaultValue::Int(3),
-        help: "cap on the senses of one word",
-        live: false,
-    },
-    ParamSpec {
-        name: "min_sense_count",
-        kind: Kind::Int {
-            min: 1,
-            max: 1_000_000_000,
-        },
-        default: DefaultValue::Int(100),
-        help: "words seen fewer times are not split (and the unit of the frequency rule)",
-        live: false,
-    },
-    ParamSpec {
-        name: "split_tol",
-        kind: Kind::Float {
-            min: 1e-12,
-            max: 0.5,
-        },
-        default: DefaultValue::Float(1e-4),
-        help: "relative residual of each word's NNDSVD singular triplets",
-        live: false,
-    },
-    ParamSpec {
-        name: "nmf_iterations",
-        kind: Kind::Int { min: 0, max: 10_000 },
-        default: DefaultValue::Int(0),
-        help: "NMF multiplicative updates after NNDSVD (0 = NNDSVD alone, as the thesis)",
-        live: false,
-    },
-    ParamSpec {
-        name: "label_contexts",
-        kind: Kind::Int { min: 1, max: 100_000 },
-        default: DefaultValue::Int(100),
-        help: "strongest context words kept per sense in the sidecar (labels and induction)",
-        live: false,
-    },
-    ParamSpec {
-        name: "tol",
-        kind: Kind::Float {
-            min: 1e-14,
-            max: 0.5,
-        },
-        default: DefaultValue::Float(1e-6),
-        help: "relative residual of the dense SVD's singular triplets",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_steps",
-        kind: Kind::Int {
-            min: 1,
-            max: 10_000_000,
-        },
-        default: DefaultValue::Int(3000),
-        help: "block Lanczos steps allowed for the dense SVD",
-        live: false,
-    },
+    ParamSpec::int("dim", 1, 10_000, 100, "dimension of the dense word and sense vectors (rows of U_d)"),
+    ParamSpec::int("window", 1, 255, 5, "symmetric window of the counts, every pair counts 1"),
+    ParamSpec::int("max_vocab", 0, 10_000_000, 30_000, "only the N most frequent words (0 = the whole vocabulary)"),
+    ParamSpec::text("sense_counts", 4096, "wordnet", "senses per word: wordnet (bundled WordNet 3.0 counts), frequency, fixed, or a path to a word<TAB>...<TAB>count file or a WordNet dict directory"),
+    ParamSpec::int("senses", 2, 100, 2, "senses of every frequent word when sense_counts = fixed"),
+    ParamSpec::int("max_senses", 2, 100, 3, "cap on the senses of one word"),
+    ParamSpec::int("min_sense_count", 1, 1_000_000_000, 100, "words seen fewer times are not split (and the unit of the frequency rule)"),
+    ParamSpec::float("split_tol", 1e-12, 0.5, 1e-4, "relative residual of each word's NNDSVD singular triplets"),
+    ParamSpec::int("nmf_iterations", 0, 10_000, 0, "NMF multiplicative updates after NNDSVD (0 = NNDSVD alone, as the thesis)"),
+    ParamSpec::int("label_contexts", 1, 100_000, 100, "strongest context words kept per sense in the sidecar (labels and induction)"),
+    ParamSpec::float("tol", 1e-14, 0.5, 1e-6, "relative residual of the dense SVD's singular triplets"),
+    ParamSpec::int("max_steps", 1, 10_000_000, 3000, "block Lanczos steps allowed for the dense SVD"),
 ];
 
 /// The validated settings of one run.

@@ -9,9 +9,7 @@ use std::time::Instant;
 use crate::algo::manifold::{unit_rows, weighted, Input};
 use crate::cooc::{CountConfig, Weighting, Window};
 use crate::embedding::Embedding;
-use crate::train::{
-    DefaultValue, Kind, Method, ParamSpec, ScoreView, StepReport, TrainInput, Trainer,
-};
+use crate::train::{Method, ParamSpec, ScoreView, StepReport, TrainInput, Trainer};
 use crate::ube::{Config, Ube, Update};
 use crate::words::WordIndex;
 use crate::Result;
@@ -27,71 +25,56 @@ pub static UBE: Method = Method {
 
 /// Hyperparameters of `ube`.
 pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec {
-        name: "dim",
-        kind: Kind::Int { min: 2, max: 2000 },
-        default: DefaultValue::Int(50),
-        help: "dimension of the sphere's space (the thesis: about 50 for word vectors)",
-        live: false,
-    },
-    ParamSpec {
-        name: "k_max",
-        kind: Kind::Int {
-            min: 2,
-            max: 10_000,
-        },
-        default: DefaultValue::Int(50),
-        help: "neighbours searched before each word's elbow cut (the thesis: 50)",
-        live: false,
-    },
-    ParamSpec {
-        name: "coverage",
-        kind: Kind::Float {
-            min: 0.1,
-            max: 100.0,
-        },
-        default: DefaultValue::Float(3.0),
-        help: "the elbow lies at this many Gaussian widths (the thesis: 3)",
-        live: false,
-    },
-    ParamSpec {
-        name: "iters",
-        kind: Kind::Int {
-            min: 1,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(250),
-        help: "sweeps over all words (the thesis: 250)",
-        live: false,
-    },
-    ParamSpec {
-        name: "lr",
-        kind: Kind::Float {
-            min: 1e-9,
-            max: 100.0,
-        },
-        default: DefaultValue::Float(0.3),
-        help: "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
-        live: false,
-    },
+    ParamSpec::int(
+        "dim",
+        2,
+        2000,
+        50,
+        "dimension of the sphere's space (the thesis: about 50 for word vectors)",
+    ),
+    ParamSpec::int(
+        "k_max",
+        2,
+        10_000,
+        50,
+        "neighbours searched before each word's elbow cut (the thesis: 50)",
+    ),
+    ParamSpec::float(
+        "coverage",
+        0.1,
+        100.0,
+        3.0,
+        "the elbow lies at this many Gaussian widths (the thesis: 3)",
+    ),
+    ParamSpec::int(
+        "iters",
+        1,
+        100_000,
+        250,
+        "sweeps over all words (the thesis: 250)",
+    ),
+    ParamSpec::float(
+        "lr",
+        1e-9,
+        100.0,
+        0.3,
+        "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
+    ),
     crate::project::ube::UPDATE,
-    ParamSpec {
-        name: "window",
-        kind: Kind::Int { min: 1, max: 255 },
-        default: DefaultValue::Int(5),
-        help: "symmetric context window of the counts",
-        live: false,
-    },
-    ParamSpec {
-        name: "max_vocab",
-        kind: Kind::Int {
-            min: 3,
-            max: 100_000,
-        },
-        default: DefaultValue::Int(2000),
-        help: "embed the N most frequent words (rows and contexts; dense N x N rows)",
-        live: false,
-    },
+    ParamSpec::int(
+        "window",
+        1,
+        255,
+        5,
+        "symmetric context window of the counts",
+    ),
+    ParamSpec::int(
+        "max_vocab",
+        3,
+        100_000,
+        2000,
+        "embed the N most frequent words (rows and contexts; dense N x N rows)",
+    ),
 ];
 
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
