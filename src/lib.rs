@@ -4,17 +4,23 @@
 //! scripted, tested and benchmarked without a terminal:
 //!
 //! - [`corpus`]: streaming readers, tokenizer, vocabulary, held-out split;
-//! - [`cooc`]: windowed co-occurrence counting into CSR and the PMI family of transforms;
+//! - [`cooc`]: windowed co-occurrence counting into CSR (within a memory budget,
+//!   spilling sorted runs to disk) and the PMI family of transforms;
+//! - [`counts`]: the counts file (vocabulary + sparse counts on disk) and imports of
+//!   GloVe's and Spark's counts;
 //! - [`algo`]: the training methods and the registry every front end looks them up in;
 //! - [`train`]: the engine that runs a method as a background job, and the option schema;
-//! - [`embedding`]: word vectors, nearest neighbours, word2vec/GloVe file formats;
+//! - [`embedding`]: word vectors, nearest neighbours, their file formats (word2vec,
+//!   GloVe, fastText `.vec`, NumPy, the Projector's TSV), senses, Procrustes alignment;
 //! - [`explicit`]: sparse PPMI rows used directly as word representations;
 //! - [`eval`]: word similarity and analogy benchmarks;
 //! - [`classify`]: naive Bayes and MNB-FM text classification with corpus word marginals;
-//! - [`project`]: PCA and t-SNE to 2-D, scatter plots and coordinate export;
+//! - [`project`]: PCA, t-SNE, the graph methods and UBE as projections, scatter plots
+//!   and coordinate export;
 //! - [`session`]: session files (RON) and their bit-for-bit replay;
 //! - [`tui`]: the terminal workbench;
 //! - [`manifold`]: Isomap, LLE and Laplacian eigenmaps on one neighbourhood graph;
+//! - [`ube`]: unit-ball (sphere) embedding on elbow-cut Gaussian affinities;
 //! - [`linalg`]: the sparse eigensolver and truncated SVD behind the spectral methods;
 //! - [`fast`]: every `unsafe` fast path (SIMD lanes, Hogwild rows, blocked kernels);
 //! - [`topk`], [`words`], [`atomic`], [`error`], [`memory`]: bounded top-k selection, the

@@ -72,6 +72,57 @@ pub fn cholesky_upper(g: &[f64], b: usize, rel: f64) -> Option<Vec<f64>> {
     Some(r)
 }
 
+/// What [`cholesky_solve`] does with a pivot that is not positive (a
+/// numerically rank-deficient system).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WeakPivot {
+    /// Raise the pivot to this positive value (LLE's regularised Gram).
+    Floor(f64),
+    /// Drop that direction: its part of the solution becomes 0 (PSDVec's ridge).
+    Drop,
+}
+
+/// Solves `A x = b` in place for a symmetric positive definite `n × n` `A`
+/// given by its lower triangle (row-major, overwritten by its Cholesky
+/// factor `L`, `L Lᵀ = A`); `b` becomes `x`. Never fails: a weak pivot is
+/// handled as `weak` says.
+pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64], weak: WeakPivot) {
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= a[j * n + k] * a[j * n + k];
+        }
+        let d = match weak {
+            WeakPivot::Floor(floor) => d.max(floor).sqrt(),
+            WeakPivot::Drop if d > 0.0 => d.sqrt(),
+            WeakPivot::Drop => f64::INFINITY,
+        };
+        a[j * n + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= a[i * n + k] * a[j * n + k];
+            }
+            a[i * n + j] = s / d;
+        }
+    }
+    // L y = b, then Lᵀ x = y.
+    for i in 0..n {
+        let mut s = b[i];
+        for k in 0..i {
+            s -= a[i * n + k] * b[k];
+        }
+        b[i] = s / a[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for k in i + 1..n {
+            s -= a[k * n + i] * b[k];
+        }
+        b[i] = s / a[i * n + i];
+    }
+}
+
 /// `A B` for row-major `A` (`m × k`) and `B` (`k × n`).
 pub fn matmul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
     let mut c = vec![0.0; m * n];
@@ -117,5 +168,26 @@ mod tests {
         assert_eq!(r, vec![2.0, 1.0, 0.0, 2.0]);
         assert!(cholesky_upper(&[1.0, 1.0, 1.0, 1.0], 2, 1e-12).is_none());
         assert_eq!(matmul(&[1.0, 2.0], &[3.0, 4.0], 1, 2, 1), vec![11.0]);
+    }
+
+    #[test]
+    fn cholesky_solve_solves_and_handles_weak_pivots() {
+        // A = [[4, 2], [2, 3]], b = [2, 5] -> x = [-0.5, 2].
+        let mut a = vec![4.0, 0.0, 2.0, 3.0];
+        let mut b = vec![2.0, 5.0];
+        cholesky_solve(&mut a, 2, &mut b, WeakPivot::Drop);
+        assert!(
+            (b[0] + 0.5).abs() < 1e-12 && (b[1] - 2.0).abs() < 1e-12,
+            "{b:?}"
+        );
+        // Rank one: [[1, 1], [1, 1]]; the second direction is dropped or floored.
+        let mut a = vec![1.0, 0.0, 1.0, 1.0];
+        let mut b = vec![1.0, 1.0];
+        cholesky_solve(&mut a, 2, &mut b, WeakPivot::Drop);
+        assert_eq!(b, vec![1.0, 0.0]);
+        let mut a = vec![1.0, 0.0, 1.0, 1.0];
+        let mut b = vec![1.0, 1.0];
+        cholesky_solve(&mut a, 2, &mut b, WeakPivot::Floor(1e-12));
+        assert!(b.iter().all(|x| x.is_finite()), "{b:?}");
     }
 }

@@ -7,6 +7,7 @@ use ndarray::ArrayView2;
 use rayon::prelude::*;
 
 use crate::fast::mixed::dot_f32;
+use crate::linalg::dense::{cholesky_solve, WeakPivot};
 use crate::linalg::{Csr, SymmetricOperator};
 use crate::Result;
 
@@ -113,41 +114,13 @@ fn quadratic(c: &[f64], w: &[f64], k: usize) -> f64 {
         .sum()
 }
 
-/// Solves `A x = rhs` in place for a symmetric positive definite `k × k`
-/// `A` (Cholesky, overwriting `a`). A pivot that rounds to zero or below is
-/// raised to a tiny positive value so that the solve never fails.
+/// Solves `A x = rhs` in place for the regularised local Gram matrix `A`
+/// (`k × k`); a pivot that rounds to zero or below is raised to a tiny
+/// positive value so that the solve never fails.
 fn solve_spd(a: &mut [f64], k: usize, rhs: &mut [f64]) {
     let scale = (0..k).map(|i| a[i * k + i].abs()).fold(0.0f64, f64::max);
     let floor = (scale * 1e-14).max(f64::MIN_POSITIVE);
-    for j in 0..k {
-        let mut d = a[j * k + j];
-        for p in 0..j {
-            d -= a[j * k + p] * a[j * k + p];
-        }
-        let d = d.max(floor).sqrt();
-        a[j * k + j] = d;
-        for i in j + 1..k {
-            let mut v = a[i * k + j];
-            for p in 0..j {
-                v -= a[i * k + p] * a[j * k + p];
-            }
-            a[i * k + j] = v / d;
-        }
-    }
-    for i in 0..k {
-        let mut v = rhs[i];
-        for p in 0..i {
-            v -= a[i * k + p] * rhs[p];
-        }
-        rhs[i] = v / a[i * k + i];
-    }
-    for i in (0..k).rev() {
-        let mut v = rhs[i];
-        for p in i + 1..k {
-            v -= a[p * k + i] * rhs[p];
-        }
-        rhs[i] = v / a[i * k + i];
-    }
+    cholesky_solve(a, k, rhs, WeakPivot::Floor(floor));
 }
 
 /// `c I − (I − W)ᵀ(I − W)`: its largest eigenpairs are `M`'s smallest.

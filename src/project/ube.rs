@@ -9,40 +9,47 @@ use crate::train::{ParamSpec, Params};
 use crate::ube::{sphere, Config, Ube, Update};
 use crate::Result;
 
-/// UBE's projection options (`wordbench project --method ube --set name=value`).
-pub static SCHEMA: &[ParamSpec] = &[
-    ParamSpec::int(
-        "k_max",
-        2,
-        10_000,
-        50,
-        "neighbours searched before each point's elbow cut (the paper: 50)",
-    ),
-    ParamSpec::float(
-        "coverage",
-        0.1,
-        100.0,
-        3.0,
-        "the elbow lies at this many Gaussian widths (the paper: 3)",
-    ),
-    ParamSpec::int(
-        "iters",
-        1,
-        100_000,
-        250,
-        "sweeps over all points (the paper: 250)",
-    ),
-    ParamSpec::float(
-        "lr",
-        1e-9,
-        100.0,
-        0.3,
-        "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
-    ),
-    UPDATE,
-];
+/// Neighbours searched before each point's elbow cut.
+pub const K_MAX: ParamSpec = ParamSpec::int(
+    "k_max",
+    2,
+    10_000,
+    50,
+    "neighbours searched before each point's elbow cut (the thesis: 50)",
+);
 
-/// The update rule, shared with the word method's schema.
+/// Where the elbow lies, in Gaussian widths.
+pub const COVERAGE: ParamSpec = ParamSpec::float(
+    "coverage",
+    0.1,
+    100.0,
+    3.0,
+    "the elbow lies at this many Gaussian widths (the thesis: 3)",
+);
+
+/// Sweeps over all points.
+pub const ITERS: ParamSpec = ParamSpec::int(
+    "iters",
+    1,
+    100_000,
+    250,
+    "sweeps over all points (the thesis: 250)",
+);
+
+/// The learning rate of the first sweep.
+pub const LR: ParamSpec = ParamSpec::float(
+    "lr",
+    1e-9,
+    100.0,
+    0.3,
+    "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
+);
+
+/// UBE's projection options (`wordbench project --method ube --set name=value`),
+/// each declared once and shared with the word method `--algo ube`.
+pub static SCHEMA: &[ParamSpec] = &[K_MAX, COVERAGE, ITERS, LR, UPDATE];
+
+/// The update rule.
 pub const UPDATE: ParamSpec = ParamSpec::choice(
     "update",
     &["normalised", "newton", "sgd"],

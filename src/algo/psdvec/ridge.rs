@@ -18,6 +18,7 @@ use ndarray::Array2;
 use rayon::prelude::*;
 
 use super::input::Statistics;
+use crate::linalg::dense::{cholesky_solve, WeakPivot};
 
 /// Relative diagonal jitter added to every system (`μ = 0` may be singular).
 const JITTER: f64 = 1e-9;
@@ -162,7 +163,7 @@ fn solve_primal(
         }
     }
     regularise(a, dim, mu);
-    cholesky_solve(a, dim, v);
+    cholesky_solve(a, dim, v, WeakPivot::Drop);
 }
 
 /// The dual form: `K α = D^{-½} (f̄ ∘ ḡ)` with `K = D^½ V Vᵀ D^½ + μ I`,
@@ -187,7 +188,7 @@ fn solve_dual(
         rhs.push(pa.fg / pa.f.sqrt());
     }
     regularise(a, m, mu);
-    cholesky_solve(a, m, rhs);
+    cholesky_solve(a, m, rhs, WeakPivot::Drop);
     v.fill(0.0);
     for (p, &alpha) in partners.iter().zip(rhs.iter()) {
         let c = p.f.sqrt() * alpha;
@@ -203,43 +204,6 @@ fn regularise(a: &mut [f64], n: usize, mu: f64) {
     let jitter = JITTER * (trace / n as f64).max(f64::MIN_POSITIVE);
     for i in 0..n {
         a[i * n + i] += mu + jitter;
-    }
-}
-
-/// Solves `A x = b` in place for a symmetric positive definite `A` given by
-/// its lower triangle (row-major, overwritten by the Cholesky factor). A
-/// non-positive pivot (rank deficiency below the jitter) zeroes that
-/// direction instead of failing.
-pub fn cholesky_solve(a: &mut [f64], n: usize, b: &mut [f64]) {
-    for j in 0..n {
-        let mut d = a[j * n + j];
-        for k in 0..j {
-            d -= a[j * n + k] * a[j * n + k];
-        }
-        let d = if d > 0.0 { d.sqrt() } else { f64::INFINITY };
-        a[j * n + j] = d;
-        for i in j + 1..n {
-            let mut s = a[i * n + j];
-            for k in 0..j {
-                s -= a[i * n + k] * a[j * n + k];
-            }
-            a[i * n + j] = s / d;
-        }
-    }
-    // L y = b, then Lᵀ x = y.
-    for i in 0..n {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= a[i * n + k] * b[k];
-        }
-        b[i] = s / a[i * n + i];
-    }
-    for i in (0..n).rev() {
-        let mut s = b[i];
-        for k in i + 1..n {
-            s -= a[k * n + i] * b[k];
-        }
-        b[i] = s / a[i * n + i];
     }
 }
 
