@@ -205,6 +205,8 @@ pub enum Action {
     TogglePause,
     /// Log scale on the charts.
     ToggleLogScale,
+    /// Step the charts' smoothing (0, 0.6, 0.9).
+    CycleSmoothing,
     /// Switch how several query words combine (3CosAdd / 3CosMul).
     ToggleCombine,
     /// Switch how a single word's neighbours are ranked (cosine / Ŝ walk).

@@ -273,6 +273,13 @@ static FIXED: &[Binding] = &[
     b(TRAIN, &[c('g')], Action::ToggleLogScale, "log scale", false),
     b(
         TRAIN,
+        &[c('z')],
+        Action::CycleSmoothing,
+        "smoothing 0 / 0.6 / 0.9",
+        false,
+    ),
+    b(
+        TRAIN,
         &[c('r')],
         Action::ResetField,
         "reset field to default",

@@ -32,9 +32,15 @@ pub struct TrainView {
     pub focus: TrainFocus,
     /// Log-scale charts.
     pub log_scale: bool,
+    /// Weight of the curves' exponential smoothing, as TensorBoard's slider
+    /// (0: raw curves only; otherwise the smoothed curve over the raw one).
+    pub smoothing: f64,
     /// The run whose charts are shown.
     pub shown: Option<usize>,
 }
+
+/// The smoothing weights `z` steps through.
+pub const SMOOTHING_STEPS: [f64; 3] = [0.0, 0.6, 0.9];
 
 /// The run options every method's form ends with.
 fn run_options(cores: usize) -> [ParamSpec; 2] {
@@ -51,6 +57,15 @@ fn run_options(cores: usize) -> [ParamSpec; 2] {
 }
 
 impl TrainView {
+    /// The next smoothing weight after the current one.
+    pub fn next_smoothing(&self) -> f64 {
+        let at = SMOOTHING_STEPS
+            .iter()
+            .position(|&w| w == self.smoothing)
+            .unwrap_or(0);
+        SMOOTHING_STEPS[(at + 1) % SMOOTHING_STEPS.len()]
+    }
+
     /// Forms at their defaults for every registered method.
     pub fn new(cores: usize) -> Self {
         let forms = algo::methods()
@@ -66,6 +81,7 @@ impl TrainView {
             forms,
             focus: TrainFocus::Form,
             log_scale: false,
+            smoothing: 0.0,
             shown: None,
         }
     }
@@ -83,5 +99,21 @@ impl TrainView {
     /// Whether a field is being typed.
     pub fn typing(&self) -> bool {
         self.form().editing().is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smoothing_steps_through_tensorboard_like_weights_and_back_to_raw() {
+        let mut v = TrainView::new(2);
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            v.smoothing = v.next_smoothing();
+            seen.push(v.smoothing);
+        }
+        assert_eq!(seen, [0.6, 0.9, 0.0]);
     }
 }

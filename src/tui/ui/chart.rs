@@ -87,6 +87,23 @@ impl YScale {
     }
 }
 
+/// TensorBoard's smoothing: an exponential moving average with weight `w`,
+/// divided by `1 - w^n` (`n` finite points so far) so that the start is not
+/// pulled towards zero; NaN and infinite points are left out.
+pub fn smooth(points: &[(f64, f64)], w: f64) -> Vec<(f64, f64)> {
+    let mut last = 0.0;
+    let mut n = 0;
+    points
+        .iter()
+        .filter(|(_, y)| y.is_finite())
+        .map(|&(x, y)| {
+            last = last * w + (1.0 - w) * y;
+            n += 1;
+            (x, last / (1.0 - w.powi(n)))
+        })
+        .collect()
+}
+
 /// The y range of the scaled points, padded a little; `None` without points.
 pub fn y_bounds(series: &[Series], scale: YScale) -> Option<[f64; 2]> {
     let mut lo = f64::INFINITY;
@@ -250,5 +267,25 @@ mod tests {
         let d1 = scale.apply(2e6).unwrap() - scale.apply(2e5).unwrap();
         assert!((d1 - 1.0).abs() < 1e-5, "{d1}");
         assert_eq!(scale.apply(f64::INFINITY), None);
+    }
+
+    #[test]
+    fn smoothing_is_tensorboard_s_debiased_moving_average() {
+        let raw = [(1.0, 4.0), (2.0, f64::NAN), (3.0, 2.0), (4.0, 4.0)];
+        let got = smooth(&raw, 0.5);
+        // By hand, n=1: last = 2, /0.5 = 4; n=2: last = 1 + 1 = 2, /0.75 = 8/3;
+        // n=3: last = 1 + 2 = 3, /0.875 = 24/7.
+        let want = [(1.0, 4.0), (3.0, 8.0 / 3.0), (4.0, 24.0 / 7.0)];
+        assert_eq!(got.len(), 3, "the NaN point is left out");
+        for ((x, y), (wx, wy)) in got.iter().zip(want) {
+            assert_eq!(*x, wx);
+            assert!((y - wy).abs() < 1e-12, "{y} vs {wy}");
+        }
+        let flat = smooth(&[(1.0, 7.0), (2.0, 7.0), (3.0, 7.0)], 0.9);
+        assert!(
+            flat.iter().all(|&(_, y)| (y - 7.0).abs() < 1e-12),
+            "a constant stays put"
+        );
+        assert_eq!(smooth(&raw, 0.0).len(), 3);
     }
 }

@@ -2,6 +2,7 @@
 //! its live loss and perplexity charts.
 
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Color;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, Paragraph, Wrap};
 use ratatui::Frame;
@@ -34,7 +35,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     match run {
         Some((i, r)) => {
             draw_progress(frame, progress, i, r);
-            draw_charts(frame, charts, r, v.log_scale);
+            draw_charts(frame, charts, r, v.log_scale, v.smoothing);
         }
         None => {
             let m = v.method();
@@ -158,23 +159,49 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
     frame.render_widget(gauge, bar);
 }
 
-fn draw_charts(frame: &mut Frame, area: Rect, r: &RunEntry, log: bool) {
+/// A metric's curve; with smoothing, the raw curve dimmed under the smoothed
+/// one, as TensorBoard draws them.
+fn curves(name: &str, points: Vec<(f64, f64)>, color: Color, smoothing: f64) -> Vec<Series> {
+    if smoothing <= 0.0 {
+        return vec![Series {
+            name: name.into(),
+            points,
+            color,
+        }];
+    }
+    let smoothed = chart::smooth(&points, smoothing);
+    vec![
+        Series {
+            name: format!("{name} (raw)"),
+            points,
+            color: Color::DarkGray,
+        },
+        Series {
+            name: name.into(),
+            points: smoothed,
+            color,
+        },
+    ]
+}
+
+fn draw_charts(frame: &mut Frame, area: Rect, r: &RunEntry, log: bool, smoothing: f64) {
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
     let metrics = r.metrics();
     let x_max = metrics.last().map_or(1.0, |p| p.total_steps as f64);
     let changes = r.changes();
-    let scale = if log { " (log)" } else { "" };
-    let loss = Series {
-        name: "loss".into(),
-        points: metrics.iter().map(|p| (p.step as f64, p.loss)).collect(),
-        color: theme::LOSS,
+    let scale = match (log, smoothing > 0.0) {
+        (false, false) => String::new(),
+        (true, false) => " (log)".into(),
+        (false, true) => format!(" (smoothed {smoothing})"),
+        (true, true) => format!(" (log, smoothed {smoothing})"),
     };
+    let loss = metrics.iter().map(|p| (p.step as f64, p.loss)).collect();
     chart::draw(
         frame,
         left,
         LineChart {
-            series: vec![loss],
+            series: curves("loss", loss, theme::LOSS, smoothing),
             markers: &changes,
             x_max,
             x_labels: None,
@@ -182,26 +209,18 @@ fn draw_charts(frame: &mut Frame, area: Rect, r: &RunEntry, log: bool) {
             block: block(&format!("Loss{scale}"), false),
         },
     );
-    let ppl = Series {
-        name: "perplexity".into(),
-        points: metrics
-            .iter()
-            .filter_map(|p| p.perplexity.map(|v| (p.step as f64, v)))
-            .collect(),
-        color: theme::PERPLEXITY,
-    };
+    let ppl = metrics
+        .iter()
+        .filter_map(|p| p.perplexity.map(|v| (p.step as f64, v)))
+        .collect();
     // Methods with a perplexity of their own (e.g. dsnmf) add a second curve.
     let own: Vec<(f64, f64)> = metrics
         .iter()
         .filter_map(|p| p.model_perplexity.map(|v| (p.step as f64, v)))
         .collect();
-    let mut series = vec![ppl];
+    let mut series = curves("perplexity", ppl, theme::PERPLEXITY, smoothing);
     if !own.is_empty() {
-        series.push(Series {
-            name: "model ppl".into(),
-            points: own,
-            color: theme::MODEL_PERPLEXITY,
-        });
+        series.extend(curves("model ppl", own, theme::MODEL_PERPLEXITY, smoothing));
     }
     chart::draw(
         frame,

@@ -183,6 +183,10 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             app.train.log_scale = !app.train.log_scale;
             Vec::new()
         }
+        Action::CycleSmoothing => {
+            app.train.smoothing = app.train.next_smoothing();
+            Vec::new()
+        }
         Action::PickRun(slot, run) => runs::pick(app, slot, run),
         Action::ExportRun(run, path) => runs::export(app, run, &path),
         Action::EvaluateRun(run) => evaluate::evaluate(app, run),
