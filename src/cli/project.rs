@@ -405,14 +405,7 @@ fn run_ube(
                 bar.set_position(step);
                 bar.set_message(format!("J {loss:.6e}"));
             },
-            &mut |line| {
-                if quiet {
-                } else if bar.is_hidden() {
-                    eprintln!("{line}");
-                } else {
-                    bar.println(line);
-                }
-            },
+            &mut |line| log_line(&bar, quiet, line),
         )
     });
     bar.finish_and_clear();
@@ -523,13 +516,7 @@ fn run_tsne(
             bar.set_position(u64::from(p.epoch));
             bar.set_message(format!("KL {:.4}", p.loss));
         }
-        Event::Log(line) if !quiet => {
-            if bar.is_hidden() {
-                eprintln!("{line}");
-            } else {
-                bar.println(line);
-            }
-        }
+        Event::Log(line) => log_line(&bar, quiet, line),
         _ => {}
     });
     bar.finish_and_clear();
@@ -583,14 +570,7 @@ fn run_graph(
                     Phase::Done => "done".to_string(),
                 })
             },
-            &mut |line| {
-                if quiet {
-                } else if bar.is_hidden() {
-                    eprintln!("{line}");
-                } else {
-                    bar.println(line);
-                }
-            },
+            &mut |line| log_line(&bar, quiet, line),
         )
     });
     bar.finish_and_clear();
@@ -607,6 +587,17 @@ fn run_graph(
         title: format!("{title}: {}", done.report),
         axes: None,
     })
+}
+
+/// A progress log line: above the bar, on stderr when the bar is hidden (not
+/// a terminal), nowhere with `-q`.
+fn log_line(bar: &ProgressBar, quiet: bool, line: String) {
+    if quiet {
+    } else if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
+    }
 }
 
 fn file_name(path: &Path) -> String {
