@@ -405,7 +405,7 @@ fn run_ube(
                 bar.set_position(step);
                 bar.set_message(format!("J {loss:.6e}"));
             },
-            &mut |line| log_line(&bar, quiet, line),
+            &mut |line| log_line(&bar, quiet, &line),
         )
     });
     bar.finish_and_clear();
@@ -570,7 +570,7 @@ fn run_graph(
                     Phase::Done => "done".to_string(),
                 })
             },
-            &mut |line| log_line(&bar, quiet, line),
+            &mut |line| log_line(&bar, quiet, &line),
         )
     });
     bar.finish_and_clear();
@@ -591,7 +591,7 @@ fn run_graph(
 
 /// A progress log line: above the bar, on stderr when the bar is hidden (not
 /// a terminal), nowhere with `-q`.
-fn log_line(bar: &ProgressBar, quiet: bool, line: String) {
+fn log_line(bar: &ProgressBar, quiet: bool, line: &str) {
     if quiet {
     } else if bar.is_hidden() {
         eprintln!("{line}");
