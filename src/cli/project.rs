@@ -380,20 +380,13 @@ fn run_ube(
 ) -> Result<Projected> {
     let n = vectors.nrows();
     let title = ube::describe(&config);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(1 + config.iters as u64);
-        bar.set_style(
+    let pool = pool(threads)?;
+    let bar = ticking(quiet, || {
+        ProgressBar::new(1 + config.iters as u64).with_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} steps  {msg}  eta {eta}")
                 .expect("valid template"),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    };
+        )
+    });
     let start = Instant::now();
     let mut last = f64::NAN;
     let result = pool.install(|| {
@@ -461,10 +454,7 @@ fn schema_help(title: &str, schema: &'static [wordbench::train::ParamSpec]) -> S
 }
 
 fn run_pca(vectors: &Array2<f32>, dims: usize, seed: u64, threads: usize) -> Result<Projected> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
-    let result = pool.install(|| pca(vectors.view(), dims, PcaSolver::Auto, seed))?;
+    let result = pool(threads)?.install(|| pca(vectors.view(), dims, PcaSolver::Auto, seed))?;
     let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * result.explained[k]);
     let solver = match result.solver {
         PcaSolver::Randomized => "randomized",
@@ -545,16 +535,8 @@ fn run_graph(
 ) -> Result<Projected> {
     let n = vectors.nrows();
     let title = graph::describe(&config);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new_spinner();
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    };
+    let pool = pool(threads)?;
+    let bar = ticking(quiet, ProgressBar::new_spinner);
     let start = Instant::now();
     let result = pool.install(|| {
         graph::run(
@@ -587,6 +569,23 @@ fn run_graph(
         title: format!("{title}: {}", done.report),
         axes: None,
     })
+}
+
+/// A pool of `threads` workers for one projection.
+fn pool(threads: usize) -> Result<rayon::ThreadPool> {
+    Ok(rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?)
+}
+
+/// The bar `make` builds, ticking on its own, or a hidden one with `-q`.
+fn ticking(quiet: bool, make: impl FnOnce() -> ProgressBar) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = make();
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
 }
 
 /// A progress log line: above the bar, on stderr when the bar is hidden (not
