@@ -135,7 +135,10 @@ pub fn saved(
     if let Some((next, quiet)) = app.session.queued.take() {
         return save(app, next, quiet);
     }
-    if app.active_run().is_none() {
+    // While a run trains, its changes wait for the autosave interval; before
+    // quitting or opening they are written now (a run discarded at quit may
+    // still be winding down, and the save in flight may have held it).
+    if app.active_run().is_none() || app.session.after_save.is_some() {
         let again = autosave_now(app);
         if !again.is_empty() {
             return again;
@@ -664,6 +667,34 @@ mod tests {
         let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
         assert!(matches!(effects[..], [Effect::Quit]));
         assert!(a.quit);
+    }
+
+    #[test]
+    fn quitting_during_an_autosave_saves_again_without_the_discarded_run() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        let m = algo::find("sgns").unwrap();
+        let mut training = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus("c.txt"));
+        training.status = crate::tui::run::RunStatus::Training;
+        a.runs.push(training);
+        a.session.path = Some("s.ron".into());
+        a.session.changed();
+        // The autosave in flight holds both runs...
+        let [Effect::SaveSession { session, .. }] = &autosave_now(&mut a)[..] else {
+            panic!("an autosave")
+        };
+        assert_eq!(session.runs.len(), 2);
+        // ...q, y arrives before it is written; the run is still winding down.
+        let effects = quit_now(&mut a);
+        assert!(!effects.iter().any(|e| matches!(e, Effect::Quit)));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let [Effect::SaveSession { session, .. }] = &effects[..] else {
+            panic!("saves again before quitting: {effects:?}")
+        };
+        assert_eq!(session.runs.len(), 1);
+        assert!(!a.quit);
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        assert!(matches!(effects[..], [Effect::Quit]));
     }
 
     #[test]
