@@ -720,3 +720,55 @@ fn the_classify_screen_runs_a_study_from_its_fields() {
     assert!(pass.is_some_and(|p| p.tokens > 10_000), "{pass:?}");
     assert_eq!(d.app.classify.history.len(), 2);
 }
+
+/// Runs management by keys: `t` tags a run, `f` filters the table (the
+/// selection skips hidden runs), tags are saved in the session, and a replay
+/// knows the run it replays (its recording is drawn beneath) and matches it.
+#[test]
+fn runs_are_tagged_filtered_and_a_replay_matches_its_recording() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("tags.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    let first = train_small(&mut d, "1");
+    let second = train_small(&mut d, "2");
+    d.act(Action::GoTo(Screen::Runs));
+    d.app.runs_view.selected = second;
+    key(&mut d, KeyCode::Char('t'));
+    keys(&mut d, "base, w5");
+    key(&mut d, KeyCode::Enter);
+    assert_eq!(d.app.runs[second].record().tags, ["base", "w5"]);
+    key(&mut d, KeyCode::Char('f'));
+    keys(&mut d, "W5");
+    key(&mut d, KeyCode::Enter);
+    assert_eq!(d.app.runs_view.listed(&d.app.runs), [second]);
+    key(&mut d, KeyCode::Up);
+    assert_eq!(
+        d.app.runs_view.selected, second,
+        "the hidden run is skipped"
+    );
+    d.act(Action::FilterRuns(String::new()));
+    key(&mut d, KeyCode::Up);
+    assert_eq!(d.app.runs_view.selected, first);
+
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+    let saved = session::load(&file).unwrap();
+    assert_eq!(saved.runs[second].tags, ["base", "w5"]);
+    assert!(saved.runs[first].tags.is_empty());
+
+    d.act(Action::ReplayRun(second));
+    let replay = d.app.runs.len() - 1;
+    assert_eq!(d.app.runs[replay].replay_of, Some(second));
+    assert!(d.wait_until(LONG, |a| !a.runs[replay].status.is_active()));
+    let losses =
+        |r: usize| -> Vec<f64> { d.app.runs[r].metrics().iter().map(|p| p.loss).collect() };
+    assert_eq!(losses(replay), losses(second), "one thread: bit for bit");
+
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.runs.len() == 2));
+    assert_eq!(reopened.app.runs[second].record().tags, ["base", "w5"]);
+}

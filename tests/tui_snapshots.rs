@@ -225,6 +225,61 @@ fn train_screen_log_scale_at_80x24() {
 }
 
 #[test]
+fn train_screen_overlaying_the_runs_against_epochs() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    app.train.shown = Some(0);
+    update(&mut app, Msg::Action(Action::ToggleOverlay));
+    update(&mut app, Msg::Action(Action::CycleXAxis));
+    assert!(
+        app.status.text.contains("2 listed run"),
+        "{}",
+        app.status.text
+    );
+    insta::assert_snapshot!(render(&app, 110, 34));
+}
+
+#[test]
+fn train_screen_draws_a_replay_over_its_recording() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    let first = &app.runs[0];
+    let mut replay = RunEntry::new(
+        first.method,
+        first.params.clone(),
+        1,
+        1,
+        first.corpus().unwrap().clone(),
+    );
+    for s in 1..=20 {
+        let mut p = progress(s, 40);
+        p.loss += 0.3;
+        replay.observe(Event::Progress(p));
+    }
+    replay.replay_of = Some(0);
+    app.runs.push(replay);
+    app.train.shown = Some(2);
+    insta::assert_snapshot!(render(&app, 110, 34));
+}
+
+#[test]
+fn runs_screen_filtered_by_a_tag() {
+    let mut app = with_runs();
+    app.screen = Screen::Runs;
+    update(
+        &mut app,
+        Msg::Action(Action::TagRun(1, "slow, glove-x".into())),
+    );
+    update(&mut app, Msg::Action(Action::FilterRuns("SLOW".into())));
+    assert_eq!(app.runs_view.listed(&app.runs), [1]);
+    assert_eq!(
+        app.runs_view.selected, 1,
+        "the selection moves to a listed run"
+    );
+    insta::assert_snapshot!(render(&app, 110, 24));
+}
+
+#[test]
 fn runs_screen() {
     let mut app = with_runs();
     app.screen = Screen::Runs;

@@ -103,7 +103,7 @@ pub struct TrainArgs {
     #[arg(long, value_name = "STEP:NAME=VALUE")]
     pub change: Vec<String>,
     /// Seed of every random choice.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = wordbench::train::DEFAULT_SEED)]
     pub seed: u64,
     /// Worker threads (default: all cores). With 1 thread a run is bit-for-bit reproducible.
     #[arg(long)]

@@ -33,7 +33,7 @@ pub struct ClusterArgs {
     #[arg(long)]
     pub unit: bool,
     /// Seed of every random choice.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = wordbench::train::DEFAULT_SEED)]
     pub seed: u64,
     /// Worker threads (default: all cores).
     #[arg(long)]

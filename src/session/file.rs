@@ -90,6 +90,7 @@ mod tests {
             runs: vec![Run {
                 method: "sgns".into(),
                 label: Some("baseline".into()),
+                tags: vec!["tuned".into(), "w5".into()],
                 params,
                 seed: 7,
                 threads: 1,

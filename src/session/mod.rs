@@ -143,6 +143,9 @@ pub struct Run {
     /// A name the user gave the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Tags the user gave the run (the Runs screen filters on them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// Every hyperparameter of the method's schema, by name.
     pub params: BTreeMap<String, Value>,
     /// Seed of every random choice.
@@ -267,6 +270,7 @@ impl Run {
         Run {
             method: IMPORTED.to_string(),
             label: None,
+            tags: Vec::new(),
             params: BTreeMap::new(),
             seed: 0,
             threads: 1,

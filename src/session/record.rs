@@ -22,6 +22,7 @@ impl Recorder {
             run: Run {
                 method: method.to_string(),
                 label: None,
+                tags: Vec::new(),
                 params,
                 seed,
                 threads,

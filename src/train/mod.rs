@@ -14,4 +14,9 @@ pub use message::{Command, Event, Progress};
 pub use perplexity::HeldoutSample;
 pub use schema::{parse_float, parse_seconds, DefaultValue, Kind, ParamSpec, Params, Value};
 pub use threads::{cap_threads, cpus};
+
+/// The seed of a run when none is given: the command line's `--seed` and the
+/// workbench's form start from it (as both start from every CPU, [`cpus`]),
+/// so a run means the same in both.
+pub const DEFAULT_SEED: u64 = 1;
 pub use trainer::{Method, ScoreView, StepReport, TrainInput, Trainer};

@@ -207,6 +207,14 @@ pub enum Action {
     ToggleLogScale,
     /// Step the charts' smoothing (0, 0.6, 0.9).
     CycleSmoothing,
+    /// Step the charts' x axis: steps, epochs, seconds.
+    CycleXAxis,
+    /// Draw every listed run's curves together (the Runs filter applies).
+    ToggleOverlay,
+    /// Ask for the selected run's tags.
+    TagSelectedPrompt,
+    /// Ask for the text that filters the Runs table.
+    FilterRunsPrompt,
     /// Switch how several query words combine (3CosAdd / 3CosMul).
     ToggleCombine,
     /// Switch how a single word's neighbours are ranked (cosine / Ŝ walk).
@@ -268,6 +276,10 @@ pub enum Action {
     DeleteRun(usize),
     /// Name a run.
     RenameRun(usize, String),
+    /// Tag a run (comma- or space-separated tags; empty removes them).
+    TagRun(usize, String),
+    /// Show only the runs matching every word of the text (empty: all).
+    FilterRuns(String),
     /// Open pre-trained vectors (a path; the first N words when given) as a run.
     ImportVectors(String, Option<usize>),
     /// Add a similarity or analogy dataset file.
@@ -329,6 +341,8 @@ impl Action {
                 | Action::ReplayRun(_)
                 | Action::DeleteRun(_)
                 | Action::RenameRun(..)
+                | Action::TagRun(..)
+                | Action::FilterRuns(_)
                 | Action::ImportVectors(..)
                 | Action::AddDataset(_)
                 | Action::Query(_)

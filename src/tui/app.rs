@@ -78,6 +78,10 @@ pub enum PromptKind {
     ExportPlot,
     /// Name run `n`.
     RenameRun(usize),
+    /// Tag run `n`.
+    TagRun(usize),
+    /// Filter the Runs table.
+    FilterRuns,
     /// Open pre-trained vectors as a run.
     ImportVectors,
     /// Find a word in the selected run's vocabulary.

@@ -280,6 +280,20 @@ static FIXED: &[Binding] = &[
     ),
     b(
         TRAIN,
+        &[c('a')],
+        Action::CycleXAxis,
+        "x axis: steps / epochs / seconds",
+        false,
+    ),
+    b(
+        TRAIN,
+        &[c('o')],
+        Action::ToggleOverlay,
+        "overlay the listed runs' curves",
+        false,
+    ),
+    b(
+        TRAIN,
         &[c('r')],
         Action::ResetField,
         "reset field to default",
@@ -328,6 +342,14 @@ static FIXED: &[Binding] = &[
         &[c('n')],
         Action::RenameSelectedPrompt,
         "name run",
+        false,
+    ),
+    b(RUNS, &[c('t')], Action::TagSelectedPrompt, "tag run", false),
+    b(
+        RUNS,
+        &[c('f')],
+        Action::FilterRunsPrompt,
+        "filter runs (name, method, tags…)",
         false,
     ),
     b(

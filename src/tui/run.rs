@@ -100,6 +100,8 @@ pub struct RunEntry {
     stopped_at: Option<u64>,
     /// For an imported run: the word limit to read it with.
     pub pending_limit: Option<usize>,
+    /// The run this one replays (its recorded curves are drawn beneath).
+    pub replay_of: Option<usize>,
 }
 
 impl RunEntry {
@@ -126,6 +128,7 @@ impl RunEntry {
             queued: None,
             stopped_at: None,
             pending_limit: None,
+            replay_of: None,
         }
     }
 
@@ -150,6 +153,7 @@ impl RunEntry {
             queued: None,
             stopped_at: None,
             pending_limit: None,
+            replay_of: None,
         }
     }
 

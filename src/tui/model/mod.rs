@@ -5,6 +5,7 @@
 
 pub mod classify;
 pub mod corpus;
+pub mod curves;
 pub mod evaluate;
 pub mod neighbors;
 pub mod projection;

@@ -1,18 +1,75 @@
-//! The Runs screen's state (the selected row; the runs themselves are the
-//! whole workbench's, held by the app state), and the vector
-//! format an export path asks for.
+//! The Runs screen's state (the selected row and the filter; the runs
+//! themselves are the whole workbench's, held by the app state), run tags,
+//! and the vector format an export path asks for.
 
 use std::path::Path;
 
 use crate::embedding::VectorFormat;
+use crate::tui::run::RunEntry;
 
 /// The Runs screen.
 #[derive(Debug, Clone, Default)]
 pub struct RunsView {
-    /// Selected row.
+    /// Selected run (an index into every run, listed or not).
     pub selected: usize,
     /// The rank (0-based) the vocabulary line of an imported run starts at.
     pub vocab_from: usize,
+    /// Lower-cased words a listed run must all contain (in its number,
+    /// name, method, settings, tags, corpus or status); empty lists all.
+    filter: Vec<String>,
+}
+
+impl RunsView {
+    /// Sets the filter from what the user typed.
+    pub fn set_filter(&mut self, text: &str) {
+        self.filter = text.split_whitespace().map(str::to_lowercase).collect();
+    }
+
+    /// The filter as typed (words joined by spaces).
+    pub fn filter_text(&self) -> String {
+        self.filter.join(" ")
+    }
+
+    /// Whether run `index` is listed.
+    pub fn lists(&self, index: usize, run: &RunEntry) -> bool {
+        if self.filter.is_empty() {
+            return true;
+        }
+        let rec = run.record();
+        let corpus = run.corpus().map(|c| c.name()).unwrap_or_default();
+        let text = format!(
+            "{} {} {} {corpus} {}",
+            run.label(index),
+            run.settings(),
+            rec.tags.join(" "),
+            run.status_text()
+        )
+        .to_lowercase();
+        self.filter.iter().all(|w| text.contains(w.as_str()))
+    }
+
+    /// The listed runs' indices, in order.
+    pub fn listed(&self, runs: &[RunEntry]) -> Vec<usize> {
+        (0..runs.len())
+            .filter(|&i| self.lists(i, &runs[i]))
+            .collect()
+    }
+}
+
+/// Tags from what the user typed: split at commas and spaces, trimmed,
+/// without repeats, in the order given.
+pub fn parse_tags(text: &str) -> Vec<String> {
+    let mut tags: Vec<String> = Vec::new();
+    for t in text
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        if !tags.iter().any(|have| have == t) {
+            tags.push(t.to_string());
+        }
+    }
+    tags
 }
 
 /// The vector format for a file name ([`VectorFormat::for_path`]).
@@ -23,6 +80,12 @@ pub fn format_for(path: &Path) -> VectorFormat {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tags_split_at_commas_and_spaces_without_repeats() {
+        assert_eq!(parse_tags(" tuned, w5 tuned,,big "), ["tuned", "w5", "big"]);
+        assert!(parse_tags(" , ").is_empty());
+    }
 
     #[test]
     fn formats_follow_the_extension() {

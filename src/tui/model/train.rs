@@ -2,8 +2,9 @@
 //! schema-generated form per method (plus the run's seed and threads).
 
 use crate::algo;
-use crate::train::{Method, ParamSpec};
+use crate::train::{Method, ParamSpec, DEFAULT_SEED};
 use crate::tui::form::Form;
+use crate::tui::model::curves::XAxis;
 
 /// Share of training time that held-out perplexity may cost in the
 /// workbench, where the curve is watched: at the design limit of 5% (the
@@ -37,6 +38,10 @@ pub struct TrainView {
     pub smoothing: f64,
     /// The run whose charts are shown.
     pub shown: Option<usize>,
+    /// What the charts' x axis counts.
+    pub axis: XAxis,
+    /// Draw every listed run's curves together, not only the shown run's.
+    pub overlay: bool,
 }
 
 /// The smoothing weights `z` steps through.
@@ -45,13 +50,19 @@ pub const SMOOTHING_STEPS: [f64; 3] = [0.0, 0.6, 0.9];
 /// The run options every method's form ends with.
 fn run_options(cores: usize) -> [ParamSpec; 2] {
     [
-        ParamSpec::int("seed", 0, i64::MAX, 1, "seed of every random choice"),
+        ParamSpec::int(
+            "seed",
+            0,
+            i64::MAX,
+            DEFAULT_SEED as i64,
+            "seed of every random choice",
+        ),
         ParamSpec::int(
             "threads",
             1,
             cores.max(1) as i64,
-            cores.saturating_sub(1).max(1) as i64,
-            "worker threads (one core is left to the interface; 1 is bit-for-bit reproducible)",
+            cores.max(1) as i64,
+            "worker threads (every core by default, as on the command line; 1 is bit-for-bit reproducible)",
         ),
     ]
 }
@@ -83,6 +94,8 @@ impl TrainView {
             log_scale: false,
             smoothing: 0.0,
             shown: None,
+            axis: XAxis::Steps,
+            overlay: false,
         }
     }
 

@@ -26,8 +26,8 @@ pub struct Series {
 pub struct LineChart<'a> {
     /// The curves.
     pub series: Vec<Series>,
-    /// Vertical markers: step and label.
-    pub markers: &'a [(u64, String)],
+    /// Vertical markers: where on the x axis, and label.
+    pub markers: &'a [(f64, String)],
     /// Last step of the x axis.
     pub x_max: f64,
     /// Labels of the x axis at 0, the middle and `x_max` (default: the values).
@@ -145,7 +145,7 @@ pub fn draw(frame: &mut Frame, area: Rect, chart: LineChart<'_>) {
     let marks: Vec<[(f64, f64); 2]> = chart
         .markers
         .iter()
-        .map(|(step, _)| [(*step as f64, y0), (*step as f64, y1)])
+        .map(|&(x, _)| [(x, y0), (x, y1)])
         .collect();
     let mut datasets: Vec<Dataset> = chart
         .series

@@ -49,10 +49,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .filter_map(|r| r.corpus().map(|c| c.hash.clone()))
         .collect();
     let show_corpus = corpora.len() > 1;
-    let rows: Vec<Row> = app
-        .runs
+    let listed = app.runs_view.listed(&app.runs);
+    let rows: Vec<Row> = listed
         .iter()
-        .enumerate()
+        .map(|&i| (i, &app.runs[i]))
         .map(|(i, r)| {
             let last = r.last();
             let eval = r.evaluation().map_or_else(
@@ -80,7 +80,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 picks_mark(app, i).to_string(),
                 format!("{}", i + 1),
                 r.method.name.to_string(),
-                r.settings(),
+                tagged(&r.record().tags, r.settings()),
                 r.status_text(),
                 last.map_or("-".into(), |p| duration(p.elapsed)),
                 last.map_or("-".into(), |p| value(p.loss)),
@@ -121,16 +121,34 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     header.push("vectors");
     widths.push(Constraint::Length(VECTORS_WIDTH));
     let header = Row::new(header).style(theme::dim());
+    let filter = app.runs_view.filter_text();
+    let title = if filter.is_empty() {
+        "Runs (A and B are compared on the other screens)".to_string()
+    } else {
+        format!(
+            "Runs matching '{filter}' ({} of {}; f changes the filter)",
+            listed.len(),
+            app.runs.len()
+        )
+    };
     let table = Table::new(rows, widths)
         .header(header)
         .row_highlight_style(theme::selected())
-        .block(block(
-            "Runs (A and B are compared on the other screens)",
-            true,
-        ));
-    let mut state = TableState::default().with_selected(Some(app.runs_view.selected));
+        .block(block(&title, true));
+    let row = listed.iter().position(|&i| i == app.runs_view.selected);
+    let mut state = TableState::default().with_selected(row);
     frame.render_stateful_widget(table, table_area, &mut state);
     draw_details(frame, details, app);
+}
+
+/// The settings cell, then the run's tags in brackets (the details below
+/// show both whole).
+fn tagged(tags: &[String], settings: String) -> String {
+    if tags.is_empty() {
+        settings
+    } else {
+        format!("{settings} [{}]", tags.join(" "))
+    }
 }
 
 fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
@@ -144,6 +162,15 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
             theme::dim(),
         ),
     ])];
+    if !rec.tags.is_empty() {
+        lines.push(Line::raw(format!(" tags: {}", rec.tags.join(", "))));
+    }
+    if let Some(k) = r.replay_of {
+        lines.push(Line::raw(format!(
+            " replays run #{} (its recording is drawn beneath on 2 Train)",
+            k + 1
+        )));
+    }
     if let Some(c) = r.corpus() {
         lines.push(Line::raw(format!(
             " corpus: {} ({} bytes, hash {})",

@@ -13,6 +13,7 @@ use super::format::{duration, si, value};
 use super::{block, theme};
 use crate::algo;
 use crate::tui::app::App;
+use crate::tui::model::curves::{curves as curves_of, XAxis};
 use crate::tui::model::train::TrainFocus;
 use crate::tui::run::{RunEntry, RunStatus};
 
@@ -35,7 +36,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     match run {
         Some((i, r)) => {
             draw_progress(frame, progress, i, r);
-            draw_charts(frame, charts, r, v.log_scale, v.smoothing);
+            draw_charts(frame, charts, app, i);
         }
         None => {
             let m = v.method();
@@ -160,8 +161,15 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
 }
 
 /// A metric's curve; with smoothing, the raw curve dimmed under the smoothed
-/// one, as TensorBoard draws them.
-fn curves(name: &str, points: Vec<(f64, f64)>, color: Color, smoothing: f64) -> Vec<Series> {
+/// one, as TensorBoard draws them (`raw` false leaves the raw curve out, as
+/// when several runs share a chart).
+fn curves(
+    name: &str,
+    points: Vec<(f64, f64)>,
+    color: Color,
+    smoothing: f64,
+    raw: bool,
+) -> Vec<Series> {
     if smoothing <= 0.0 {
         return vec![Series {
             name: name.into(),
@@ -170,68 +178,155 @@ fn curves(name: &str, points: Vec<(f64, f64)>, color: Color, smoothing: f64) -> 
         }];
     }
     let smoothed = chart::smooth(&points, smoothing);
-    vec![
-        Series {
+    let mut series = Vec::new();
+    if raw {
+        series.push(Series {
             name: format!("{name} (raw)"),
             points,
             color: Color::DarkGray,
-        },
-        Series {
-            name: name.into(),
-            points: smoothed,
-            color,
-        },
-    ]
+        });
+    }
+    series.push(Series {
+        name: name.into(),
+        points: smoothed,
+        color,
+    });
+    series
 }
 
-fn draw_charts(frame: &mut Frame, area: Rect, r: &RunEntry, log: bool, smoothing: f64) {
+/// What the two charts draw: loss series, perplexity series, the axis end
+/// and the change markers.
+struct Plan {
+    loss: Vec<Series>,
+    perplexity: Vec<Series>,
+    x_max: f64,
+    changes: Vec<(f64, String)>,
+}
+
+/// One run: its curves, and beneath them, dimmed, the recording it replays.
+fn single(app: &App, shown: usize) -> Plan {
+    let v = &app.train;
+    let r = &app.runs[shown];
+    let c = curves_of(r, v.axis);
+    let mut plan = Plan {
+        loss: Vec::new(),
+        perplexity: Vec::new(),
+        x_max: c.x_max,
+        changes: c.changes,
+    };
+    if let Some((k, rec)) = r
+        .replay_of
+        .and_then(|k| app.runs.get(k).map(|rec| (k, rec)))
+    {
+        let old = curves_of(rec, v.axis);
+        let name = format!("#{} recorded", k + 1);
+        plan.x_max = plan.x_max.max(old.x_max);
+        plan.loss
+            .extend(curves(&name, old.loss, Color::DarkGray, v.smoothing, false));
+        plan.perplexity.extend(curves(
+            &name,
+            old.perplexity,
+            Color::DarkGray,
+            v.smoothing,
+            false,
+        ));
+    }
+    plan.loss
+        .extend(curves("loss", c.loss, theme::LOSS, v.smoothing, true));
+    plan.perplexity.extend(curves(
+        "perplexity",
+        c.perplexity,
+        theme::PERPLEXITY,
+        v.smoothing,
+        true,
+    ));
+    // Methods with a perplexity of their own (e.g. dsnmf) add a second curve.
+    if !c.model.is_empty() {
+        plan.perplexity.extend(curves(
+            "model ppl",
+            c.model,
+            theme::MODEL_PERPLEXITY,
+            v.smoothing,
+            true,
+        ));
+    }
+    plan
+}
+
+/// Every listed run with curves, a colour each (held-out perplexity only on
+/// the right; markers only for the shown run).
+fn overlay(app: &App) -> Plan {
+    let v = &app.train;
+    let mut plan = Plan {
+        loss: Vec::new(),
+        perplexity: Vec::new(),
+        x_max: 1e-9,
+        changes: Vec::new(),
+    };
+    let listed = app.runs_view.listed(&app.runs);
+    let with_curves = listed
+        .into_iter()
+        .filter(|&i| !app.runs[i].metrics().is_empty());
+    for (n, i) in with_curves.enumerate() {
+        let r = &app.runs[i];
+        let c = curves_of(r, v.axis);
+        let color = theme::PALETTE[n % theme::PALETTE.len()];
+        let name = format!("#{}", i + 1);
+        plan.x_max = plan.x_max.max(c.x_max);
+        if v.shown == Some(i) {
+            plan.changes = c.changes;
+        }
+        plan.loss
+            .extend(curves(&name, c.loss, color, v.smoothing, false));
+        plan.perplexity
+            .extend(curves(&name, c.perplexity, color, v.smoothing, false));
+    }
+    plan
+}
+
+fn draw_charts(frame: &mut Frame, area: Rect, app: &App, shown: usize) {
+    let v = &app.train;
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
-    let metrics = r.metrics();
-    let x_max = metrics.last().map_or(1.0, |p| p.total_steps as f64);
-    let changes = r.changes();
-    let scale = match (log, smoothing > 0.0) {
-        (false, false) => String::new(),
-        (true, false) => " (log)".into(),
-        (false, true) => format!(" (smoothed {smoothing})"),
-        (true, true) => format!(" (log, smoothed {smoothing})"),
+    let plan = if v.overlay {
+        overlay(app)
+    } else {
+        single(app, shown)
     };
-    let loss = metrics.iter().map(|p| (p.step as f64, p.loss)).collect();
-    chart::draw(
-        frame,
-        left,
-        LineChart {
-            series: curves("loss", loss, theme::LOSS, smoothing),
-            markers: &changes,
-            x_max,
-            x_labels: None,
-            log,
-            block: block(&format!("Loss{scale}"), false),
-        },
-    );
-    let ppl = metrics
-        .iter()
-        .filter_map(|p| p.perplexity.map(|v| (p.step as f64, v)))
-        .collect();
-    // Methods with a perplexity of their own (e.g. dsnmf) add a second curve.
-    let own: Vec<(f64, f64)> = metrics
-        .iter()
-        .filter_map(|p| p.model_perplexity.map(|v| (p.step as f64, v)))
-        .collect();
-    let mut series = curves("perplexity", ppl, theme::PERPLEXITY, smoothing);
-    if !own.is_empty() {
-        series.extend(curves("model ppl", own, theme::MODEL_PERPLEXITY, smoothing));
+    let mut notes = Vec::new();
+    if v.log_scale {
+        notes.push("log".to_string());
     }
-    chart::draw(
-        frame,
-        right,
-        LineChart {
-            series,
-            markers: &changes,
-            x_max,
-            x_labels: None,
-            log,
-            block: block(&format!("Held-out perplexity{scale}"), false),
-        },
-    );
+    if v.smoothing > 0.0 {
+        notes.push(format!("smoothed {}", v.smoothing));
+    }
+    if v.axis != XAxis::Steps {
+        notes.push(format!("x: {}", v.axis.name()));
+    }
+    if v.overlay {
+        notes.push("all listed runs".into());
+    }
+    let scale = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join(", "))
+    };
+    for (series, title, at) in [
+        (plan.loss, "Loss", left),
+        (plan.perplexity, "Held-out perplexity", right),
+    ] {
+        chart::draw(
+            frame,
+            at,
+            LineChart {
+                series,
+                markers: &plan.changes,
+                x_max: plan.x_max,
+                x_labels: (v.axis == XAxis::Seconds)
+                    .then(|| [0.0, plan.x_max / 2.0, plan.x_max].map(duration)),
+                log: v.log_scale,
+                block: block(&format!("{title}{scale}"), false),
+            },
+        );
+    }
 }

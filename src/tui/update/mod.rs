@@ -187,12 +187,19 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             app.train.smoothing = app.train.next_smoothing();
             Vec::new()
         }
+        Action::CycleXAxis => {
+            app.train.axis = app.train.axis.next();
+            Vec::new()
+        }
+        Action::ToggleOverlay => train::toggle_overlay(app),
         Action::PickRun(slot, run) => runs::pick(app, slot, run),
         Action::ExportRun(run, path) => runs::export(app, run, &path),
         Action::EvaluateRun(run) => evaluate::evaluate(app, run),
         Action::ReplayRun(run) => train::replay(app, run),
         Action::DeleteRun(run) => runs::delete(app, run),
         Action::RenameRun(run, name) => runs::rename(app, run, &name),
+        Action::TagRun(run, tags) => runs::tag(app, run, &tags),
+        Action::FilterRuns(text) => runs::filter(app, &text),
         Action::ImportVectors(path, limit) => runs::import(app, &path, limit),
         Action::AddDataset(path) => evaluate::add_dataset(app, &path),
         Action::RemoveDataset(index) => evaluate::remove_dataset(app, index),
@@ -322,6 +329,8 @@ fn submit(kind: PromptKind, text: String) -> Action {
         PromptKind::AddDataset => Action::AddDataset(text),
         PromptKind::ExportPlot => Action::ExportPlot(text),
         PromptKind::RenameRun(run) => Action::RenameRun(run, text),
+        PromptKind::TagRun(run) => Action::TagRun(run, text),
+        PromptKind::FilterRuns => Action::FilterRuns(text),
         PromptKind::ImportVectors => Action::ImportVectors(text, None),
         PromptKind::FindVocab => Action::FindVocab(text),
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::embedding::Embedding;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
-use crate::tui::model::runs::format_for;
+use crate::tui::model::runs::{format_for, parse_tags};
 use crate::tui::msg::{Effect, Imported};
 use crate::tui::run::{RunEntry, RunStatus};
 
@@ -92,6 +92,9 @@ pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
         *p = p.and_then(shift);
     }
     app.train.shown = app.train.shown.and_then(shift);
+    for r in &mut app.runs {
+        r.replay_of = r.replay_of.and_then(shift);
+    }
     for answer in &mut app.neighbors.answers {
         let kept = answer.as_ref().and_then(|a| shift(a.run));
         match (answer.as_mut(), kept) {
@@ -128,6 +131,62 @@ pub fn rename(app: &mut App, run: usize, name: &str) -> Vec<Effect> {
     app.session.changed();
     app.set_status(Level::Info, format!("run is now {label}"));
     Vec::new()
+}
+
+/// Tags run `run` (an empty text removes its tags).
+pub fn tag(app: &mut App, run: usize, text: &str) -> Vec<Effect> {
+    let Some(r) = app.runs.get_mut(run) else {
+        app.set_status(Level::Warn, "no such run");
+        return Vec::new();
+    };
+    let tags = parse_tags(text);
+    let note = if tags.is_empty() {
+        format!("{} has no tags", r.label(run))
+    } else {
+        format!("{} tagged {}", r.label(run), tags.join(", "))
+    };
+    r.recorder.run_mut().tags = tags;
+    app.session.changed();
+    app.set_status(Level::Info, note);
+    Vec::new()
+}
+
+/// Lists only the runs matching every word of `text` (empty: all); the
+/// selection moves to a listed run.
+pub fn filter(app: &mut App, text: &str) -> Vec<Effect> {
+    app.runs_view.set_filter(text);
+    let listed = app.runs_view.listed(&app.runs);
+    if !listed.contains(&app.runs_view.selected) {
+        if let Some(&first) = listed.first() {
+            app.runs_view.selected = first;
+        }
+    }
+    let note = match (text.trim().is_empty(), listed.len()) {
+        (true, _) => "every run is listed".to_string(),
+        (false, 0) => format!(
+            "no run matches '{}' (f, then Enter on nothing lists all)",
+            text.trim()
+        ),
+        (false, n) => format!("{n} of {} runs match '{}'", app.runs.len(), text.trim()),
+    };
+    app.set_status(Level::Info, note);
+    Vec::new()
+}
+
+/// The listed run one row above (`down` false) or below `from`, staying
+/// at the ends; from a run the filter hides, the nearest listed one that way.
+fn step_listed(app: &App, from: usize, down: bool) -> usize {
+    let listed = app.runs_view.listed(&app.runs);
+    let next = if down {
+        listed.iter().find(|&&i| i > from)
+    } else {
+        listed.iter().rev().find(|&&i| i < from)
+    };
+    match next {
+        Some(&i) => i,
+        None if listed.contains(&from) => from,
+        None => listed.first().copied().unwrap_or(from),
+    }
 }
 
 /// Vectors were written (or not).
@@ -299,12 +358,33 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             let from = app.runs_view.vocab_from as i64 + i64::from(step) * VOCAB_PAGE as i64;
             app.runs_view.vocab_from = from.clamp(0, n.saturating_sub(1) as i64) as usize;
         }
-        Action::Up => app.runs_view.selected = sel.saturating_sub(1),
-        Action::Down => app.runs_view.selected = (sel + 1).min(n.saturating_sub(1)),
+        Action::Up => app.runs_view.selected = step_listed(app, sel, false),
+        Action::Down => app.runs_view.selected = step_listed(app, sel, true),
+        Action::FilterRunsPrompt => app.prompt(
+            PromptKind::FilterRuns,
+            "Filter runs",
+            app.runs_view.filter_text(),
+            "words every listed run contains (name, method, settings, tags, corpus, status); empty lists all",
+        ),
         _ if n == 0 => {
             if !matches!(action, Action::Cancel) {
                 app.set_status(Level::Info, "no runs yet: train one on 2 Train");
             }
+        }
+        _ if !app.runs_view.lists(sel, &app.runs[sel]) => {
+            app.set_status(
+                Level::Info,
+                "no listed run is selected: f changes the filter",
+            );
+        }
+        Action::TagSelectedPrompt => {
+            let current = app.runs[sel].record().tags.join(", ");
+            app.prompt(
+                PromptKind::TagRun(sel),
+                &format!("Tags of run #{}", sel + 1),
+                current,
+                "comma- or space-separated; f on Runs filters by them; saved in the session",
+            );
         }
         Action::PickSelected(slot) => return app.user_action(Action::PickRun(slot, sel)),
         Action::EvaluateSelected => return app.user_action(Action::EvaluateRun(sel)),

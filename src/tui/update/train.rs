@@ -111,7 +111,32 @@ pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
     let config = session::replay::job_config(record);
     let (method, params, seed, threads) =
         (run.method, run.params.clone(), record.seed, record.threads);
-    launch(app, method, params, seed, threads, config)
+    let before = app.runs.len();
+    let effects = launch(app, method, params, seed, threads, config);
+    if let Some(replay) = app.runs.get_mut(before) {
+        replay.replay_of = Some(index);
+    }
+    effects
+}
+
+/// `o`: the charts draw every listed run (the Runs filter applies), or the
+/// shown run alone.
+pub fn toggle_overlay(app: &mut App) -> Vec<Effect> {
+    app.train.overlay = !app.train.overlay;
+    let text = if app.train.overlay {
+        let n = app.runs_view.listed(&app.runs).len();
+        let filter = app.runs_view.filter_text();
+        let which = if filter.is_empty() {
+            String::new()
+        } else {
+            format!(" matching '{filter}' (f on 3 Runs changes it)")
+        };
+        format!("charts overlay the {n} listed run(s){which}")
+    } else {
+        "charts show one run".to_string()
+    };
+    app.set_status(Level::Info, text);
+    Vec::new()
 }
 
 fn launch(
@@ -398,7 +423,15 @@ mod tests {
             assert_eq!(form.len(), m.schema.len() + 2, "{}", m.name);
             assert_eq!(form.specs()[m.schema.len()].name, "seed");
         }
-        assert_eq!(a.train.form().text("threads"), "3", "cores - 1");
+        assert_eq!(
+            a.train.form().text("threads"),
+            "4",
+            "every core, as the CLI"
+        );
+        assert_eq!(
+            a.train.form().text("seed"),
+            crate::train::DEFAULT_SEED.to_string()
+        );
     }
 
     #[test]
