@@ -147,8 +147,10 @@ pub struct App {
     pub projection: ProjectionView,
     /// The Classify screen.
     pub classify: ClassifyView,
-    /// Terminal width in columns (for mouse hit-testing of the tabs).
+    /// Terminal width in columns (for mouse hit-testing).
     pub width: u16,
+    /// Terminal height in rows (for mouse hit-testing).
+    pub height: u16,
     /// Session file and save bookkeeping.
     pub session: SessionState,
     /// The user-level actions so far (replayable).
@@ -195,6 +197,7 @@ impl App {
             projection: ProjectionView::default(),
             classify: ClassifyView::new(crate::assets::path(crate::assets::LABELLED)),
             width: 80,
+            height: 24,
             session: SessionState::new(options.session.clone()),
             journal: Vec::new(),
             tick: 0,

@@ -123,6 +123,7 @@ fn run_loop(
     let ticker = tick(TICK);
     if let Ok(size) = terminal.size() {
         app.width = size.width;
+        app.height = size.height;
     }
     runtime.execute_all(super::update::startup(&mut app));
     for action in actions {
@@ -217,7 +218,7 @@ fn input(at: Instant, e: TermEvent) -> Option<(Option<Instant>, Msg)> {
         {
             Some((None, Msg::Mouse(m)))
         }
-        TermEvent::Resize(width, _) => Some((None, Msg::Resize(width))),
+        TermEvent::Resize(width, height) => Some((None, Msg::Resize(width, height))),
         _ => None,
     }
 }

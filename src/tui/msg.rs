@@ -61,8 +61,8 @@ pub enum Msg {
     Key(KeyEvent),
     /// A mouse event.
     Mouse(MouseEvent),
-    /// The terminal is this many columns wide (at start and on resize).
-    Resize(u16),
+    /// The terminal's size in columns and rows (at start and on resize).
+    Resize(u16, u16),
     /// The ~50 ms clock (autosave, spinners).
     Tick,
     /// An action from a script or a recording.

@@ -16,8 +16,8 @@ use crate::project::manifold as graph;
 use crate::project::pca::{pca, PcaSolver};
 use crate::project::plot::{self, ImageFormat, Plot};
 use crate::project::select::{self, Groups, Selected};
-use crate::project::tsne::{self, TsneConfig};
-use crate::train::{Event, Params};
+use crate::project::tsne::{self, Tsne, TsneConfig};
+use crate::train::{Params, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 
@@ -56,23 +56,45 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                 neighbours,
                 seed,
             };
-            let result = compute(&embedding, &selection, &settings, &report)
+            // The k-means colours, computed once for the previews and the layout.
+            let groups = std::cell::OnceCell::new();
+            let layout = |selected: &Selected, coords: Vec<[f64; 2]>, description: String| {
+                let groups = groups.get_or_init(|| {
+                    Groups::from_kmeans(&selected.vectors(&embedding, true), CLUSTERS, seed)
+                });
+                let focus = matches!(selection, Selection::Neighborhood(..))
+                    .then_some(0)
+                    .filter(|_| !selected.words.is_empty());
+                Layout {
+                    run,
+                    focus,
+                    source: format!("{label}, {}-d vectors", embedding.dim()),
+                    method: method.clone(),
+                    coords,
+                    labels: labels.min(selected.len()),
+                    groups: Some(groups.clone()),
+                    words: selected.words.clone(),
+                    description,
+                    axes: None,
+                }
+            };
+            let preview = |selected: &Selected, coords: &[[f64; 2]], description: &str| {
+                let l = layout(
+                    selected,
+                    coords.to_vec(),
+                    format!("{description} (running)"),
+                );
+                progress(ProjectionResult::Preview {
+                    request,
+                    layout: Box::new(l),
+                });
+            };
+            let result = compute(&embedding, &selection, &settings, &report, &preview)
                 .map(|(selected, coords, description, axes)| {
-                    let vectors = selected.vectors(&embedding, true);
-                    let focus = matches!(selection, Selection::Neighborhood(..))
-                        .then_some(0)
-                        .filter(|_| !selected.words.is_empty());
+                    let coords = coords.rows().into_iter().map(|r| [r[0], r[1]]).collect();
                     Layout {
-                        run,
-                        focus,
-                        source: format!("{label}, {}-d vectors", embedding.dim()),
-                        method,
-                        coords: coords.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
-                        labels: labels.min(selected.len()),
-                        groups: Some(Groups::from_kmeans(&vectors, CLUSTERS, seed)),
-                        words: selected.words,
-                        description,
                         axes,
+                        ..layout(&selected, coords, description)
                     }
                 })
                 .map(Box::new)
@@ -96,11 +118,20 @@ struct Settings<'a> {
     seed: u64,
 }
 
+/// A layout still being optimised: the words, their coordinates so far and
+/// the method's description.
+type Preview<'a> = dyn Fn(&Selected, &[[f64; 2]], &str) + 'a;
+
+/// How often a running t-SNE sends its layout to the screen (the scatter
+/// animates as in the Embedding Projector).
+const FRAME_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
 fn compute(
     embedding: &Embedding,
     selection: &Selection,
     settings: &Settings<'_>,
     progress: &dyn Fn(u64, u64, f64),
+    preview: &Preview<'_>,
 ) -> Result<Computed> {
     let Settings {
         method,
@@ -110,8 +141,6 @@ fn compute(
     } = *settings;
     let selected = pick(embedding, selection)?;
     let vectors = selected.vectors(embedding, true);
-    let threads =
-        std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1));
     if let Some(kind) = graph::kind(method) {
         let mut params = Params::defaults(graph::SCHEMA);
         params.set(method, "k", &crate::train::Value::Int(neighbours as i64))?;
@@ -165,19 +194,20 @@ fn compute(
         "t-SNE (perplexity {:.0})",
         config.effective_perplexity(selected.len())
     );
-    let job = tsne::spawn(
-        WordIndex::from_words(selected.words.clone()),
-        vectors,
-        config,
-        threads,
-    );
-    let layout = job.wait(|e| {
-        if let Event::Progress(p) = e {
-            progress(u64::from(p.epoch), total, p.loss);
+    // Stepped here rather than as an engine job, so that the layout can be
+    // shown as it forms (on the global rayon pool, as the graph methods).
+    let words = WordIndex::from_words(selected.words.clone());
+    let mut tsne = Tsne::prepare(words, vectors.view(), &config, &mut |_| {})?;
+    let mut shown = std::time::Instant::now();
+    for step in 0..tsne.total_steps() {
+        let report = tsne.step(step)?;
+        progress(u64::from(report.epoch), total, report.loss);
+        if shown.elapsed() >= FRAME_EVERY && step + 1 < tsne.total_steps() {
+            preview(&selected, tsne.layout(), &description);
+            shown = std::time::Instant::now();
         }
-    })?;
-    let coords = layout.vectors().mapv(f64::from);
-    Ok((selected, coords, description, None))
+    }
+    Ok((selected, tsne.coords(), description, None))
 }
 
 /// The words of a selection that the vectors have (case folded as a fallback).

@@ -113,6 +113,13 @@ pub enum ProjectionResult {
         /// Current KL divergence.
         kl: f64,
     },
+    /// The layout so far of a t-SNE still running (the scatter animates).
+    Preview {
+        /// Request id.
+        request: u64,
+        /// The layout so far.
+        layout: Box<Layout>,
+    },
     /// A layout, or why not.
     Done {
         /// Request id.
@@ -167,6 +174,8 @@ pub struct ProjectionView {
     pub picked: Option<usize>,
     /// Its nearest words in run A's vectors, with cosines.
     pub near: Vec<(String, f32)>,
+    /// The request whose layout is shown while it still forms.
+    pub previewing: Option<u64>,
 }
 
 impl Default for ProjectionView {
@@ -185,6 +194,7 @@ impl Default for ProjectionView {
             exported: None,
             settings: BTreeMap::new(),
             pending_settings: BTreeMap::new(),
+            previewing: None,
             find: LineInput::default(),
             finding: false,
             picked: None,
@@ -197,6 +207,14 @@ impl ProjectionView {
     /// Whether a line is being typed.
     pub fn typing(&self) -> bool {
         self.editing_focus || self.finding || self.options.editing().is_some()
+    }
+
+    /// Zoom and pan back to the whole layout, nothing selected.
+    pub fn reset_view(&mut self) {
+        self.zoom = 1.0;
+        self.pan = (0.0, 0.0);
+        self.picked = None;
+        self.near.clear();
     }
 
     /// The visible `[x, y]` bounds of the layout under zoom and pan.
@@ -223,6 +241,30 @@ impl ProjectionView {
 }
 
 impl ProjectionView {
+    /// The point drawn nearest to cell `(col, row)` of a plot `cols` x
+    /// `rows` cells wide (0-based, from the top left), if one is within two
+    /// cells of it (distances in cells, so a click means the same at any zoom).
+    pub fn point_at(&self, cols: u16, rows: u16, col: u16, row: u16) -> Option<usize> {
+        let layout = self.layout.as_ref()?;
+        let ([x0, x1], [y0, y1]) = self.bounds()?;
+        let (cw, ch) = (
+            (x1 - x0) / f64::from(cols.max(1)),
+            (y1 - y0) / f64::from(rows.max(1)),
+        );
+        let (cx, cy) = (
+            x0 + (f64::from(col) + 0.5) * cw,
+            y1 - (f64::from(row) + 0.5) * ch,
+        );
+        layout
+            .coords
+            .iter()
+            .enumerate()
+            .map(|(i, [x, y])| (i, ((x - cx) / cw).hypot((y - cy) / ch)))
+            .filter(|&(_, d)| d <= 2.0)
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(i, _)| i)
+    }
+
     /// Pans so that `(x, y)` is at the centre of the view (when zoomed).
     pub(crate) fn center_on(&mut self, x: f64, y: f64) {
         if self.zoom <= 1.0 {

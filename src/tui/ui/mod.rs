@@ -11,7 +11,7 @@ mod fields;
 pub mod format;
 mod help;
 mod neighbors;
-mod projection;
+pub(crate) mod projection;
 mod runs;
 pub mod theme;
 mod train;
@@ -37,13 +37,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         frame.render_widget(Paragraph::new(text).wrap(Default::default()), area);
         return;
     }
-    let [tabs, body, status, hints] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(0),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
+    let [tabs, body, status, hints] = split(area);
     draw_tabs(frame, tabs, app);
     match app.screen {
         Screen::Corpus => corpus::draw(frame, body, app),
@@ -62,6 +56,23 @@ pub fn draw(frame: &mut Frame, app: &App) {
     if let Some(modal) = &app.modal {
         help::draw_modal(frame, body, modal);
     }
+}
+
+/// The tab row, the screen's body, the status line and the key hints.
+fn split(area: Rect) -> [Rect; 4] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(0),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area)
+}
+
+/// Where a screen is drawn in a `width` x `height` terminal (for mouse
+/// hit-testing, which must agree with [`draw`]).
+pub fn body_area(width: u16, height: u16) -> Rect {
+    split(Rect::new(0, 0, width, height))[1]
 }
 
 const BRAND: &str = " wordbench ";

@@ -16,12 +16,22 @@ use crate::tui::action::Slot;
 use crate::tui::app::App;
 use crate::tui::project_worker::AVAILABLE;
 
+/// The options pane and the scatter; at 80 columns the scatter gets the
+/// larger half.
+fn split(area: Rect) -> [Rect; 2] {
+    let left_width = (area.width * 2 / 5).clamp(30, 46);
+    Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)]).areas(area)
+}
+
+/// Where the scatter's points are drawn (inside its frame) when the screen
+/// has `body` (for mouse hit-testing, which must agree with [`draw`]).
+pub fn plot_area(body: Rect) -> Rect {
+    split(body)[1].inner(ratatui::layout::Margin::new(1, 1))
+}
+
 /// Draws the Projection screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
-    // At 80 columns the scatter gets the larger half.
-    let left_width = (area.width * 2 / 5).clamp(30, 46);
-    let [left, right] =
-        Layout::horizontal([Constraint::Length(left_width), Constraint::Min(0)]).areas(area);
+    let [left, right] = split(area);
     let v = &app.projection;
     let picked_h = if v.picked.is_some() { NEAR_ROWS } else { 0 };
     let [options, kl, picked] = Layout::vertical([

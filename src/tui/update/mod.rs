@@ -71,8 +71,9 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             None => Vec::new(),
         },
         Msg::Mouse(m) => mouse(app, m),
-        Msg::Resize(width) => {
+        Msg::Resize(width, height) => {
             app.width = width;
+            app.height = height;
             Vec::new()
         }
         Msg::Tick => {
@@ -336,7 +337,7 @@ fn submit(kind: PromptKind, text: String) -> Action {
     }
 }
 
-/// Mouse: click a tab, scroll lists.
+/// Mouse: click a tab, a point of the projection; scroll lists.
 fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     match m.kind {
         MouseEventKind::Down(MouseButton::Left) if m.row == 0 && app.modal.is_none() => {
@@ -344,6 +345,11 @@ fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
                 Some(screen) => act(app, Action::GoTo(screen)),
                 None => Vec::new(),
             }
+        }
+        MouseEventKind::Down(MouseButton::Left)
+            if app.screen == Screen::Projection && app.modal.is_none() && !app.help =>
+        {
+            projection::click(app, m.column, m.row)
         }
         MouseEventKind::ScrollUp if !app.typing() => act(app, Action::Up),
         MouseEventKind::ScrollDown if !app.typing() => act(app, Action::Down),

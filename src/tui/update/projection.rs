@@ -80,6 +80,13 @@ pub fn export(app: &mut App, path: &str) -> Vec<Effect> {
         app.set_status(Level::Warn, "nothing to export yet: project first (p)");
         return Vec::new();
     };
+    if app.projection.previewing.is_some() {
+        app.set_status(
+            Level::Warn,
+            "t-SNE is still running: export when its layout is final",
+        );
+        return Vec::new();
+    }
     app.set_status(Level::Info, format!("writing {path}…"));
     vec![Effect::Projection(ProjectionJob::Export {
         layout,
@@ -102,17 +109,25 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
                 p.kl.push((step as f64, kl));
             }
         }
+        ProjectionResult::Preview { request, layout } if p.pending == Some(request) => {
+            if p.previewing != Some(request) {
+                p.previewing = Some(request);
+                p.reset_view();
+            }
+            p.layout = Some(*layout);
+        }
         ProjectionResult::Done { request, result } if p.pending == Some(request) => {
             p.pending = None;
+            // The view the user set while the layout formed is kept.
+            let animated = p.previewing.take() == Some(request);
             match result {
                 Ok(layout) => {
                     p.settings = std::mem::take(&mut p.pending_settings);
                     let text = format!("{}: {} words", layout.description, layout.words.len());
                     p.layout = Some(*layout);
-                    p.zoom = 1.0;
-                    p.pan = (0.0, 0.0);
-                    p.picked = None;
-                    p.near.clear();
+                    if !animated {
+                        p.reset_view();
+                    }
                     app.set_status(Level::Info, text);
                 }
                 Err(e) => app.set_status(Level::Error, e),
@@ -187,6 +202,30 @@ pub fn select_point(app: &mut App, word: &str) -> Vec<Effect> {
 }
 
 /// Navigation on the Projection screen.
+/// A click at terminal cell `(column, row)`: selects the point drawn
+/// there, as `/` finding its word does.
+pub fn click(app: &mut App, column: u16, row: u16) -> Vec<Effect> {
+    let plot =
+        crate::tui::ui::projection::plot_area(crate::tui::ui::body_area(app.width, app.height));
+    let inside = (plot.x..plot.x + plot.width).contains(&column)
+        && (plot.y..plot.y + plot.height).contains(&row);
+    let v = &app.projection;
+    let (Some(layout), true) = (&v.layout, inside) else {
+        return Vec::new();
+    };
+    let hit = v.point_at(plot.width, plot.height, column - plot.x, row - plot.y);
+    match hit.map(|i| layout.words[i].clone()) {
+        Some(word) => app.user_action(Action::SelectPoint(word)),
+        None => {
+            app.set_status(
+                Level::Info,
+                "no point there (click on a dot, or / to find a word)",
+            );
+            Vec::new()
+        }
+    }
+}
+
 pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     let v = &mut app.projection;
     if v.finding {
@@ -332,6 +371,139 @@ mod tests {
         let ([x0, x1], _) = v.bounds().unwrap();
         assert!((x1 - x0 - 5.25).abs() < 1e-9);
         assert!(((x0 + x1) / 2.0 - 6.05).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_click_on_a_dot_selects_its_word_at_any_zoom() {
+        use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+        let mut app = App::new(&crate::tui::app::AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: Default::default(),
+            cores: 1,
+            exports: "exports".into(),
+        });
+        app.screen = crate::tui::action::Screen::Projection;
+        (app.width, app.height) = (100, 30);
+        app.projection.layout = Some(Layout {
+            run: 0,
+            method: "tsne".into(),
+            words: vec!["a".into(), "b".into(), "c".into()],
+            coords: vec![[0.0, 0.0], [10.0, 10.0], [5.0, 2.0]],
+            labels: 3,
+            description: String::new(),
+            groups: None,
+            axes: None,
+            focus: None,
+            source: String::new(),
+        });
+        let plot = crate::tui::ui::projection::plot_area(crate::tui::ui::body_area(100, 30));
+        // The cell a point is drawn in, as the canvas maps it.
+        let cell = |app: &App, [x, y]: [f64; 2]| {
+            let ([x0, x1], [y0, y1]) = app.projection.bounds().unwrap();
+            let col = ((x - x0) / (x1 - x0) * f64::from(plot.width)) as u16;
+            let row = ((y1 - y) / (y1 - y0) * f64::from(plot.height)) as u16;
+            (
+                plot.x + col.min(plot.width - 1),
+                plot.y + row.min(plot.height - 1),
+            )
+        };
+        let click = |app: &mut App, (column, row): (u16, u16)| {
+            let m = MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                column,
+                row,
+                modifiers: KeyModifiers::NONE,
+            };
+            crate::tui::update::update(app, crate::tui::msg::Msg::Mouse(m));
+        };
+        let at = cell(&app, [5.0, 2.0]);
+        click(&mut app, at);
+        assert_eq!(app.projection.picked, Some(2));
+        assert_eq!(app.journal.last(), Some(&Action::SelectPoint("c".into())));
+        app.projection.zoom = 3.0;
+        app.projection.center_on(5.0, 2.0);
+        app.projection.picked = None;
+        let at = cell(&app, [5.0, 2.0]);
+        assert_eq!(at, (plot.x + plot.width / 2, plot.y + plot.height / 2));
+        click(&mut app, at);
+        assert_eq!(app.projection.picked, Some(2), "zoomed in");
+        // Far from every dot: nothing changes and the status says why.
+        click(&mut app, (plot.x + plot.width - 1, plot.y));
+        assert_eq!(app.projection.picked, Some(2));
+        assert!(
+            app.status.text.contains("no point there"),
+            "{}",
+            app.status.text
+        );
+        // Outside the plot (the options pane) a click selects nothing.
+        click(&mut app, (1, 5));
+        assert_eq!(app.projection.picked, Some(2));
+    }
+
+    #[test]
+    fn a_running_t_sne_animates_and_keeps_the_view_set_meanwhile() {
+        let mut app = App::new(&crate::tui::app::AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: Default::default(),
+            cores: 1,
+            exports: "exports".into(),
+        });
+        let frame = |x: f64| Layout {
+            run: 0,
+            method: "tsne".into(),
+            words: vec!["a".into(), "b".into()],
+            coords: vec![[0.0, 0.0], [x, 1.0]],
+            labels: 2,
+            description: "t-SNE".into(),
+            groups: None,
+            axes: None,
+            focus: None,
+            source: String::new(),
+        };
+        app.projection.pending = Some(7);
+        app.projection.zoom = 5.0;
+        answered(
+            &mut app,
+            ProjectionResult::Preview {
+                request: 7,
+                layout: Box::new(frame(1.0)),
+            },
+        );
+        assert_eq!(app.projection.zoom, 1.0, "a new layout starts unzoomed");
+        assert_eq!(
+            app.projection.layout.as_ref().unwrap().coords[1],
+            [1.0, 1.0]
+        );
+        assert!(export(&mut app, "p.png").is_empty(), "not while it forms");
+        app.projection.zoom = 2.0;
+        // A frame of an older request is ignored.
+        let old = ProjectionResult::Preview {
+            request: 6,
+            layout: Box::new(frame(9.0)),
+        };
+        answered(&mut app, old);
+        answered(
+            &mut app,
+            ProjectionResult::Preview {
+                request: 7,
+                layout: Box::new(frame(2.0)),
+            },
+        );
+        assert_eq!(
+            app.projection.layout.as_ref().unwrap().coords[1],
+            [2.0, 1.0]
+        );
+        let done = ProjectionResult::Done {
+            request: 7,
+            result: Ok(Box::new(frame(3.0))),
+        };
+        answered(&mut app, done);
+        assert_eq!(app.projection.zoom, 2.0, "the zoom set while it ran stays");
+        assert_eq!(app.projection.pending, None);
+        assert_eq!(app.projection.previewing, None);
+        assert_eq!(export(&mut app, "p.png").len(), 1);
     }
 
     #[test]
