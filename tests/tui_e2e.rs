@@ -89,7 +89,7 @@ fn load_train_query_export_evaluate_save_and_reopen() {
     assert!(d.wait_until(LONG, |a| a.neighbors.answers[0].is_some()));
     let answer = d.app.neighbors.answers[0].clone().unwrap();
     assert_eq!(answer.query, Query::Word("government".into()));
-    let list = answer.result.unwrap();
+    let list = answer.result.unwrap().neighbors;
     assert_eq!(list.len(), 5);
     assert!(list.windows(2).all(|w| w[0].score >= w[1].score));
     assert!(list.iter().all(|n| n.word != "government"));

@@ -109,7 +109,7 @@ fn imported_vectors_are_a_run_for_every_screen_and_come_back_with_the_session() 
     let direct = emb
         .neighbors("king", wordbench::embedding::NeighborParams::k(5))
         .unwrap();
-    assert_eq!(b.result.unwrap(), direct);
+    assert_eq!(b.result.unwrap().neighbors, direct);
 
     // Evaluate: the imported run is scored like any other.
     d.act(Action::EvaluateRun(1));

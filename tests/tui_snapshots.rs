@@ -315,7 +315,8 @@ fn neighbours_screen_comparing_two_runs() {
                 ("throne", 0.71),
                 ("monarch", 0.69),
                 ("emperor", 0.64),
-            ])),
+            ])
+            .into()),
         }),
         Some(Answer {
             query: Query::Word("king".into()),
@@ -326,10 +327,68 @@ fn neighbours_screen_comparing_two_runs() {
                 ("queen", 0.66),
                 ("duke", 0.61),
                 ("lord", 0.58),
-            ])),
+            ])
+            .into()),
         }),
     ];
     insta::assert_snapshot!(render(&app, 100, 24));
+}
+
+#[test]
+fn neighbours_screen_with_a_word_s_senses_and_a_sentence() {
+    use wordbench::tui::model::neighbors::{Found, SenseNeighbors};
+    let mut app = with_runs();
+    app.screen = Screen::Neighbors;
+    app.picks = [Some(0), Some(1)];
+    let sense = |name: &str, mass: f32, label: &str, near: &[(&str, f32)]| SenseNeighbors {
+        name: name.into(),
+        label: label.into(),
+        mass,
+        neighbors: neighbors(near),
+    };
+    let word = Query::Word("bank".into());
+    let in_context = Query::InContext {
+        word: "bank".into(),
+        context: "they fished from the river bank".into(),
+    };
+    app.neighbors.query = Some(word.clone());
+    app.neighbors.answers = [
+        Some(Answer {
+            query: word,
+            run: 0,
+            result: Ok(Found {
+                neighbors: neighbors(&[("banks", 0.71), ("bank#1", 0.69), ("lender", 0.52)]),
+                senses: vec![
+                    sense(
+                        "bank#1",
+                        0.62,
+                        "loan, money, deposit",
+                        &[("lender", 0.66), ("loans", 0.61)],
+                    ),
+                    sense(
+                        "bank#2",
+                        0.38,
+                        "river, shore, water",
+                        &[("shore", 0.58), ("riverbank", 0.55)],
+                    ),
+                ],
+                note: None,
+            }),
+        }),
+        Some(Answer {
+            query: in_context,
+            run: 1,
+            result: Ok(Found {
+                neighbors: neighbors(&[("shore", 0.58), ("riverbank", 0.55)]),
+                senses: Vec::new(),
+                note: Some(
+                    "bank#2 (river, shore, water) picked: cosines 0.01 / 0.42 over 1 matched context word(s)"
+                        .into(),
+                ),
+            }),
+        }),
+    ];
+    insta::assert_snapshot!(render(&app, 110, 30));
 }
 
 #[test]

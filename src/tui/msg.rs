@@ -13,11 +13,11 @@ use std::sync::Arc;
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
 use super::action::{Action, Slot};
-pub use super::model::neighbors::{Query, Ranking};
+pub use super::model::neighbors::{Found, Query, Ranking};
 use super::model::projection::{ProjectionJob, ProjectionResult};
 use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
-use crate::embedding::{Combine, Embedding, Neighbor, VectorFormat};
+use crate::embedding::{Combine, Embedding, VectorFormat};
 use crate::eval::{EvalPlan, Report};
 use crate::session::{CorpusRef, Session};
 use crate::train::{Command, Event, JobConfig, Method, TrainInput};
@@ -93,7 +93,7 @@ pub enum Msg {
         /// Which side.
         slot: Slot,
         /// Neighbours or the error.
-        result: Result<Vec<Neighbor>, String>,
+        result: Result<Found, String>,
     },
     /// An evaluation finished.
     Evaluated {

@@ -14,12 +14,15 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use super::msg::{Effect, LoadedSession, Msg, OpenedCorpus, Query, Ranking, SessionLoadError};
+use super::msg::{
+    Effect, Found, LoadedSession, Msg, OpenedCorpus, Query, Ranking, SessionLoadError,
+};
 use super::project_worker::{self, ensure_parent};
 use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, NeighborParams};
 use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
+use crate::tui::model::neighbors::SenseNeighbors;
 
 /// Hashes the corpus file for the session record.
 fn reference(path: &Path, config: CorpusConfig) -> Result<CorpusRef, String> {
@@ -253,18 +256,92 @@ fn search(
     combine: Combine,
     ranking: Ranking,
     k: usize,
-) -> Result<Vec<crate::embedding::Neighbor>, String> {
+) -> Result<Found, String> {
     let params = NeighborParams::k(k);
     match query {
         Query::Word(w) if ranking == Ranking::Walk => walk_neighbors(embedding, w, k),
-        Query::Word(w) => embedding.neighbors(w, params),
+        Query::Word(w) => {
+            let mut found: Found = embedding
+                .neighbors(w, params)
+                .map_err(|e| e.to_string())?
+                .into();
+            found.senses = sense_neighbors(embedding, w, params)?;
+            return Ok(found);
+        }
+        Query::InContext { word, context } => return in_context(embedding, word, context, params),
         Query::Analogy(a, b, c) => embedding.most_similar(&[b, c], &[a], combine, params),
         Query::Similar { positive, negative } => {
             embedding.most_similar(&strs(positive), &strs(negative), combine, params)
         }
         Query::OddOneOut(words) => embedding.doesnt_match(&strs(words)),
     }
+    .map(Found::from)
     .map_err(|e| e.to_string())
+}
+
+/// Each sense of `word` with its neighbours, when the vectors have senses.
+fn sense_neighbors(
+    embedding: &Embedding,
+    word: &str,
+    params: NeighborParams,
+) -> Result<Vec<SenseNeighbors>, String> {
+    let Some(table) = embedding.senses() else {
+        return Ok(Vec::new());
+    };
+    table
+        .of(word)
+        .into_iter()
+        .map(|s| {
+            Ok(SenseNeighbors {
+                name: s.name.clone(),
+                label: s.label(SENSE_LABEL_WORDS),
+                mass: s.mass,
+                neighbors: embedding
+                    .neighbors(&s.name, params)
+                    .map_err(|e| e.to_string())?,
+            })
+        })
+        .collect()
+}
+
+/// Context words that label a sense on the screen.
+const SENSE_LABEL_WORDS: usize = 5;
+
+/// The sense of `word` that `context` picks (Soleimani's induction), and its
+/// neighbours.
+fn in_context(
+    embedding: &Embedding,
+    word: &str,
+    context: &str,
+    params: NeighborParams,
+) -> Result<Found, String> {
+    let no_senses = || format!("'{word}' has no senses in this run (train one with --algo senses)");
+    let table = embedding.senses().ok_or_else(no_senses)?;
+    let induction = table.induce(word, context).ok_or_else(no_senses)?;
+    let senses = table.of(word);
+    let picked = senses[induction.best];
+    let scores: Vec<String> = induction.scores.iter().map(|s| format!("{s:.2}")).collect();
+    let why = if induction.matched == 0 {
+        "no context word is in any sense: the largest sense".to_string()
+    } else {
+        format!(
+            "cosines {} over {} matched context word(s)",
+            scores.join(" / "),
+            induction.matched
+        )
+    };
+    let neighbors = embedding
+        .neighbors(&picked.name, params)
+        .map_err(|e| e.to_string())?;
+    Ok(Found {
+        neighbors,
+        senses: Vec::new(),
+        note: Some(format!(
+            "{} ({}) picked: {why}",
+            picked.name,
+            picked.label(SENSE_LABEL_WORDS)
+        )),
+    })
 }
 
 /// A word's neighbours by a dsnmf model's Ŝ walk, scored by their walk
@@ -373,7 +450,9 @@ mod tests {
     fn the_walk_ranks_a_word_s_neighbours_by_its_probability() {
         let e = embedding(array![[0.9f32, 0.1], [0.8, 0.2], [0.3, 0.7], [0.0, 0.5]]);
         let q = Query::Word("a".into());
-        let got = search(&e, &q, Combine::Add, Ranking::Walk, 3).unwrap();
+        let got = search(&e, &q, Combine::Add, Ranking::Walk, 3)
+            .unwrap()
+            .neighbors;
         let s = [2.0f64, 1.5];
         let want = |j: usize| {
             let (a, r) = (
@@ -388,7 +467,97 @@ mod tests {
             assert!((n.score as f64 - want(n.id as usize)).abs() < 1e-6, "{n:?}");
         }
         let cosine = search(&e, &q, Combine::Add, Ranking::Cosine, 3).unwrap();
-        assert_ne!(cosine[0].score, got[0].score, "cosine is another ranking");
+        assert_ne!(
+            cosine.neighbors[0].score, got[0].score,
+            "cosine is another ranking"
+        );
+        assert!(cosine.senses.is_empty(), "no senses in these vectors");
+    }
+
+    /// `bank` with a money sense and a river sense.
+    fn two_senses() -> Embedding {
+        use crate::embedding::{Sense, SenseTable};
+        let words = [
+            "bank", "bank#1", "bank#2", "money", "loan", "river", "water",
+        ];
+        let rows = array![
+            [1.0f32, 1.0],
+            [1.0, 0.05],
+            [0.05, 1.0],
+            [0.9, 0.0],
+            [0.8, 0.1],
+            [0.0, 0.9],
+            [0.1, 0.8]
+        ];
+        let sense = |name: &str, mass: f32, contexts: [(&str, f32); 2]| Sense {
+            name: name.into(),
+            word: "bank".into(),
+            mass,
+            contexts: contexts.map(|(w, x)| (w.to_string(), x)).to_vec(),
+        };
+        let table = SenseTable::new(vec![
+            sense("bank#1", 0.6, [("money", 1.0), ("loan", 0.8)]),
+            sense("bank#2", 0.4, [("river", 1.0), ("water", 0.7)]),
+        ]);
+        let index = WordIndex::from_words(words.map(String::from).to_vec());
+        Embedding::new(index, rows).unwrap().with_senses(table)
+    }
+
+    #[test]
+    fn a_word_with_senses_lists_each_sense_s_neighbours() {
+        let e = two_senses();
+        let found = search(
+            &e,
+            &Query::Word("bank".into()),
+            Combine::Add,
+            Ranking::Cosine,
+            2,
+        )
+        .unwrap();
+        let names: Vec<&str> = found.senses.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["bank#1", "bank#2"]);
+        assert_eq!(found.senses[0].label, "money, loan");
+        let near = |i: usize| -> Vec<&str> {
+            found.senses[i]
+                .neighbors
+                .iter()
+                .map(|n| n.word.as_str())
+                .collect()
+        };
+        assert_eq!(near(0), ["money", "loan"]);
+        assert_eq!(near(1), ["river", "water"]);
+    }
+
+    #[test]
+    fn a_sentence_picks_the_sense_and_its_neighbours() {
+        let e = two_senses();
+        let ask = |context: &str| {
+            let q = Query::InContext {
+                word: "bank".into(),
+                context: context.into(),
+            };
+            search(&e, &q, Combine::Add, Ranking::Cosine, 2)
+        };
+        let river = ask("they fished from the river bank in the water").unwrap();
+        assert!(river
+            .note
+            .as_deref()
+            .unwrap()
+            .starts_with("bank#2 (river, water) picked"));
+        assert_eq!(river.neighbors[0].word, "river");
+        let money = ask("the bank gave her a loan").unwrap();
+        assert!(
+            money.note.as_deref().unwrap().starts_with("bank#1"),
+            "{money:?}"
+        );
+        let none = ask("nothing in common").unwrap();
+        assert!(none.note.unwrap().contains("the largest sense"));
+        let q = Query::InContext {
+            word: "money".into(),
+            context: "x".into(),
+        };
+        let err = search(&e, &q, Combine::Add, Ranking::Cosine, 2).unwrap_err();
+        assert!(err.contains("no senses"), "{err}");
     }
 
     #[test]

@@ -29,6 +29,14 @@ pub enum Query {
     /// gensim's `doesnt_match`: typed `? breakfast cereal dinner lunch`; the
     /// words ranked by cosine to their mean, the odd one out first.
     OddOneOut(Vec<String>),
+    /// The sense of a word that a sentence picks (a senses run), typed
+    /// `bank | they fished from the river bank`; its neighbours.
+    InContext {
+        /// The word.
+        word: String,
+        /// The sentence around it.
+        context: String,
+    },
 }
 
 impl Query {
@@ -43,6 +51,7 @@ impl Query {
                 .map(String::as_str)
                 .collect(),
             Query::OddOneOut(words) => words.iter().map(String::as_str).collect(),
+            Query::InContext { word, .. } => vec![word],
         }
     }
 
@@ -60,6 +69,10 @@ impl Query {
                 negative: all(negative),
             },
             Query::OddOneOut(words) => Query::OddOneOut(all(words)),
+            Query::InContext { word, context } => Query::InContext {
+                word: f(word),
+                context: context.clone(),
+            },
         }
     }
 
@@ -74,6 +87,7 @@ impl Query {
                 parts.join(" ").trim_start_matches('+').to_string()
             }
             Query::OddOneOut(words) => format!("odd one out of {}", words.join(" ")),
+            Query::InContext { word, context } => format!("{word} in '{context}'"),
         }
     }
 }
@@ -117,7 +131,40 @@ pub struct Answer {
     /// The run that answered.
     pub run: usize,
     /// Neighbours or why not.
-    pub result: Result<Vec<Neighbor>, String>,
+    pub result: Result<Found, String>,
+}
+
+/// What a run found.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Found {
+    /// The neighbours, nearest first.
+    pub neighbors: Vec<Neighbor>,
+    /// For a word with senses (a senses run): each sense's neighbours.
+    pub senses: Vec<SenseNeighbors>,
+    /// A line above the list (which sense a sentence picked, and why).
+    pub note: Option<String>,
+}
+
+impl From<Vec<Neighbor>> for Found {
+    fn from(neighbors: Vec<Neighbor>) -> Found {
+        Found {
+            neighbors,
+            ..Found::default()
+        }
+    }
+}
+
+/// One sense of a word and its neighbours (AdaGram's and SenseGram's view).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SenseNeighbors {
+    /// Its row name, `word#j`.
+    pub name: String,
+    /// Its strongest context words.
+    pub label: String,
+    /// Its share of the word's PPMI mass.
+    pub mass: f32,
+    /// The neighbours of its row.
+    pub neighbors: Vec<Neighbor>,
 }
 
 /// The Neighbours screen.
@@ -165,10 +212,20 @@ impl Default for NeighborsView {
     }
 }
 
-/// What the word field asks: one word, `a -b +c` (most similar), or
-/// `? a b c` (the odd one out).
+/// What the word field asks: one word, `a -b +c` (most similar),
+/// `? a b c` (the odd one out), or `word | a sentence` (the sense it picks).
 pub fn parse_query(text: &str) -> Result<Query, String> {
     let text = text.trim();
+    if let Some((word, context)) = text.split_once('|') {
+        let (word, context) = (word.trim(), context.trim());
+        if word.is_empty() || word.contains(char::is_whitespace) || context.is_empty() {
+            return Err("a word in context is one word | a sentence: bank | the river bank".into());
+        }
+        return Ok(Query::InContext {
+            word: word.to_string(),
+            context: context.to_string(),
+        });
+    }
     if let Some(rest) = text.strip_prefix('?') {
         let words: Vec<String> = rest.split_whitespace().map(String::from).collect();
         if words.len() < 2 {

@@ -13,7 +13,7 @@ use super::fields::{field_line, input_spans};
 use super::{block, theme};
 use crate::tui::action::Slot;
 use crate::tui::app::App;
-use crate::tui::model::neighbors::{Answer, NeighborsFocus, Ranking};
+use crate::tui::model::neighbors::{Answer, NeighborsFocus, Ranking, SenseNeighbors};
 use crate::tui::msg::Query;
 
 /// Draws the Neighbours screen.
@@ -55,7 +55,7 @@ fn shared_words(answers: &[(Slot, &Answer)]) -> HashSet<String> {
         .map(|(_, a)| {
             a.result
                 .as_ref()
-                .map(|l| l.iter().map(|n| n.word.as_str()).collect())
+                .map(|f| f.neighbors.iter().map(|n| n.word.as_str()).collect())
                 .unwrap_or_default()
         })
         .collect();
@@ -87,7 +87,7 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
             input_spans(
                 &v.word,
                 v.editing && word_sel,
-                "a word (king), king -man +woman, or ? odd one out",
+                "a word (king), king -man +woman, ? odd one out, bank | a sentence",
             ),
             word_sel,
             None,
@@ -127,6 +127,36 @@ fn score_name(app: &App, query: &Query) -> &'static str {
     }
 }
 
+/// Each sense of the word: its share, label and nearest words.
+fn draw_senses(frame: &mut Frame, area: Rect, senses: &[SenseNeighbors]) {
+    if senses.is_empty() {
+        return;
+    }
+    let mut lines = Vec::new();
+    for s in senses {
+        lines.push(Line::from(vec![
+            Span::styled(s.name.clone(), theme::title()),
+            Span::styled(
+                format!(" {:.0}% · {}", 100.0 * s.mass, s.label),
+                theme::dim(),
+            ),
+        ]));
+        let near: Vec<String> = s
+            .neighbors
+            .iter()
+            .map(|n| format!("{} {:.2}", n.word, n.score))
+            .collect();
+        lines.push(Line::raw(format!("  {}", near.join(", "))));
+    }
+    let title = format!("{} senses (word | a sentence picks one)", senses.len());
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(ratatui::widgets::Wrap { trim: false })
+            .block(block(&title, false)),
+        area,
+    );
+}
+
 fn draw_answer(
     frame: &mut Frame,
     area: Rect,
@@ -141,8 +171,8 @@ fn draw_answer(
         run.map_or("?".into(), |r| r.label(answer.run)),
         answer.query.describe()
     );
-    let list = match &answer.result {
-        Ok(list) => list,
+    let found = match &answer.result {
+        Ok(found) => found,
         Err(e) => {
             let p = Paragraph::new(Line::styled(format!(" {e}"), theme::warn()))
                 .block(block(&title, false));
@@ -150,6 +180,27 @@ fn draw_answer(
             return;
         }
     };
+    let list = &found.neighbors;
+    let note_h = u16::from(found.note.is_some()) * 2;
+    let senses_h = if found.senses.is_empty() {
+        0
+    } else {
+        area.height / 2
+    };
+    let [note_area, area, senses_area] = Layout::vertical([
+        Constraint::Length(note_h),
+        Constraint::Min(0),
+        Constraint::Length(senses_h),
+    ])
+    .areas(area);
+    if let Some(note) = &found.note {
+        frame.render_widget(
+            Paragraph::new(Line::styled(format!(" {note}"), theme::accent()))
+                .wrap(ratatui::widgets::Wrap { trim: true }),
+            note_area,
+        );
+    }
+    draw_senses(frame, senses_area, &found.senses);
     let bar_width = area.width.saturating_sub(36).clamp(4, 24) as f32;
     let rows: Vec<Row> = list
         .iter()

@@ -1,11 +1,11 @@
 //! The Neighbours screen's handlers: queries typed or suggested, requests
 //! tagged with a fresh id, answers of which only the latest per side is kept.
 
-use crate::embedding::{Combine, Embedding, Neighbor};
+use crate::embedding::{Combine, Embedding};
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level};
 use crate::tui::model::neighbors::{
-    known, parse_query, suggest, Answer, NeighborsFocus, Query, Ranking,
+    known, parse_query, suggest, Answer, Found, NeighborsFocus, Query, Ranking,
 };
 use crate::tui::msg::Effect;
 
@@ -143,7 +143,7 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
 }
 
 /// A search answered; answers to superseded requests are dropped.
-pub fn answered(app: &mut App, request: u64, slot: Slot, result: Result<Vec<Neighbor>, String>) {
+pub fn answered(app: &mut App, request: u64, slot: Slot, result: Result<Found, String>) {
     let s = slot.index();
     if app.neighbors.pending[s] != Some(request) {
         return;
@@ -361,7 +361,7 @@ mod tests {
             _ => panic!(),
         };
         let (old, new) = (id(&first[0]), id(&second[0]));
-        answered(&mut app, old, Slot::A, Ok(Vec::new()));
+        answered(&mut app, old, Slot::A, Ok(Found::default()));
         assert!(app.neighbors.answers[0].is_none(), "stale answer dropped");
         answered(&mut app, new, Slot::A, Err("x".into()));
         let a = app.neighbors.answers[0].as_ref().unwrap();
@@ -419,6 +419,15 @@ mod tests {
             ]))
         );
         assert!(q("? lunch").is_err());
+        assert_eq!(
+            q(" bank | the river bank "),
+            Ok(Query::InContext {
+                word: "bank".into(),
+                context: "the river bank".into()
+            })
+        );
+        assert!(q("bank |").is_err());
+        assert!(q("river bank | x").is_err(), "one word before |");
     }
 
     #[test]
