@@ -124,6 +124,7 @@ pub fn replay(
         ));
     }
     let corpus = Corpus::open_for_training(&path, reference.config)?;
+    warnings.extend(corpus.warnings().iter().cloned());
     let config = job_config(run);
     let (threads, capped) = crate::train::cap_threads(run.threads, "threads:");
     warnings.extend(capped);
