@@ -407,6 +407,33 @@ mod tests {
     }
 
     #[test]
+    fn input_that_does_not_look_like_text_is_noticed() {
+        let path = Path::new("x.txt");
+        let prose = "The quick brown fox jumps over the lazy dog.\tÉté, naïve!\r\n".repeat(40);
+        assert_eq!(not_text_warning(path, prose.as_bytes()), None);
+        // Latin-1 text read as UTF-8: a few invalid bytes, still text.
+        let latin1: Vec<u8> = prose
+            .replace('É', "E")
+            .replace('é', "\u{1}")
+            .bytes()
+            .map(|b| if b == 1 { 0xE9 } else { b })
+            .collect();
+        assert_eq!(not_text_warning(path, &latin1), None);
+        // Random bytes without a NUL.
+        let mut x = 12345u32;
+        let random: Vec<u8> = (0..4096)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                ((x >> 16) as u8).max(1)
+            })
+            .collect();
+        let w = not_text_warning(path, &random).unwrap();
+        assert!(w.starts_with("x.txt: does not look like text"), "{w}");
+        // Too little to judge.
+        assert_eq!(not_text_warning(path, &random[..10]), None);
+    }
+
+    #[test]
     fn strips_fasttext_labels() {
         assert_eq!(
             strip_labels("__label__pos __label__x good movie"),

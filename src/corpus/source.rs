@@ -303,22 +303,33 @@ impl<R: BufRead> LineReader<R> {
             if buf.is_empty() {
                 return Ok(());
             }
-            match buf.iter().position(|b| b.is_ascii_whitespace()) {
+            let room = 2 * MAX_SEGMENT - self.raw.len().min(2 * MAX_SEGMENT);
+            let ahead = &buf[..buf.len().min(room)];
+            match ahead.iter().position(|b| b.is_ascii_whitespace()) {
                 Some(i) => {
                     self.raw.extend_from_slice(&buf[..i]);
                     self.inner.consume(i);
                     return Ok(());
                 }
                 None => {
-                    let n = buf.len();
-                    self.raw.extend_from_slice(buf);
-                    self.inner.consume(n);
-                    if self.raw.len() > 2 * MAX_SEGMENT {
-                        self.cuts += 1;
-                        let at = self.offset + self.raw.len() as u64;
-                        self.first_cut.get_or_insert((self.line, at));
-                        return Ok(());
+                    if buf.len() <= room {
+                        let n = buf.len();
+                        self.raw.extend_from_slice(buf);
+                        self.inner.consume(n);
+                        continue;
                     }
+                    // Cut the run before the character that starts at or
+                    // before the limit, so no UTF-8 sequence is split.
+                    let n = (0..=room)
+                        .rev()
+                        .find(|&i| buf[i] & 0xC0 != 0x80)
+                        .unwrap_or(0);
+                    self.raw.extend_from_slice(&buf[..n]);
+                    self.inner.consume(n);
+                    self.cuts += 1;
+                    let at = self.offset + self.raw.len() as u64;
+                    self.first_cut.get_or_insert((self.line, at));
+                    return Ok(());
                 }
             }
         }
@@ -395,6 +406,23 @@ mod tests {
         assert!(s
             .iter()
             .all(|x| x.0.split_whitespace().all(|t| t == "abcdefg")));
+    }
+
+    #[test]
+    fn a_run_without_whitespace_is_cut_between_characters_and_noted() {
+        let run = "é".repeat(3 * MAX_SEGMENT / 2);
+        let line = format!("a {run} b\n");
+        let mut r = LineReader::new(line.as_bytes(), Path::new("t.txt"));
+        let mut joined = String::new();
+        while let Some(s) = r.next_segment().unwrap() {
+            assert!(s.text.len() <= 2 * MAX_SEGMENT + 2);
+            joined.push_str(s.text);
+        }
+        assert_eq!(r.replacements(), 0, "a UTF-8 sequence was split");
+        assert_eq!(joined, line.trim_end());
+        let (cuts, first) = r.cut_tokens();
+        assert_eq!(cuts, 1);
+        assert_eq!(first, Some((1, 2 * MAX_SEGMENT as u64)));
     }
 
     #[test]

@@ -119,7 +119,7 @@ pub fn replay(
     let path = reference.resolve(session_file)?;
     if let CorpusCheck::Changed { recorded, actual } = reference.check(&path)? {
         warnings.push(format!(
-            "corpus {} changed: hash {actual}, recorded {recorded}",
+            "corpus {} changed: now {actual}; recorded {recorded}",
             path.display()
         ));
     }
