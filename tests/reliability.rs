@@ -658,3 +658,22 @@ fn decompression_errors_name_the_file_and_where() {
         }
     }
 }
+
+#[test]
+fn max_vocab_zero_means_no_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    for (max, vocabulary) in [("0", 8), ("3", 3)] {
+        let out = wordbench(&[
+            "corpus",
+            "stats",
+            c.to_str().unwrap(),
+            "--max-vocab",
+            max,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["vocabulary"], vocabulary, "--max-vocab {max}");
+    }
+}
