@@ -513,3 +513,167 @@ fn a_pipe_needs_a_format_and_is_read_whole_with_one() {
         stderr(&out)
     );
 }
+
+/// `corpus stats FILE --min-count 1`: its stderr, and whether it succeeded.
+fn stats(file: &Path) -> (bool, String) {
+    let out = wordbench(&[
+        "corpus",
+        "stats",
+        file.to_str().unwrap(),
+        "--min-count",
+        "1",
+    ]);
+    (out.status.success(), stderr(&out))
+}
+
+#[test]
+fn input_that_does_not_look_like_text_is_read_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    // Random bytes with no NUL (a NUL is an error of its own).
+    let mut x = 7u32;
+    let random: Vec<u8> = (0..100_000)
+        .map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            ((x >> 16) as u8).max(1)
+        })
+        .collect();
+    let path = dir.path().join("random.dat");
+    std::fs::write(&path, random).unwrap();
+    let (ok, err) = stats(&path);
+    assert!(ok, "{err}");
+    assert!(
+        err.starts_with("warning: ") && err.contains("random.dat: does not look like text"),
+        "{err}"
+    );
+    // A plain corpus gives no warning.
+    let (ok, err) = stats(&corpus(dir.path()));
+    assert!(ok && err.is_empty(), "{err}");
+}
+
+#[test]
+fn a_run_without_whitespace_is_cut_into_words_with_one_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    // 5 MB without whitespace in the middle of line 2 (a 200 MB one behaves alike).
+    let text = format!(
+        "a short first line\nsome words {} and more\n",
+        "x".repeat(5 << 20)
+    );
+    let path = dir.path().join("long-token.txt");
+    std::fs::write(&path, text).unwrap();
+    let (ok, err) = stats(&path);
+    assert!(ok, "{err}");
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].contains("long-token.txt:2: a run of more than 2 MB without whitespace (byte ")
+            && warnings[0].contains("of the file)")
+            && warnings[0].contains("2 cuts in all"),
+        "{err}"
+    );
+}
+
+#[test]
+fn xml_that_is_not_a_wikipedia_dump_is_read_as_text_with_a_warning() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let xml = "<?xml version=\"1.0\"?>\n<catalog>\n<book>a tale of two cities</book>\n<book>moby dick</book>\n</catalog>\n";
+    let path = dir.path().join("books.xml.bz2");
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+    bz.write_all(xml.as_bytes()).unwrap();
+    std::fs::write(&path, bz.finish().unwrap()).unwrap();
+    let (ok, err) = stats(&path);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("books.xml.bz2: looks like XML but is not a MediaWiki dump"),
+        "{err}"
+    );
+    // With the format given, nothing to guess and nothing to say.
+    let out = wordbench(&[
+        "corpus",
+        "stats",
+        path.to_str().unwrap(),
+        "--min-count",
+        "1",
+        "--format",
+        "lines",
+    ]);
+    assert!(
+        out.status.success() && stderr(&out).is_empty(),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn decompression_errors_name_the_file_and_where() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let text = "the quick brown fox jumps over the lazy dog\n".repeat(20_000);
+    let gz = {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    let bz = {
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    let xz = {
+        let mut e = xz2::write::XzEncoder::new(Vec::new(), 1);
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap()
+    };
+    for (name, bytes) in [("c.txt.gz", gz), ("c.txt.bz2", bz), ("c.txt.xz", xz)] {
+        let kind = name.rsplit('.').next().unwrap();
+        let kind = match kind {
+            "gz" => "gzip",
+            "bz2" => "bzip2",
+            other => other,
+        };
+        let cut = dir.path().join(format!("cut-{name}"));
+        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+        let mut damaged = bytes.clone();
+        let mid = damaged.len() / 2;
+        for b in &mut damaged[mid..mid + 16] {
+            *b ^= 0x5a;
+        }
+        let bad = dir.path().join(format!("bad-{name}"));
+        std::fs::write(&bad, damaged).unwrap();
+        for file in [cut, bad] {
+            let (ok, err) = stats(&file);
+            assert!(!ok, "{name}: {err}");
+            let line = err.trim_end();
+            assert_eq!(line.lines().count(), 1, "{line}");
+            let expected = format!(
+                "wordbench: {}: {kind} data is damaged or cut short after ",
+                file.display()
+            );
+            assert!(
+                line.starts_with(&expected)
+                    && line
+                        .contains("bytes of decompressed output (compressed file read up to byte "),
+                "{line}"
+            );
+        }
+    }
+}
+
+#[test]
+fn max_vocab_zero_means_no_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    for (max, vocabulary) in [("0", 8), ("3", 3)] {
+        let out = wordbench(&[
+            "corpus",
+            "stats",
+            c.to_str().unwrap(),
+            "--max-vocab",
+            max,
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["vocabulary"], vocabulary, "--max-vocab {max}");
+    }
+}

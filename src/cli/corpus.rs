@@ -26,6 +26,7 @@ struct StatsJson<'a> {
 
 fn stats(args: StatsArgs) -> Result<()> {
     let corpus = Corpus::open(&args.corpus, args.opts.config()?)?;
+    super::corpus_warnings(&corpus);
     let vocab = corpus.vocab();
     let top: Vec<(&str, u64)> = (0..args.top.min(vocab.len()))
         .map(|i| (vocab.word(i as u32), vocab.counts()[i]))

@@ -120,6 +120,7 @@ pub fn run(args: CountsArgs) -> Result<()> {
     };
     config.window.validate()?;
     let corpus = Corpus::open(path, args.opts.config()?)?;
+    super::corpus_warnings(&corpus);
     let read = started.elapsed().as_secs_f64();
     let quiet = args.quiet;
     let mut last = Instant::now();

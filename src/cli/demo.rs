@@ -26,6 +26,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
     let mut out = std::io::stdout().lock();
     let t = Instant::now();
     let corpus = Corpus::open_for_training(&path, args.opts.config()?)?;
+    super::corpus_warnings(&corpus);
     let s = corpus.stats();
     writeln!(
         out,

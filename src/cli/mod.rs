@@ -67,6 +67,13 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Prints what opening a corpus noticed, as warnings on stderr.
+fn corpus_warnings(corpus: &wordbench::corpus::Corpus) {
+    for w in corpus.warnings() {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// The worker threads for `--threads` (default: every CPU), capped at the
 /// CPUs available with a warning on stderr when more were asked for.
 fn threads(asked: Option<usize>) -> usize {

@@ -72,6 +72,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
     let corpus = Corpus::open_for_training(args.input(), config)?;
+    super::corpus_warnings(&corpus);
     let threads = super::threads(args.threads);
     let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
     let mut session = match &args.session_out {

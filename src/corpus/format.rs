@@ -43,8 +43,16 @@ impl Format {
     /// other formats are returned unchanged. A pipe or device (`/dev/stdin`)
     /// cannot be looked at and then read from the start: it needs a format.
     pub fn resolve(self, path: &Path) -> Result<Format> {
+        self.resolve_noting(path).map(|(format, _)| format)
+    }
+
+    /// [`Format::resolve`], with a warning when detection had to guess
+    /// against a hint: a file that is XML, or named `.xml`/`.xml.bz2`, whose
+    /// start is not a MediaWiki dump is read as text, which is probably not
+    /// what was meant.
+    pub fn resolve_noting(self, path: &Path) -> Result<(Format, Option<String>)> {
         if self != Format::Auto {
-            return Ok(self);
+            return Ok((self, None));
         }
         let meta = std::fs::metadata(path).map_err(|e| crate::Error::io(path, e))?;
         if !meta.is_file() && !meta.is_dir() {
@@ -54,7 +62,21 @@ impl Format {
                  give the format (--format text, lines, wiki or fasttext)",
             ));
         }
-        Ok(Format::detect(&source::peek(path, 1 << 16)?))
+        let head = source::peek(path, 1 << 16)?;
+        let format = Format::detect(&head);
+        let warning = (format != Format::Wikipedia && looks_like_xml(path, &head)).then(|| {
+            format!(
+                "{}: looks like XML but is not a MediaWiki dump (no <mediawiki> element at its start); \
+                 reading it as {} (markup and all)",
+                path.display(),
+                match format {
+                    Format::Lines => "one document per line",
+                    Format::FastText => "fastText lines",
+                    _ => "running text",
+                }
+            )
+        });
+        Ok((format, warning))
     }
 
     /// Guesses a format from the leading (decompressed) bytes:
@@ -84,6 +106,22 @@ impl Format {
             Format::Text
         }
     }
+}
+
+/// Named `.xml` (before any compression suffix) or starting with an XML
+/// declaration or tag.
+fn looks_like_xml(path: &Path, head: &[u8]) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let stem = [".bz2", ".gz", ".xz"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+        .unwrap_or(&name);
+    let text = String::from_utf8_lossy(&head[..head.len().min(256)]);
+    let start = text.trim_start_matches('\u{feff}').trim_start();
+    stem.ends_with(".xml") || start.starts_with("<?xml")
 }
 
 impl FromStr for Format {

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use batch::{Batch, Batches, EncodedCorpus};
 pub use format::Format;
-pub use reader::{HeldoutConfig, ReadConfig, ReadReport, Split, Visitor};
+pub use reader::{HeldoutConfig, ReadConfig, ReadLimits, ReadReport, Split, Visitor};
 pub use tokenize::{Numbers, TokenizerConfig};
 pub use vocab::{VocabConfig, Vocabulary};
 
@@ -69,6 +69,26 @@ pub struct Corpus {
     stats: CorpusStats,
     /// The matrix of a counts file opened in place of a corpus.
     counted: Option<Counted>,
+    /// What reading noticed (see [`Corpus::warnings`]).
+    warnings: Vec<String>,
+}
+
+/// Bounds on the memory of opening a corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenLimits {
+    /// What one read holds at once.
+    pub read: ReadLimits,
+    /// Bytes the word counts may take before rare words are pruned.
+    pub count_bytes: u64,
+}
+
+impl Default for OpenLimits {
+    fn default() -> Self {
+        OpenLimits {
+            read: ReadLimits::default(),
+            count_bytes: crate::memory::default_budget(),
+        }
+    }
 }
 
 /// A counts file's matrix and what it was counted with.
@@ -89,15 +109,36 @@ impl Corpus {
     /// A counts file (`wordbench counts`) opens too: its vocabulary and
     /// matrix stand for the corpus in every count-based method, and the
     /// reading and vocabulary options do not apply (it was counted with its own).
+    ///
+    /// Word counting stays within half the machine's memory: past it, rare
+    /// words are pruned as word2vec does (see [`Corpus::open_within`]).
     pub fn open(path: impl AsRef<Path>, config: CorpusConfig) -> Result<Corpus> {
+        Corpus::open_within(path, config, OpenLimits::default())
+    }
+
+    /// [`Corpus::open`] within explicit limits. When the word counts would
+    /// take more than `limits.count_bytes`, the words seen at most once are
+    /// dropped, then those seen at most twice the next time, and so on
+    /// (word2vec's `ReduceVocab`); a warning says how many types were pruned,
+    /// and the counts of the remaining rare words are then lower bounds.
+    /// Below the limit nothing changes: the counts are exact.
+    pub fn open_within(
+        path: impl AsRef<Path>,
+        config: CorpusConfig,
+        limits: OpenLimits,
+    ) -> Result<Corpus> {
         let path = path.as_ref();
         if crate::counts::is_counts_file(path) {
             return Corpus::from_counts_file(path, config);
         }
         let mut config = config;
-        config.read.format = config.read.format.resolve(path)?;
-        let mut counter = Counter::default();
-        let report = reader::read(path, &config.read, &mut counter)?;
+        let (format, format_warning) = config.read.format.resolve_noting(path)?;
+        config.read.format = format;
+        let mut counter = Counter::within(limits.count_bytes);
+        let report = reader::read_within(path, &config.read, limits.read, &mut counter)?;
+        let mut warnings: Vec<String> = format_warning.into_iter().collect();
+        warnings.extend(report.warnings);
+        warnings.extend(counter.pruning_warning(path, limits.count_bytes));
         let types = counter.types();
         let vocab = Vocabulary::from_counts(counter.train, config.vocab);
         let stats = CorpusStats {
@@ -124,6 +165,7 @@ impl Corpus {
             vocab,
             stats,
             counted: None,
+            warnings,
         })
     }
 
@@ -150,6 +192,7 @@ impl Corpus {
                 matrix: Arc::new(counts.matrix),
                 meta: counts.meta,
             }),
+            warnings: Vec::new(),
         })
     }
 
@@ -170,6 +213,15 @@ impl Corpus {
             ));
         }
         Corpus::open(path, config)
+    }
+
+    /// What reading the corpus noticed and worked around, one line each
+    /// naming the file: input that does not look like text, an XML file that
+    /// is not a Wikipedia dump read as text, runs without whitespace cut
+    /// into words, articles read in pieces, rare words pruned to stay within
+    /// memory. Callers show them as warnings.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The corpus file.
@@ -216,17 +268,49 @@ impl Corpus {
     }
 }
 
-/// First-pass visitor: word counts per split.
-#[derive(Default)]
+/// Bytes one counted type takes besides its text: the map bucket (a
+/// `String` and a count, 32 bytes, plus a control byte) at hashbrown's load
+/// factor and doubling (up to two buckets a type, three while it grows),
+/// and the string's allocation (at least 32 bytes with glibc). An estimate
+/// on the safe side: 2 million 8-byte types took about 70 bytes each once
+/// the map had grown.
+const BYTES_PER_TYPE: u64 = 112;
+
+/// First-pass visitor: word counts per split, pruned past a memory budget.
 struct Counter {
     train: FxHashMap<String, u64>,
     heldout_only: FxHashMap<String, u64>,
     tokens: u64,
     heldout_tokens: u64,
     sentences: u64,
+    /// Bytes of every counted type's text.
+    key_bytes: u64,
+    /// Pruning starts past this many bytes of counts.
+    max_bytes: u64,
+    /// Types seen at most this many times are dropped at the next pruning.
+    min_reduce: u64,
+    /// Types dropped by pruning so far.
+    pruned: u64,
+    /// Times the budget was reached.
+    reductions: u32,
 }
 
 impl Counter {
+    fn within(max_bytes: u64) -> Self {
+        Counter {
+            train: FxHashMap::default(),
+            heldout_only: FxHashMap::default(),
+            tokens: 0,
+            heldout_tokens: 0,
+            sentences: 0,
+            key_bytes: 0,
+            max_bytes,
+            min_reduce: 1,
+            pruned: 0,
+            reductions: 0,
+        }
+    }
+
     fn types(&self) -> usize {
         self.train.len()
             + self
@@ -234,6 +318,53 @@ impl Counter {
                 .keys()
                 .filter(|w| !self.train.contains_key(*w))
                 .count()
+    }
+
+    fn bytes(&self) -> u64 {
+        let entries = (self.train.len() + self.heldout_only.len()) as u64;
+        entries * BYTES_PER_TYPE + self.key_bytes
+    }
+
+    /// word2vec's `ReduceVocab`: drops the types seen at most `min_reduce`
+    /// times and raises `min_reduce`, until the counts take at most three
+    /// quarters of the budget (so that pruning is not repeated at every new word).
+    fn reduce(&mut self) {
+        self.reductions += 1;
+        let target = self.max_bytes / 4 * 3;
+        while self.bytes() > target && !(self.train.is_empty() && self.heldout_only.is_empty()) {
+            let floor = self.min_reduce;
+            let mut dropped = 0u64;
+            let mut freed = 0u64;
+            for map in [&mut self.train, &mut self.heldout_only] {
+                map.retain(|w, c| {
+                    let keep = *c > floor;
+                    if !keep {
+                        dropped += 1;
+                        freed += w.len() as u64;
+                    }
+                    keep
+                });
+            }
+            self.pruned += dropped;
+            self.key_bytes -= freed;
+            self.min_reduce += 1;
+        }
+    }
+
+    /// The warning for a counting that was pruned.
+    fn pruning_warning(&self, path: &Path, budget: u64) -> Option<String> {
+        (self.reductions > 0).then(|| {
+            format!(
+                "{}: the word counts reached the memory budget of {} ({} distinct words kept): \
+                 {} rare types were pruned (the last pruning dropped those seen {} times or fewer), \
+                 as word2vec does; counts of rare words and the number of types are lower bounds",
+                path.display(),
+                crate::memory::human(budget),
+                self.train.len() + self.heldout_only.len(),
+                self.pruned,
+                self.min_reduce - 1,
+            )
+        })
     }
 }
 
@@ -251,6 +382,10 @@ impl Visitor for Counter {
             Some(c) => *c += 1,
             None => {
                 map.insert(token.to_string(), 1);
+                self.key_bytes += token.len() as u64;
+                if self.bytes() > self.max_bytes {
+                    self.reduce();
+                }
             }
         }
     }
@@ -259,5 +394,150 @@ impl Visitor for Counter {
         if split == Split::Train {
             self.sentences += 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rare` words seen once each (every one distinct) among `common`
+    /// words seen many times.
+    fn many_types(dir: &Path, rare: usize) -> PathBuf {
+        let mut text = String::new();
+        for i in 0..rare {
+            text.push_str(&format!("the cat sat on mat{i} and "));
+            if i % 10 == 9 {
+                text.push('\n');
+            }
+        }
+        let path = dir.join("many.txt");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    fn exact() -> CorpusConfig {
+        CorpusConfig {
+            read: ReadConfig {
+                heldout: HeldoutConfig {
+                    fraction: 0.0,
+                    ..HeldoutConfig::default()
+                },
+                ..ReadConfig::default()
+            },
+            vocab: VocabConfig {
+                min_count: 1,
+                max_size: None,
+            },
+        }
+    }
+
+    fn within(bytes: u64) -> OpenLimits {
+        OpenLimits {
+            count_bytes: bytes,
+            ..OpenLimits::default()
+        }
+    }
+
+    #[test]
+    fn counting_past_the_budget_prunes_rare_types_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = many_types(dir.path(), 2000);
+        let full = Corpus::open(&path, exact()).unwrap();
+        assert!(full.warnings().is_empty(), "{:?}", full.warnings());
+        assert_eq!(full.stats().types, 2005);
+        // A budget of about 200 types: the 2000 words seen once are pruned
+        // again and again; the five seen 2000 times keep their exact counts.
+        let small = Corpus::open_within(&path, exact(), within(200 * BYTES_PER_TYPE)).unwrap();
+        let w = small.warnings().join("\n");
+        assert!(
+            w.contains("many.txt")
+                && w.contains("rare types were pruned")
+                && w.contains("lower bounds"),
+            "{w}"
+        );
+        for word in ["the", "cat", "sat", "on", "and"] {
+            let id = small.vocab().id(word).unwrap();
+            let full_id = full.vocab().id(word).unwrap();
+            assert_eq!(
+                small.vocab().counts()[id as usize],
+                full.vocab().counts()[full_id as usize]
+            );
+        }
+        assert!(small.stats().types < 200, "{}", small.stats().types);
+        assert_eq!(small.stats().tokens, full.stats().tokens);
+    }
+
+    #[test]
+    fn below_the_budget_counting_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = many_types(dir.path(), 300);
+        let full = Corpus::open(&path, exact()).unwrap();
+        // Just enough for every type: no pruning, the same vocabulary.
+        let mut counter = Counter::within(u64::MAX);
+        reader::read(&path, &exact().read, &mut counter).unwrap();
+        let needed = counter.bytes();
+        let tight = Corpus::open_within(&path, exact(), within(needed)).unwrap();
+        assert!(tight.warnings().is_empty(), "{:?}", tight.warnings());
+        assert_eq!(tight.vocab(), full.vocab());
+        assert_eq!(tight.stats(), full.stats());
+        // One byte less prunes.
+        let over = Corpus::open_within(&path, exact(), within(needed - 1)).unwrap();
+        assert_eq!(over.warnings().len(), 1);
+    }
+
+    #[test]
+    fn reduce_drops_types_at_or_below_a_rising_floor() {
+        let mut c = Counter::within(u64::MAX);
+        for (w, n) in [("a", 3), ("b", 1), ("c", 2), ("d", 1)] {
+            for _ in 0..n {
+                c.token(w, Split::Train);
+            }
+        }
+        c.token("e", Split::Heldout);
+        // Budget for 3 types: dropping the once-seen (b, d, e) is enough.
+        c.max_bytes = 3 * BYTES_PER_TYPE + 8;
+        c.reduce();
+        let mut kept: Vec<_> = c.train.iter().map(|(w, &n)| (w.as_str(), n)).collect();
+        kept.sort();
+        assert_eq!(kept, [("a", 3), ("c", 2)]);
+        assert!(c.heldout_only.is_empty());
+        assert_eq!((c.pruned, c.min_reduce, c.key_bytes), (3, 2, 2));
+        // The next pruning drops those seen twice (the target is three
+        // quarters of the budget: room for "a" alone).
+        c.max_bytes = 160;
+        c.reduce();
+        assert_eq!(c.train.keys().collect::<Vec<_>>(), ["a"]);
+        assert_eq!((c.pruned, c.min_reduce, c.reductions), (4, 3, 2));
+    }
+
+    #[test]
+    fn a_long_article_is_read_in_pieces_as_one_document_with_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = "alpha beta gamma delta ".repeat(2000);
+        let xml = format!(
+            "<mediawiki>\n<page><title>Long</title><ns>0</ns><revision><text>{body}</text></revision></page>\n\
+             <page><title>Short</title><ns>0</ns><revision><text>alpha omega</text></revision></page>\n</mediawiki>\n"
+        );
+        let path = dir.path().join("long.xml");
+        std::fs::write(&path, xml).unwrap();
+        let mut config = exact();
+        config.read.format = Format::Wikipedia;
+        let whole = Corpus::open(&path, config).unwrap();
+        assert!(whole.warnings().is_empty(), "{:?}", whole.warnings());
+        let limits = OpenLimits {
+            read: ReadLimits {
+                article_bytes: 1000,
+            },
+            ..OpenLimits::default()
+        };
+        let pieces = Corpus::open_within(&path, config, limits).unwrap();
+        assert_eq!(pieces.stats().documents, 2);
+        assert_eq!(pieces.vocab(), whole.vocab());
+        let w = pieces.warnings().join("\n");
+        assert!(
+            w.contains("long.xml:2: 1 article longer than 1 kB") && w.contains("pieces"),
+            "{w}"
+        );
     }
 }

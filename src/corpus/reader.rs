@@ -8,11 +8,13 @@
 //! a fraction `f` of units evenly and deterministically over the corpus. A unit
 //! end is also a sentence end, so windows never cross units.
 
+use std::io::BufRead;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::format::Format;
+
 use super::source::{self, LineReader};
 use super::tokenize::{TokenSink, Tokenizer, TokenizerConfig};
 use super::wiki;
@@ -86,12 +88,31 @@ pub trait Visitor {
 }
 
 /// What a read pass saw besides the tokens.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadReport {
     /// Non-empty documents.
     pub documents: u64,
     /// Invalid UTF-8 sequences replaced by U+FFFD.
     pub replacements: u64,
+    /// What the reader noticed and worked around (input that does not look
+    /// like text, tokens cut, articles read in pieces), one line each, naming
+    /// the file.
+    pub warnings: Vec<String>,
+}
+
+/// Bounds on what one read holds at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Longest piece of one Wikipedia article cleaned at once (bytes).
+    pub article_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> Self {
+        ReadLimits {
+            article_bytes: wiki::MAX_PIECE,
+        }
+    }
 }
 
 /// How to read a corpus: format, tokenizer and split, and the memory its
@@ -123,6 +144,16 @@ impl ReadConfig {
 
 /// Reads `path` once, feeding `visitor`.
 pub fn read(path: &Path, config: &ReadConfig, visitor: &mut impl Visitor) -> Result<ReadReport> {
+    read_within(path, config, ReadLimits::default(), visitor)
+}
+
+/// [`read`] with explicit [`ReadLimits`].
+pub fn read_within(
+    path: &Path,
+    config: &ReadConfig,
+    limits: ReadLimits,
+    visitor: &mut impl Visitor,
+) -> Result<ReadReport> {
     config.heldout.validate()?;
     let format = config.format.resolve(path)?;
     let mut units = Units {
@@ -135,14 +166,26 @@ pub fn read(path: &Path, config: &ReadConfig, visitor: &mut impl Visitor) -> Res
         documents: 0,
     };
     let mut tokenizer = Tokenizer::new(config.tokenizer);
-    let input = source::open(path)?;
+    let mut input = source::open(path)?;
+    let mut warnings = Vec::new();
+    let head = input.fill_buf().map_err(|e| Error::io(path, e))?;
+    if let Some(w) = not_text_warning(path, head) {
+        warnings.push(w);
+    }
     let replacements = match format {
         Format::Wikipedia => {
-            wiki::for_each_article(input, path, |text| {
-                tokenizer.feed(text, &mut units);
-                units.end_document(&mut tokenizer);
+            let mut long = LongArticles::default();
+            let options = wiki::StripOptions::default();
+            wiki::for_each_piece(input, path, &options, limits.article_bytes, |piece| {
+                tokenizer.feed(piece.text, &mut units);
+                if piece.article_end {
+                    units.end_document(&mut tokenizer);
+                } else {
+                    long.note(&piece);
+                }
                 Ok(units.visitor.wants_more())
             })?;
+            warnings.extend(long.warnings(path, limits.article_bytes));
             0
         }
         _ => {
@@ -174,12 +217,108 @@ pub fn read(path: &Path, config: &ReadConfig, visitor: &mut impl Visitor) -> Res
                 }
             }
             units.end_document(&mut tokenizer);
+            if let (cuts, Some((line, offset))) = lines.cut_tokens() {
+                warnings.push(format!(
+                    "{}:{line}: a run of more than {} without whitespace (byte {offset} of the {}) \
+                     was cut into pieces read as separate words ({cuts} cut{} in all); is this text?",
+                    path.display(),
+                    crate::memory::human(2 * source::MAX_SEGMENT as u64),
+                    stream_name(path),
+                    if cuts == 1 { "" } else { "s" },
+                ));
+            }
             lines.replacements()
         }
     };
     Ok(ReadReport {
         documents: units.documents,
         replacements,
+        warnings,
+    })
+}
+
+/// "decompressed text" or "file", for byte offsets.
+fn stream_name(path: &Path) -> &'static str {
+    match source::plain_len(path) {
+        Ok(Some(_)) => "file",
+        _ => "decompressed text",
+    }
+}
+
+/// Articles read in pieces, for one warning.
+#[derive(Default)]
+struct LongArticles {
+    articles: u64,
+    last_line: Option<Option<u64>>,
+    first_line: Option<u64>,
+    cut_words: u64,
+}
+
+impl LongArticles {
+    fn note(&mut self, piece: &wiki::Piece<'_>) {
+        if self.last_line != Some(piece.line) {
+            self.articles += 1;
+            self.last_line = Some(piece.line);
+            if self.articles == 1 {
+                self.first_line = piece.line;
+            }
+        }
+        self.cut_words += u64::from(piece.cut_word);
+    }
+
+    fn warnings(&self, path: &Path, limit: usize) -> Vec<String> {
+        if self.articles == 0 {
+            return Vec::new();
+        }
+        let at = self.first_line.map_or(String::new(), |l| format!(":{l}"));
+        let mut out = vec![format!(
+            "{}{at}: {} article{} longer than {} of wikitext {} cleaned and read in pieces of about that size \
+             (markup crossing a cut may be left in the text)",
+            path.display(),
+            self.articles,
+            if self.articles == 1 { "" } else { "s" },
+            crate::memory::human(limit as u64),
+            if self.articles == 1 { "was" } else { "were" },
+        )];
+        if self.cut_words > 0 {
+            out.push(format!(
+                "{}{at}: {} run{} of more than {} without whitespace in an article {} cut into separate words; is this text?",
+                path.display(),
+                self.cut_words,
+                if self.cut_words == 1 { "" } else { "s" },
+                crate::memory::human(limit as u64 / 2),
+                if self.cut_words == 1 { "was" } else { "were" },
+            ));
+        }
+        out
+    }
+}
+
+/// A warning when the first bytes of a stream do not look like text: many
+/// control characters or invalid UTF-8 sequences (random or compressed data
+/// with no NUL byte, which is an error of its own).
+pub fn not_text_warning(path: &Path, head: &[u8]) -> Option<String> {
+    if head.len() < 64 {
+        return None;
+    }
+    let mut odd = 0usize;
+    for chunk in head.utf8_chunks() {
+        odd += chunk.invalid().len();
+        odd += chunk
+            .valid()
+            .bytes()
+            .filter(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c) || b == 0x7f)
+            .count();
+    }
+    // Text in a legacy 8-bit encoding has a few per cent; random bytes about half.
+    (odd * 5 > head.len()).then(|| {
+        format!(
+            "{}: does not look like text ({} of the first {} bytes are control characters or invalid UTF-8); \
+             reading it anyway",
+            path.display(),
+            odd,
+            head.len()
+        )
     })
 }
 
@@ -265,6 +404,33 @@ mod tests {
         assert_eq!(held, vec![19, 39, 59, 79, 99]);
         let none = HeldoutConfig { fraction: 0.0, ..h };
         assert!((0..1000).all(|u| none.split_of(u) == Split::Train));
+    }
+
+    #[test]
+    fn input_that_does_not_look_like_text_is_noticed() {
+        let path = Path::new("x.txt");
+        let prose = "The quick brown fox jumps over the lazy dog.\tÉté, naïve!\r\n".repeat(40);
+        assert_eq!(not_text_warning(path, prose.as_bytes()), None);
+        // Latin-1 text read as UTF-8: a few invalid bytes, still text.
+        let latin1: Vec<u8> = prose
+            .replace('É', "E")
+            .replace('é', "\u{1}")
+            .bytes()
+            .map(|b| if b == 1 { 0xE9 } else { b })
+            .collect();
+        assert_eq!(not_text_warning(path, &latin1), None);
+        // Random bytes without a NUL.
+        let mut x = 12345u32;
+        let random: Vec<u8> = (0..4096)
+            .map(|_| {
+                x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                ((x >> 16) as u8).max(1)
+            })
+            .collect();
+        let w = not_text_warning(path, &random).unwrap();
+        assert!(w.starts_with("x.txt: does not look like text"), "{w}");
+        // Too little to judge.
+        assert_eq!(not_text_warning(path, &random[..10]), None);
     }
 
     #[test]

@@ -8,8 +8,10 @@
 //! counted; a NUL byte means the input is binary and is an error.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use crate::{Error, Result};
 
@@ -30,6 +32,16 @@ pub enum Compression {
 }
 
 impl Compression {
+    /// The name users know the format by.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "plain",
+            Compression::Gzip => "gzip",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
+        }
+    }
+
     /// Recognises compression from a file's leading bytes.
     pub fn sniff(head: &[u8]) -> Self {
         if head.starts_with(&[0x1f, 0x8b]) {
@@ -57,22 +69,87 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let mut file =
         BufReader::with_capacity(1 << 16, File::open(path).map_err(|e| Error::io(path, e))?);
     let head = file.fill_buf().map_err(|e| Error::io(path, e))?;
-    let reader: Box<dyn BufRead + Send> = match Compression::sniff(head) {
-        Compression::None => Box::new(file),
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            1 << 16,
-            flate2::bufread::MultiGzDecoder::new(file),
-        )),
-        Compression::Bzip2 => Box::new(BufReader::with_capacity(
-            1 << 16,
-            bzip2::bufread::MultiBzDecoder::new(file),
-        )),
-        Compression::Xz => Box::new(BufReader::with_capacity(
-            1 << 16,
-            xz2::bufread::XzDecoder::new_multi_decoder(file),
-        )),
+    let compression = Compression::sniff(head);
+    if compression == Compression::None {
+        return Ok(Box::new(file));
+    }
+    let read = Arc::new(AtomicU64::new(0));
+    let file = CountConsumed {
+        inner: file,
+        consumed: Arc::clone(&read),
     };
-    Ok(reader)
+    let decoder: Box<dyn Read + Send> = match compression {
+        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(file)),
+        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(file)),
+        _ => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(file)),
+    };
+    Ok(Box::new(BufReader::with_capacity(
+        1 << 16,
+        Located {
+            inner: decoder,
+            compression,
+            decompressed: 0,
+            compressed: read,
+        },
+    )))
+}
+
+/// Counts the compressed bytes a decoder has taken from the file, so that a
+/// decompression error can say how far into the file it happened.
+struct CountConsumed<R> {
+    inner: R,
+    consumed: Arc<AtomicU64>,
+}
+
+impl<R: BufRead> Read for CountConsumed<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.consumed.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for CountConsumed<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.consumed.fetch_add(amt as u64, Ordering::Relaxed);
+        self.inner.consume(amt);
+    }
+}
+
+/// A decoder whose errors say where they happened: after how many
+/// decompressed bytes, and how far the decoder had read into the compressed
+/// file (it reads ahead, so the damage is at or before that byte).
+struct Located<D> {
+    inner: D,
+    compression: Compression,
+    decompressed: u64,
+    compressed: Arc<AtomicU64>,
+}
+
+impl<D: Read> Read for Located<D> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        match self.inner.read(out) {
+            Ok(n) => {
+                self.decompressed += n as u64;
+                Ok(n)
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => Err(e),
+            Err(e) => Err(io::Error::new(
+                e.kind(),
+                format!(
+                    "{} data is damaged or cut short after {} bytes of decompressed output \
+                     (compressed file read up to byte {}): {e}",
+                    self.compression.name(),
+                    self.decompressed,
+                    self.compressed.load(Ordering::Relaxed)
+                ),
+            )),
+        }
+    }
 }
 
 /// The size in bytes of `path` when it is a plain (uncompressed) regular
@@ -124,6 +201,8 @@ pub struct LineReader<R> {
     offset: u64,
     carry_line_end: bool,
     replacements: u64,
+    cuts: u64,
+    first_cut: Option<(usize, u64)>,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -138,12 +217,21 @@ impl<R: BufRead> LineReader<R> {
             offset: 0,
             carry_line_end: true,
             replacements: 0,
+            cuts: 0,
+            first_cut: None,
         }
     }
 
     /// Number of invalid UTF-8 sequences replaced by U+FFFD so far.
     pub fn replacements(&self) -> u64 {
         self.replacements
+    }
+
+    /// Tokens cut because they ran past `2 ×` [`MAX_SEGMENT`] bytes without
+    /// whitespace: how many cuts, and the line and decompressed byte offset of
+    /// the first.
+    pub fn cut_tokens(&self) -> (u64, Option<(usize, u64)>) {
+        (self.cuts, self.first_cut)
     }
 
     /// The next segment, or `None` at end of input.
@@ -215,19 +303,33 @@ impl<R: BufRead> LineReader<R> {
             if buf.is_empty() {
                 return Ok(());
             }
-            match buf.iter().position(|b| b.is_ascii_whitespace()) {
+            let room = 2 * MAX_SEGMENT - self.raw.len().min(2 * MAX_SEGMENT);
+            let ahead = &buf[..buf.len().min(room)];
+            match ahead.iter().position(|b| b.is_ascii_whitespace()) {
                 Some(i) => {
                     self.raw.extend_from_slice(&buf[..i]);
                     self.inner.consume(i);
                     return Ok(());
                 }
                 None => {
-                    let n = buf.len();
-                    self.raw.extend_from_slice(buf);
-                    self.inner.consume(n);
-                    if self.raw.len() > 2 * MAX_SEGMENT {
-                        return Ok(());
+                    if buf.len() <= room {
+                        let n = buf.len();
+                        self.raw.extend_from_slice(buf);
+                        self.inner.consume(n);
+                        continue;
                     }
+                    // Cut the run before the character that starts at or
+                    // before the limit, so no UTF-8 sequence is split.
+                    let n = (0..=room)
+                        .rev()
+                        .find(|&i| buf[i] & 0xC0 != 0x80)
+                        .unwrap_or(0);
+                    self.raw.extend_from_slice(&buf[..n]);
+                    self.inner.consume(n);
+                    self.cuts += 1;
+                    let at = self.offset + self.raw.len() as u64;
+                    self.first_cut.get_or_insert((self.line, at));
+                    return Ok(());
                 }
             }
         }
@@ -304,6 +406,23 @@ mod tests {
         assert!(s
             .iter()
             .all(|x| x.0.split_whitespace().all(|t| t == "abcdefg")));
+    }
+
+    #[test]
+    fn a_run_without_whitespace_is_cut_between_characters_and_noted() {
+        let run = "é".repeat(3 * MAX_SEGMENT / 2);
+        let line = format!("a {run} b\n");
+        let mut r = LineReader::new(line.as_bytes(), Path::new("t.txt"));
+        let mut joined = String::new();
+        while let Some(s) = r.next_segment().unwrap() {
+            assert!(s.text.len() <= 2 * MAX_SEGMENT + 2);
+            joined.push_str(s.text);
+        }
+        assert_eq!(r.replacements(), 0, "a UTF-8 sequence was split");
+        assert_eq!(joined, line.trim_end());
+        let (cuts, first) = r.cut_tokens();
+        assert_eq!(cuts, 1);
+        assert_eq!(first, Some((1, 2 * MAX_SEGMENT as u64)));
     }
 
     #[test]

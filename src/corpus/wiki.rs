@@ -12,7 +12,7 @@ mod markup;
 use std::io::BufRead;
 use std::path::Path;
 
-pub use dump::for_each_article_with;
+pub use dump::{for_each_article_with, for_each_piece, Chunked, Piece, MAX_PIECE};
 pub use markup::{strip_markup, strip_markup_with, StripOptions, Stripper};
 
 use crate::Result;
@@ -188,6 +188,93 @@ mod tests {
         ] {
             assert!(vocab.id(markup).is_none(), "{markup} leaked");
         }
+    }
+
+    /// Every cleaned piece of every article of `xml`, with `max_piece`.
+    fn pieces_of(xml: &str, max_piece: usize) -> Vec<(String, bool, bool)> {
+        let mut out = Vec::new();
+        for_each_piece(
+            Cursor::new(xml),
+            Path::new("t.xml"),
+            &StripOptions::default(),
+            max_piece,
+            |p| {
+                out.push((p.text.to_string(), p.article_end, p.cut_word));
+                Ok(true)
+            },
+        )
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_long_article_is_cleaned_in_bounded_pieces_with_the_same_words() {
+        let mut body = String::new();
+        for i in 0..20_000 {
+            body.push_str(&format!(
+                "word{} [[link{}|shown{}]] ",
+                i % 97,
+                i % 13,
+                i % 7
+            ));
+            if i % 50 == 49 {
+                body.push_str("\n\n");
+            }
+        }
+        let xml = dump(&[page("0", "", &body), page("0", "", "Short one.")]);
+        let whole = pieces_of(&xml, usize::MAX / 4);
+        assert_eq!(whole.len(), 2);
+        let cut = pieces_of(&xml, 4096);
+        assert!(cut.len() > 50, "{} pieces", cut.len());
+        assert!(cut
+            .iter()
+            .all(|(text, _, in_word)| text.len() <= 4096 && !in_word));
+        let ends: Vec<bool> = cut.iter().map(|p| p.1).collect();
+        assert_eq!(ends.iter().filter(|&&e| e).count(), 2);
+        assert!(ends[ends.len() - 2] && ends[ends.len() - 1]);
+        let words = |pieces: &[(String, bool, bool)]| -> Vec<String> {
+            pieces
+                .iter()
+                .flat_map(|p| p.0.split_whitespace().map(str::to_string))
+                .collect()
+        };
+        assert_eq!(words(&cut), words(&whole));
+    }
+
+    #[test]
+    fn an_article_without_whitespace_is_cut_and_says_so() {
+        let xml = dump(&[page("0", "", &"é".repeat(10_000))]);
+        let cut = pieces_of(&xml, 1000);
+        assert!(cut.iter().any(|p| p.2), "no cut word reported");
+        assert!(cut.iter().all(|p| p.0.len() <= 2 * 1000));
+        let joined: String = cut.iter().map(|p| p.0.trim_end()).collect();
+        assert_eq!(joined, "é".repeat(10_000));
+    }
+
+    #[test]
+    fn chunked_bounds_text_events_and_changes_no_text() {
+        use quick_xml::events::Event;
+        let text = format!("a&amp;b {}", "xyz ".repeat(5000)) + &"q".repeat(9000);
+        let xml = format!("<mediawiki><page><text>{text}</text></page></mediawiki>");
+        let mut reader = quick_xml::Reader::from_reader(Chunked::new(Cursor::new(xml), 256));
+        let (mut buf, mut got, mut longest) = (Vec::new(), String::new(), 0);
+        loop {
+            match reader.read_event_into(&mut buf).unwrap() {
+                Event::Text(t) => {
+                    longest = longest.max(t.len());
+                    got.push_str(std::str::from_utf8(&t).unwrap());
+                }
+                Event::GeneralRef(r) => {
+                    assert_eq!(&*r, b"amp");
+                    got.push('&');
+                }
+                Event::Eof => break,
+                _ => {}
+            }
+            buf.clear();
+        }
+        assert_eq!(got, text.replace("&amp;", "&"));
+        assert!(longest <= 2 * 256 + 4, "a text event of {longest} bytes");
     }
 
     /// The real 206-page sample in the shared data folder beside the repository

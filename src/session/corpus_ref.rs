@@ -31,9 +31,9 @@ pub enum CorpusCheck {
     Same,
     /// The file differs from the one recorded.
     Changed {
-        /// Hash recorded in the session.
+        /// Size and hash recorded in the session (`1234 bytes, hash 0a1b…`).
         recorded: String,
-        /// Hash of the file now.
+        /// Size and hash of the file now.
         actual: String,
     },
 }
@@ -93,9 +93,11 @@ impl CorpusRef {
         Ok(if bytes == self.bytes && hash == self.hash {
             CorpusCheck::Same
         } else {
+            // Both size and hash: a session edited by hand may have one
+            // right and not the other, and "hash x, recorded x" says nothing.
             CorpusCheck::Changed {
-                recorded: self.hash.clone(),
-                actual: hash,
+                recorded: format!("{} bytes, hash {}", self.bytes, self.hash),
+                actual: format!("{bytes} bytes, hash {hash}"),
             }
         })
     }
@@ -200,6 +202,19 @@ mod tests {
             r.check(&corpus).unwrap(),
             CorpusCheck::Changed { .. }
         ));
+        // Same bytes, another recorded size: said in sizes, not only hashes.
+        std::fs::write(&corpus, "the cat").unwrap();
+        let edited = CorpusRef {
+            bytes: 99,
+            ..r.clone()
+        };
+        match edited.check(&corpus).unwrap() {
+            CorpusCheck::Changed { recorded, actual } => {
+                assert_eq!(recorded, format!("99 bytes, hash {}", r.hash));
+                assert_eq!(actual, format!("7 bytes, hash {}", r.hash));
+            }
+            same => panic!("{same:?}"),
+        }
         std::fs::remove_file(&corpus).unwrap();
         let err = r.resolve(&session).unwrap_err().to_string();
         assert!(err.contains("corpus ../data/c.txt not found"), "{err}");

@@ -119,11 +119,12 @@ pub fn replay(
     let path = reference.resolve(session_file)?;
     if let CorpusCheck::Changed { recorded, actual } = reference.check(&path)? {
         warnings.push(format!(
-            "corpus {} changed: hash {actual}, recorded {recorded}",
+            "corpus {} changed: now {actual}; recorded {recorded}",
             path.display()
         ));
     }
     let corpus = Corpus::open_for_training(&path, reference.config)?;
+    warnings.extend(corpus.warnings().iter().cloned());
     let config = job_config(run);
     let (threads, capped) = crate::train::cap_threads(run.threads, "threads:");
     warnings.extend(capped);

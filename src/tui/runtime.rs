@@ -386,7 +386,7 @@ fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
     if let Ok(p) = &located {
         if let Ok(CorpusCheck::Changed { recorded, actual }) = corpus.check(p) {
             warnings.push(format!(
-                "corpus {} changed since the session was saved (hash {actual}, recorded {recorded})",
+                "corpus {} changed since the session was saved (now {actual}; recorded {recorded})",
                 p.display()
             ));
         }

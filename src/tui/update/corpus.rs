@@ -59,7 +59,9 @@ pub fn loaded(app: &mut App, request: u64, result: Result<OpenedCorpus, String>)
             };
             let session_warning =
                 app.status.level == Level::Warn && app.status.text.starts_with("session ");
-            if !session_warning {
+            if let (false, Some(w)) = (session_warning, corpus.warnings().first()) {
+                app.set_status(Level::Warn, w.clone());
+            } else if !session_warning {
                 app.set_status(
                     Level::Info,
                     format!(
