@@ -7,9 +7,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
-use crate::project::options::OPTIONS;
+use crate::project::options::{applies, OPTIONS};
+use crate::train::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
+use crate::ube::sphere::{self, Matrix3};
 
 /// Which words to project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +64,10 @@ pub struct Layout {
     pub focus: Option<usize>,
     /// What was projected, for plot subtitles: `#1 sgns dim=50, 50-d vectors`.
     pub source: String,
+    /// The points on the unit sphere (UBE), in the order of `words`: what a
+    /// CSV export writes (`word,x,y,z`); `coords` is their equal-area map as
+    /// the view is turned.
+    pub sphere: Option<Vec<[f64; 3]>>,
 }
 
 /// Work for the projection worker.
@@ -85,6 +91,8 @@ pub enum ProjectionJob {
         perplexity: f64,
         /// Neighbours per point of the graph methods.
         neighbours: usize,
+        /// UBE's options (validated against its schema).
+        ube: Params,
         /// Words labelled.
         labels: usize,
         /// Seed.
@@ -167,6 +175,9 @@ pub struct ProjectionView {
     pub picked: Option<usize>,
     /// Its nearest words in run A's vectors, with cosines.
     pub near: Vec<(String, f32)>,
+    /// How the sphere of a UBE layout is turned before it is mapped (the
+    /// identity: centred on the points' mean direction).
+    pub turn: Matrix3,
 }
 
 impl Default for ProjectionView {
@@ -189,11 +200,46 @@ impl Default for ProjectionView {
             finding: false,
             picked: None,
             near: Vec::new(),
+            turn: sphere::IDENTITY,
         }
     }
 }
 
 impl ProjectionView {
+    /// The option fields the chosen method reads (indices into `options`),
+    /// in form order: the rows shown after the focus row.
+    pub fn visible_options(&self) -> Vec<usize> {
+        let method = self.options.text("method");
+        (0..self.options.len())
+            .filter(|&i| applies(self.options.specs()[i].name, method))
+            .collect()
+    }
+
+    /// Turns the sphere of a UBE layout by `right` and `up` degrees (as
+    /// seen on the map) and maps it again; false when the layout shown is
+    /// not on a sphere.
+    pub fn turn_sphere(&mut self, right: f64, up: f64) -> bool {
+        if self.layout.as_ref().is_none_or(|l| l.sphere.is_none()) {
+            return false;
+        }
+        self.turn = sphere::compose(&sphere::turn(right, up), &self.turn);
+        self.remap();
+        true
+    }
+
+    /// Maps a UBE layout's sphere again under the current turn.
+    pub(crate) fn remap(&mut self) {
+        let Some(layout) = &mut self.layout else {
+            return;
+        };
+        let Some(points) = &layout.sphere else {
+            return;
+        };
+        let rows = ndarray::Array2::from_shape_fn((points.len(), 3), |(i, d)| points[i][d]);
+        let map = crate::project::ube::picture_turned(rows.view(), &self.turn);
+        layout.coords = map.rows().into_iter().map(|r| [r[0], r[1]]).collect();
+    }
+
     /// Whether a line is being typed.
     pub fn typing(&self) -> bool {
         self.editing_focus || self.finding || self.options.editing().is_some()
