@@ -23,7 +23,7 @@ pub static OPTIONS: &[ParamSpec] = &[
     ParamSpec::int("labels", 0, 500, 40, "words labelled in the preview and the plot (most frequent first)"),
     crate::project::tsne::PERPLEXITY,
     crate::project::manifold::NEIGHBOURS,
-    ParamSpec::int("seed", 0, i64::MAX, SEED_DEFAULT as i64, "seed of the t-SNE initialisation"),
+    ParamSpec::int("seed", 0, i64::MAX, SEED_DEFAULT as i64, "seed of every random choice (initialisation, colour clusters)"),
     crate::project::ube::K_MAX,
     crate::project::ube::COVERAGE,
     crate::project::ube::ITERS,

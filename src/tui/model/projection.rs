@@ -1,6 +1,7 @@
 //! The Projection screen's state: which words (the most frequent, a list, or
-//! a word's neighbourhood), PCA or t-SNE, the layout once computed, and the
-//! view (zoom and pan) of the braille scatter. The computation and exports
+//! a word's neighbourhood), the method and its options, the layout once
+//! computed, and the view (zoom, pan, and the turn of a UBE sphere) of the
+//! braille scatter. The computation and exports
 //! run on workers ([`crate::tui::project_worker`]); t-SNE reports its KL as it goes.
 
 use std::collections::BTreeMap;
@@ -46,7 +47,7 @@ impl Selection {
 pub struct Layout {
     /// The run projected.
     pub run: usize,
-    /// `pca` or `tsne`.
+    /// `pca`, `tsne`, `isomap`, `lle`, `laplacian` or `ube`.
     pub method: String,
     /// The words, in the order of `coords`.
     pub words: Vec<String>,
@@ -85,7 +86,7 @@ pub enum ProjectionJob {
         embedding: Arc<Embedding>,
         /// Which words.
         selection: Selection,
-        /// `tsne`, `pca`, `isomap`, `lle` or `laplacian`.
+        /// `tsne`, `pca`, `isomap`, `lle`, `laplacian` or `ube`.
         method: String,
         /// t-SNE perplexity.
         perplexity: f64,
