@@ -178,4 +178,13 @@ fn a_ube_layout_turns_with_the_keys_and_exports_its_sphere() {
     assert_eq!(settings["update"], "newton");
     assert_eq!(settings["k_max"], "50");
     assert!(!settings.contains_key("perplexity"), "{settings:?}");
+    assert!(
+        !settings.contains_key("turn"),
+        "a CSV holds the unturned sphere"
+    );
+    let turn = &plots[1].settings["turn"];
+    assert_eq!(
+        turn, "0.965926 0.258819 0.000000; -0.258819 0.965926 0.000000; 0.000000 0.000000 1.000000",
+        "one 15° step left"
+    );
 }

@@ -137,11 +137,15 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
             Ok(()) => {
                 app.set_status(Level::Info, format!("projection written to {path}"));
                 if let Some(l) = &app.projection.layout {
+                    let mut settings = app.projection.settings.clone();
+                    if let Some(turn) = turn_setting(l, &app.projection.turn, &path) {
+                        settings.insert("turn".into(), turn);
+                    }
                     if let Some(r) = app.runs.get_mut(l.run) {
                         r.recorder.run_mut().plots.push(PlotRecord {
                             path: path.clone().into(),
                             method: l.method.clone(),
-                            settings: app.projection.settings.clone(),
+                            settings,
                         });
                         app.session.changed();
                     }
@@ -153,6 +157,27 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
+}
+
+/// How a turned sphere's picture was seen, for its plot's record: the
+/// turn's rows (as `sphere::turn` composes them), written only for images
+/// of a turned UBE layout (a CSV holds the unturned sphere).
+fn turn_setting(
+    layout: &crate::tui::model::projection::Layout,
+    turn: &crate::ube::sphere::Matrix3,
+    path: &str,
+) -> Option<String> {
+    let image = crate::project::plot::ImageFormat::from_path(std::path::Path::new(path)).is_some();
+    if layout.sphere.is_none() || !image || *turn == crate::ube::sphere::IDENTITY {
+        return None;
+    }
+    // Rounded first, so no "-0.000000".
+    let round = |v: f64| (v * 1e6).round() / 1e6 + 0.0;
+    let rows: Vec<String> = turn
+        .iter()
+        .map(|r| format!("{:.6} {:.6} {:.6}", round(r[0]), round(r[1]), round(r[2])))
+        .collect();
+    Some(rows.join("; "))
 }
 
 /// Degrees the sphere turns per key press (24 presses: a full turn).
