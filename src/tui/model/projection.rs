@@ -216,6 +216,24 @@ impl ProjectionView {
             .collect()
     }
 
+    /// The rows shown: the focus (0), then the options the method reads
+    /// (`1 +` their index in `options`).
+    pub fn rows(&self) -> Vec<usize> {
+        std::iter::once(0)
+            .chain(self.visible_options().into_iter().map(|i| i + 1))
+            .collect()
+    }
+
+    /// When the selected field is one the method does not read (the method
+    /// changed under it), selects the row shown above it; its position
+    /// among [`Self::rows`].
+    pub(crate) fn snap_selection(&mut self) -> usize {
+        let rows = self.rows();
+        let at = rows.iter().rposition(|&r| r <= self.selected).unwrap_or(0);
+        self.selected = rows[at];
+        at
+    }
+
     /// Turns the sphere of a UBE layout by `right` and `up` degrees (as
     /// seen on the map) and maps it again; false when the layout shown is
     /// not on a sphere.

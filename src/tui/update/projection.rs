@@ -16,6 +16,8 @@ pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
     } else if let Err(e) = app.projection.options.set(name, text) {
         app.set_status(Level::Error, e);
     }
+    // A new method may no longer read the selected field.
+    app.projection.snap_selection();
     Vec::new()
 }
 
@@ -268,13 +270,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             None => Vec::new(),
         };
     }
-    // Rows: the focus (0), then the options the method reads (1 + index).
-    let rows: Vec<usize> = std::iter::once(0)
-        .chain(v.visible_options().into_iter().map(|i| i + 1))
-        .collect();
-    // A field the method no longer reads was selected: its row above.
-    let at = rows.iter().rposition(|&r| r <= v.selected).unwrap_or(0);
-    v.selected = rows[at];
+    let rows = v.rows();
+    let at = v.snap_selection();
     match action {
         Action::Up => v.selected = rows[at.saturating_sub(1)],
         Action::Down => v.selected = rows[(at + 1).min(rows.len() - 1)],
@@ -486,6 +483,17 @@ mod tests {
         app.projection.selected = app.projection.options.index("update").unwrap() + 1;
         act(&mut app, Action::Right);
         assert_eq!(app.projection.options.text("update"), "newton");
+        // Back to t-SNE, the selected `update` is not shown: the row above is.
+        act(
+            &mut app,
+            Action::SetProjectionOption("method".into(), "tsne".into()),
+        );
+        let seed = app.projection.options.index("seed").unwrap() + 1;
+        assert_eq!(app.projection.selected, seed);
+        act(
+            &mut app,
+            Action::SetProjectionOption("method".into(), "ube".into()),
+        );
         act(
             &mut app,
             Action::SetProjectionOption("lr".into(), "-1".into()),
