@@ -473,6 +473,7 @@ fn projection_screen_with_a_layout() {
         axes: None,
         focus: None,
         source: "#1 sgns dim=50, 50-d vectors".into(),
+        sphere: None,
     });
     insta::assert_snapshot!(render(&app, 100, 30));
     // Finding a word selects it: highlighted, its nearest words listed.
@@ -482,6 +483,58 @@ fn projection_screen_with_a_layout() {
         "projection_screen_with_a_selected_word",
         render(&app, 100, 30)
     );
+}
+
+#[test]
+fn projection_screen_with_a_sphere() {
+    let mut app = with_runs();
+    app.screen = Screen::Projection;
+    update(
+        &mut app,
+        Msg::Action(Action::SetProjectionOption("method".into(), "ube".into())),
+    );
+    let words: Vec<String> = [
+        "king", "queen", "man", "woman", "paris", "france", "rome", "italy",
+    ]
+    .map(String::from)
+    .to_vec();
+    let unit = |v: [f64; 3]| {
+        let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        [v[0] / n, v[1] / n, v[2] / n]
+    };
+    let sphere: Vec<[f64; 3]> = [
+        [1.0, 0.1, 0.2],
+        [1.0, 0.2, 0.1],
+        [0.9, 0.3, 0.3],
+        [1.0, 0.3, 0.2],
+        [-0.2, 1.0, -0.3],
+        [-0.3, 1.0, -0.2],
+        [-0.1, 0.9, -0.4],
+        [-0.2, 1.0, -0.5],
+    ]
+    .map(unit)
+    .to_vec();
+    let rows = Array2::from_shape_fn((8, 3), |(i, d)| sphere[i][d]);
+    let map = wordbench::project::ube::picture(&rows);
+    app.projection.layout = Some(Layout {
+        run: 0,
+        method: "ube".into(),
+        words,
+        coords: map.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
+        labels: 8,
+        description: "UBE (3-d sphere)".into(),
+        groups: None,
+        axes: None,
+        focus: None,
+        source: "#1 sgns dim=50, 50-d vectors".into(),
+        sphere: Some(sphere),
+    });
+    // UBE's options in the form, `iters` selected; the sphere turned a step.
+    while app.projection.selected != app.projection.options.index("iters").unwrap() + 1 {
+        update(&mut app, Msg::Action(Action::Down));
+    }
+    update(&mut app, Msg::Action(Action::Turn(1, 0)));
+    insta::assert_snapshot!(render(&app, 100, 30));
 }
 
 #[test]

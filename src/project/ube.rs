@@ -113,6 +113,12 @@ pub fn picture(coords: &Array2<f64>) -> Array2<f64> {
     }
 }
 
+/// The Hammer map of 3-D unit rows after the view's turn `t`
+/// ([`sphere::turn`]): the identity gives [`picture`].
+pub fn picture_turned(coords: ndarray::ArrayView2<'_, f64>, t: &sphere::Matrix3) -> Array2<f64> {
+    sphere::hammer_map_in(coords, &sphere::turned_frame(coords, t))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +143,7 @@ mod tests {
         assert!(notes >= 1);
         let map = picture(&y);
         assert_eq!(map.dim(), (40, 2));
+        assert_eq!(picture_turned(y.view(), &sphere::IDENTITY), map);
         assert!(map.iter().all(|v| v.is_finite()));
     }
 }

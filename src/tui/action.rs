@@ -237,6 +237,9 @@ pub enum Action {
     PrevPoint,
     /// Pan the scatter by a fraction of the view.
     Pan(i8, i8),
+    /// Turn the sphere of a UBE layout (right, up) by a step each, so the
+    /// map's centre moves.
+    Turn(i8, i8),
 
     // -- the app's own follow-ups (queued by handlers, never journaled) --
     /// Ask the picked runs the current neighbour question again.

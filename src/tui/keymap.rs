@@ -499,9 +499,16 @@ static FIXED: &[Binding] = &[
     ),
     b(
         PROJECTION,
+        &[c('H'), c('J'), c('K'), c('L')],
+        Action::Turn(0, 0),
+        "turn the sphere (UBE): its map's centre moves",
+        false,
+    ),
+    b(
+        PROJECTION,
         &[c('0')],
         Action::ResetView,
-        "reset zoom",
+        "reset zoom, pan and turn",
         false,
     ),
     b(
@@ -596,6 +603,11 @@ fn resolve(key: Key, action: Action) -> Action {
         (Action::Pan(..), KeyCode::Char('l')) => Action::Pan(1, 0),
         (Action::Pan(..), KeyCode::Char('j')) => Action::Pan(0, -1),
         (Action::Pan(..), KeyCode::Char('k')) => Action::Pan(0, 1),
+        // The sphere turns so the points move the way the key points.
+        (Action::Turn(..), KeyCode::Char('H')) => Action::Turn(-1, 0),
+        (Action::Turn(..), KeyCode::Char('L')) => Action::Turn(1, 0),
+        (Action::Turn(..), KeyCode::Char('J')) => Action::Turn(0, -1),
+        (Action::Turn(..), KeyCode::Char('K')) => Action::Turn(0, 1),
         (a, _) => a,
     }
 }
@@ -867,6 +879,14 @@ mod tests {
         assert_eq!(
             lookup(p, key(KeyCode::Char('k'), NONE)),
             Some(Action::Pan(0, 1))
+        );
+        assert_eq!(
+            lookup(p, key(KeyCode::Char('H'), SHIFT)),
+            Some(Action::Turn(-1, 0))
+        );
+        assert_eq!(
+            lookup(p, key(KeyCode::Char('K'), SHIFT)),
+            Some(Action::Turn(0, 1))
         );
     }
 

@@ -17,6 +17,7 @@ use crate::project::pca::{pca, PcaSolver};
 use crate::project::plot::{self, ImageFormat, Plot};
 use crate::project::select::{self, Groups, Selected};
 use crate::project::tsne::{self, Tsne, TsneConfig};
+use crate::project::ube;
 use crate::train::{Params, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -39,6 +40,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             method,
             perplexity,
             neighbours,
+            ube,
             labels,
             seed,
         } => {
@@ -54,6 +56,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                 method: &method,
                 perplexity,
                 neighbours,
+                ube: &ube,
                 seed,
             };
             // The k-means colours, computed once for the previews and the layout.
@@ -76,6 +79,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                     words: selected.words.clone(),
                     description,
                     axes: None,
+                    sphere: None,
                 }
             };
             let preview = |selected: &Selected, coords: &[[f64; 2]], description: &str| {
@@ -91,9 +95,23 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             };
             let result = compute(&embedding, &selection, &settings, &report, &preview)
                 .map(|(selected, coords, description, axes)| {
+                    // UBE's rows are on the sphere: kept for the CSV, shown
+                    // through their map.
+                    let sphere = (coords.ncols() == 3).then(|| {
+                        coords
+                            .rows()
+                            .into_iter()
+                            .map(|r| [r[0], r[1], r[2]])
+                            .collect()
+                    });
+                    let coords = match sphere {
+                        Some(_) => ube::picture(&coords),
+                        None => coords,
+                    };
                     let coords = coords.rows().into_iter().map(|r| [r[0], r[1]]).collect();
                     Layout {
                         axes,
+                        sphere,
                         ..layout(&selected, coords, description)
                     }
                 })
@@ -115,6 +133,7 @@ struct Settings<'a> {
     method: &'a str,
     perplexity: f64,
     neighbours: usize,
+    ube: &'a Params,
     seed: u64,
 }
 
@@ -137,6 +156,7 @@ fn compute(
         method,
         perplexity,
         neighbours,
+        ube: ube_params,
         seed,
     } = *settings;
     let selected = pick(embedding, selection)?;
@@ -160,10 +180,10 @@ fn compute(
         return Ok((selected, done.coords, description, None));
     }
     if method == "ube" {
-        let params = Params::defaults(crate::project::ube::SCHEMA);
-        let config = crate::project::ube::config(&params, 3, seed);
+        // The sphere's 3-D rows; the caller keeps them and maps them.
+        let config = ube::config(ube_params, 3, seed);
         let total = 1 + config.iters as u64;
-        let coords = crate::project::ube::run(
+        let coords = ube::run(
             vectors,
             config,
             &mut |step, _, loss| progress(step, total, loss),
@@ -171,10 +191,9 @@ fn compute(
         )?;
         let description = format!(
             "{}; Hammer equal-area map of the sphere",
-            crate::project::ube::describe(&config)
+            ube::describe(&config)
         );
-        let map = crate::project::ube::picture(&coords);
-        return Ok((selected, map, description, None));
+        return Ok((selected, coords, description, None));
     }
     if method == "pca" {
         let p = pca(vectors.view(), 2, PcaSolver::Auto, seed)?;
@@ -261,7 +280,9 @@ fn pick(embedding: &Embedding, selection: &Selection) -> Result<Selected> {
     }
 }
 
-/// Writes a layout as PNG, SVG or CSV by the path's extension.
+/// Writes a layout as PNG, SVG or CSV by the path's extension: images show
+/// the map on screen; a UBE layout's CSV holds its sphere (`word,x,y,z`, as
+/// `wordbench project --method ube` writes), other CSVs the 2-D layout.
 pub fn export(layout: &Layout, path: &Path) -> Result<()> {
     ensure_parent(path)?;
     let coords = Array2::from_shape_fn((layout.coords.len(), 2), |(i, d)| layout.coords[i][d]);
@@ -279,6 +300,10 @@ pub fn export(layout: &Layout, path: &Path) -> Result<()> {
     }
     match path.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("csv") => {
+            let coords = match &layout.sphere {
+                Some(points) => Array2::from_shape_fn((points.len(), 3), |(i, d)| points[i][d]),
+                None => coords,
+            };
             write_csv(path, &layout.words, coords.view(), layout.groups.as_ref())
         }
         _ => Err(Error::param(
@@ -323,6 +348,7 @@ mod tests {
             method: method.into(),
             perplexity: 5.0,
             neighbours: 6,
+            ube: Params::parse(ube::SCHEMA, "ube", [("iters", "30")]).unwrap(),
             labels: 3,
             seed: 1,
         }
@@ -341,11 +367,39 @@ mod tests {
             "{}",
             layout.description
         );
+        assert!(
+            layout.description.contains("30 sweeps"),
+            "the job's options: {}",
+            layout.description
+        );
         // Inside the Hammer ellipse x²/8 + y²/2 <= 1.
         assert!(layout
             .coords
             .iter()
             .all(|c| c[0] * c[0] / 8.0 + c[1] * c[1] / 2.0 <= 1.0 + 1e-9));
+        // The sphere is kept: unit rows, and the map is theirs.
+        let sphere = layout.sphere.clone().unwrap();
+        assert_eq!(sphere.len(), 20);
+        assert!(sphere
+            .iter()
+            .all(|p| (p.iter().map(|v| v * v).sum::<f64>() - 1.0).abs() < 1e-9));
+        let rows = Array2::from_shape_fn((20, 3), |(i, d)| sphere[i][d]);
+        let map = ube::picture(&rows);
+        assert!(map
+            .rows()
+            .into_iter()
+            .zip(&layout.coords)
+            .all(|(m, c)| m[0] == c[0] && m[1] == c[1]));
+        // Its CSV is word,x,y,z with the sphere's coordinates.
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("u.csv");
+        export(&layout, &csv).unwrap();
+        let (words, back) = crate::project::export::read_csv(&csv).unwrap();
+        assert!(std::fs::read_to_string(&csv)
+            .unwrap()
+            .starts_with("word,x,y,z,group\n"));
+        assert_eq!(words, layout.words);
+        assert_eq!(back, rows, "the sphere round-trips through the CSV");
     }
 
     #[test]

@@ -1,15 +1,18 @@
 //! The Projection screen's state: which words (the most frequent, a list, or
-//! a word's neighbourhood), PCA or t-SNE, the layout once computed, and the
-//! view (zoom and pan) of the braille scatter. The computation and exports
+//! a word's neighbourhood), the method and its options, the layout once
+//! computed, and the view (zoom, pan, and the turn of a UBE sphere) of the
+//! braille scatter. The computation and exports
 //! run on workers ([`crate::tui::project_worker`]); t-SNE reports its KL as it goes.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
-use crate::project::options::OPTIONS;
+use crate::project::options::{applies, OPTIONS};
+use crate::train::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
+use crate::ube::sphere::{self, Matrix3};
 
 /// Which words to project.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +47,7 @@ impl Selection {
 pub struct Layout {
     /// The run projected.
     pub run: usize,
-    /// `pca` or `tsne`.
+    /// `pca`, `tsne`, `isomap`, `lle`, `laplacian` or `ube`.
     pub method: String,
     /// The words, in the order of `coords`.
     pub words: Vec<String>,
@@ -62,6 +65,10 @@ pub struct Layout {
     pub focus: Option<usize>,
     /// What was projected, for plot subtitles: `#1 sgns dim=50, 50-d vectors`.
     pub source: String,
+    /// The points on the unit sphere (UBE), in the order of `words`: what a
+    /// CSV export writes (`word,x,y,z`); `coords` is their equal-area map as
+    /// the view is turned.
+    pub sphere: Option<Vec<[f64; 3]>>,
 }
 
 /// Work for the projection worker.
@@ -79,12 +86,14 @@ pub enum ProjectionJob {
         embedding: Arc<Embedding>,
         /// Which words.
         selection: Selection,
-        /// `tsne`, `pca`, `isomap`, `lle` or `laplacian`.
+        /// `tsne`, `pca`, `isomap`, `lle`, `laplacian` or `ube`.
         method: String,
         /// t-SNE perplexity.
         perplexity: f64,
         /// Neighbours per point of the graph methods.
         neighbours: usize,
+        /// UBE's options (validated against its schema).
+        ube: Params,
         /// Words labelled.
         labels: usize,
         /// Seed.
@@ -176,6 +185,9 @@ pub struct ProjectionView {
     pub near: Vec<(String, f32)>,
     /// The request whose layout is shown while it still forms.
     pub previewing: Option<u64>,
+    /// How the sphere of a UBE layout is turned before it is mapped (the
+    /// identity: centred on the points' mean direction).
+    pub turn: Matrix3,
 }
 
 impl Default for ProjectionView {
@@ -199,11 +211,64 @@ impl Default for ProjectionView {
             finding: false,
             picked: None,
             near: Vec::new(),
+            turn: sphere::IDENTITY,
         }
     }
 }
 
 impl ProjectionView {
+    /// The option fields the chosen method reads (indices into `options`),
+    /// in form order: the rows shown after the focus row.
+    pub fn visible_options(&self) -> Vec<usize> {
+        let method = self.options.text("method");
+        (0..self.options.len())
+            .filter(|&i| applies(self.options.specs()[i].name, method))
+            .collect()
+    }
+
+    /// The rows shown: the focus (0), then the options the method reads
+    /// (`1 +` their index in `options`).
+    pub fn rows(&self) -> Vec<usize> {
+        std::iter::once(0)
+            .chain(self.visible_options().into_iter().map(|i| i + 1))
+            .collect()
+    }
+
+    /// When the selected field is one the method does not read (the method
+    /// changed under it), selects the row shown above it; its position
+    /// among [`Self::rows`].
+    pub(crate) fn snap_selection(&mut self) -> usize {
+        let rows = self.rows();
+        let at = rows.iter().rposition(|&r| r <= self.selected).unwrap_or(0);
+        self.selected = rows[at];
+        at
+    }
+
+    /// Turns the sphere of a UBE layout by `right` and `up` degrees (as
+    /// seen on the map) and maps it again; false when the layout shown is
+    /// not on a sphere.
+    pub fn turn_sphere(&mut self, right: f64, up: f64) -> bool {
+        if self.layout.as_ref().is_none_or(|l| l.sphere.is_none()) {
+            return false;
+        }
+        self.turn = sphere::compose(&sphere::turn(right, up), &self.turn);
+        self.remap();
+        true
+    }
+
+    /// Maps a UBE layout's sphere again under the current turn.
+    pub(crate) fn remap(&mut self) {
+        let Some(layout) = &mut self.layout else {
+            return;
+        };
+        let Some(points) = &layout.sphere else {
+            return;
+        };
+        let rows = ndarray::Array2::from_shape_fn((points.len(), 3), |(i, d)| points[i][d]);
+        let map = crate::project::ube::picture_turned(rows.view(), &self.turn);
+        layout.coords = map.rows().into_iter().map(|r| [r[0], r[1]]).collect();
+    }
+
     /// Whether a line is being typed.
     pub fn typing(&self) -> bool {
         self.editing_focus || self.finding || self.options.editing().is_some()
@@ -213,6 +278,7 @@ impl ProjectionView {
     pub fn reset_view(&mut self) {
         self.zoom = 1.0;
         self.pan = (0.0, 0.0);
+        self.turn = crate::ube::sphere::IDENTITY;
         self.picked = None;
         self.near.clear();
     }

@@ -34,8 +34,10 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [left, right] = split(area);
     let v = &app.projection;
     let picked_h = if v.picked.is_some() { NEAR_ROWS } else { 0 };
+    // The focus, the method's options, a blank line, the help and borders.
+    let options_h = (v.visible_options().len() as u16 + 6).max(12);
     let [options, kl, picked] = Layout::vertical([
-        Constraint::Length(12),
+        Constraint::Length(options_h),
         Constraint::Min(0),
         Constraint::Length(picked_h),
     ])
@@ -44,12 +46,13 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     draw_picked(frame, picked, app);
     if !v.kl.is_empty() || v.pending.is_some() {
         let total = v.progress.map_or(1.0, |(_, t)| t as f64);
+        let (name, title) = loss_names(running_method(v));
         chart::draw(
             frame,
             kl,
             LineChart {
                 series: vec![Series {
-                    name: "KL".into(),
+                    name: name.into(),
                     points: v.kl.clone(),
                     color: theme::PERPLEXITY,
                 }],
@@ -57,7 +60,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 x_max: total,
                 x_labels: None,
                 log: false,
-                block: block("t-SNE KL divergence", false),
+                block: block(title, false),
             },
         );
     } else {
@@ -77,6 +80,26 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         );
     }
     draw_scatter(frame, right, app);
+}
+
+/// The method of the request in flight, else of the layout shown.
+fn running_method(v: &crate::tui::model::projection::ProjectionView) -> &str {
+    let settings = if v.pending.is_some() {
+        &v.pending_settings
+    } else {
+        &v.settings
+    };
+    settings.get("method").map_or("tsne", String::as_str)
+}
+
+/// The series name and chart title of a method's progress curve.
+fn loss_names(method: &str) -> (&'static str, &'static str) {
+    match method {
+        "ube" => ("J", "UBE loss J"),
+        "tsne" => ("KL", "t-SNE KL divergence"),
+        m if crate::project::manifold::kind(m).is_some() => ("residual", "eigen residual"),
+        _ => ("loss", "progress"),
+    }
 }
 
 /// Rows of the selected word's pane.
@@ -123,7 +146,10 @@ fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
     }
     let mut form = v.options.clone();
     form.selected = v.selected.saturating_sub(1);
-    lines.extend(form_lines(&form, v.selected > 0));
+    let mut fields = form_lines(&form, v.selected > 0);
+    for i in v.visible_options() {
+        lines.push(std::mem::take(&mut fields[i]));
+    }
     lines.push(Line::default());
     if v.selected > 0 {
         lines.push(field_help(&form));
@@ -186,10 +212,20 @@ fn place_labels(
     out
 }
 
-/// What the colours are: the groups' names, or k-means clusters.
-fn legend(layout: &crate::tui::model::projection::Layout) -> Line<'static> {
+/// What the colours are: the groups' names, or k-means clusters; then the
+/// keys of the view (and where a sphere's map is centred).
+fn legend(
+    layout: &crate::tui::model::projection::Layout,
+    v: &crate::tui::model::projection::ProjectionView,
+) -> Line<'static> {
+    let turn = if layout.sphere.is_some() {
+        let (lon, lat) = crate::ube::sphere::looking_at(&v.turn);
+        format!("· HJKL turn: centre {lon:.0}°, {lat:.0}° ")
+    } else {
+        String::new()
+    };
     let Some(groups) = &layout.groups else {
-        return Line::default();
+        return Line::raw(turn);
     };
     let mut spans = vec![Span::raw(if groups.named {
         " colours: ".to_string()
@@ -207,6 +243,7 @@ fn legend(layout: &crate::tui::model::projection::Layout) -> Line<'static> {
         }
     }
     spans.push(Span::raw(" · / find, n/N select "));
+    spans.push(Span::raw(turn));
     Line::from(spans)
 }
 
@@ -220,7 +257,11 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
                 theme::warn(),
             ));
         } else if let Some((step, total)) = v.progress {
-            lines.push(Line::raw(format!("  t-SNE iteration {step}/{total}…")));
+            let what = match running_method(v) {
+                "tsne" => "t-SNE iteration",
+                _ => "step",
+            };
+            lines.push(Line::raw(format!("  {what} {step}/{total}…")));
         } else if v.pending.is_some() {
             lines.push(Line::raw("  projecting…"));
         } else {
@@ -261,7 +302,7 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
         layout.words.len()
     );
     let canvas = Canvas::default()
-        .block(block(&title, false).title_bottom(legend(layout)))
+        .block(block(&title, false).title_bottom(legend(layout, v)))
         .marker(Marker::Braille)
         .x_bounds(xb)
         .y_bounds(yb)

@@ -3,6 +3,7 @@
 //! stepping through words.
 
 use crate::session::PlotRecord;
+use crate::train::Params;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
 use crate::tui::model::projection::{ProjectionJob, ProjectionResult, Selection};
@@ -15,6 +16,8 @@ pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
     } else if let Err(e) = app.projection.options.set(name, text) {
         app.set_status(Level::Error, e);
     }
+    // A new method may no longer read the selected field.
+    app.projection.snap_selection();
     Vec::new()
 }
 
@@ -44,6 +47,17 @@ pub fn project(app: &mut App) -> Vec<Effect> {
     let neighbours = o.text("k").parse().unwrap_or(10);
     let labels = o.text("labels").parse().unwrap_or(40);
     let seed = o.text("seed").parse().unwrap_or(1);
+    // UBE's options through its schema, as `project --method ube --set` reads them.
+    let ube_fields = crate::project::ube::SCHEMA
+        .iter()
+        .map(|s| (s.name, o.text(s.name)));
+    let ube = match Params::parse(crate::project::ube::SCHEMA, "ube", ube_fields) {
+        Ok(p) => p,
+        Err(e) => {
+            app.set_status(Level::Error, e.to_string());
+            return Vec::new();
+        }
+    };
     let label = entry.label(run);
     let request = app.next_id();
     let job = ProjectionJob::Compute {
@@ -55,15 +69,17 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         method: method.clone(),
         perplexity,
         neighbours,
+        ube,
         labels,
         seed,
     };
     let p = &mut app.projection;
+    // The options this method reads (a plot's record lists those).
     p.pending_settings = p
-        .options
-        .specs()
-        .iter()
-        .map(|s| (s.name.to_string(), p.options.text(s.name).to_string()))
+        .visible_options()
+        .into_iter()
+        .map(|i| p.options.specs()[i].name)
+        .map(|name| (name.to_string(), p.options.text(name).to_string()))
         .collect();
     p.pending_settings
         .insert("focus".into(), p.focus.text().to_string());
@@ -137,11 +153,15 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
             Ok(()) => {
                 app.set_status(Level::Info, format!("projection written to {path}"));
                 if let Some(l) = &app.projection.layout {
+                    let mut settings = app.projection.settings.clone();
+                    if let Some(turn) = turn_setting(l, &app.projection.turn, &path) {
+                        settings.insert("turn".into(), turn);
+                    }
                     if let Some(r) = app.runs.get_mut(l.run) {
                         r.recorder.run_mut().plots.push(PlotRecord {
                             path: path.clone().into(),
                             method: l.method.clone(),
-                            settings: app.projection.settings.clone(),
+                            settings,
                         });
                         app.session.changed();
                     }
@@ -154,6 +174,30 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
     }
     Vec::new()
 }
+
+/// How a turned sphere's picture was seen, for its plot's record: the
+/// turn's rows (as `sphere::turn` composes them), written only for images
+/// of a turned UBE layout (a CSV holds the unturned sphere).
+fn turn_setting(
+    layout: &crate::tui::model::projection::Layout,
+    turn: &crate::ube::sphere::Matrix3,
+    path: &str,
+) -> Option<String> {
+    let image = crate::project::plot::ImageFormat::from_path(std::path::Path::new(path)).is_some();
+    if layout.sphere.is_none() || !image || *turn == crate::ube::sphere::IDENTITY {
+        return None;
+    }
+    // Rounded first, so no "-0.000000".
+    let round = |v: f64| (v * 1e6).round() / 1e6 + 0.0;
+    let rows: Vec<String> = turn
+        .iter()
+        .map(|r| format!("{:.6} {:.6} {:.6}", round(r[0]), round(r[1]), round(r[2])))
+        .collect();
+    Some(rows.join("; "))
+}
+
+/// Degrees the sphere turns per key press (24 presses: a full turn).
+pub const TURN_DEGREES: f64 = 15.0;
 
 /// Neighbours listed for a selected word.
 const NEAR: usize = 8;
@@ -264,10 +308,11 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             None => Vec::new(),
         };
     }
-    let rows = 1 + v.options.len();
+    let rows = v.rows();
+    let at = v.snap_selection();
     match action {
-        Action::Up => v.selected = v.selected.saturating_sub(1),
-        Action::Down => v.selected = (v.selected + 1).min(rows - 1),
+        Action::Up => v.selected = rows[at.saturating_sub(1)],
+        Action::Down => v.selected = rows[(at + 1).min(rows.len() - 1)],
         Action::Activate if v.selected == 0 => {
             v.editing_focus = true;
             v.focus.select_all();
@@ -282,6 +327,19 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ResetView => {
             v.zoom = 1.0;
             v.pan = (0.0, 0.0);
+            if v.turn != crate::ube::sphere::IDENTITY {
+                v.turn = crate::ube::sphere::IDENTITY;
+                v.remap();
+            }
+        }
+        Action::Turn(right, up) => {
+            let step = TURN_DEGREES;
+            if !v.turn_sphere(f64::from(right) * step, f64::from(up) * step) {
+                app.set_status(
+                    Level::Info,
+                    "only a UBE layout is a sphere to turn (method ube, then p)",
+                );
+            }
         }
         Action::Pan(dx, dy) => {
             let step = 0.1 / v.zoom;
@@ -360,6 +418,7 @@ mod tests {
                 axes: None,
                 focus: None,
                 source: String::new(),
+                sphere: None,
             }),
             ..ProjectionView::default()
         };
@@ -396,6 +455,7 @@ mod tests {
             axes: None,
             focus: None,
             source: String::new(),
+            sphere: None,
         });
         let plot = crate::tui::ui::projection::plot_area(crate::tui::ui::body_area(100, 30));
         // The cell a point is drawn in, as the canvas maps it.
@@ -461,6 +521,7 @@ mod tests {
             axes: None,
             focus: None,
             source: String::new(),
+            sphere: None,
         };
         app.projection.pending = Some(7);
         app.projection.zoom = 5.0;
@@ -527,6 +588,7 @@ mod tests {
             axes: None,
             focus: Some(0),
             source: String::new(),
+            sphere: None,
         });
         act(&mut app, Action::SelectPoint("B".into()));
         assert_eq!(app.projection.picked, Some(1), "case folded");
@@ -545,5 +607,139 @@ mod tests {
         let ([x0, x1], [y0, y1]) = app.projection.bounds().unwrap();
         assert!(((x0 + x1) / 2.0 - 10.0).abs() < 1e-9);
         assert!(((y0 + y1) / 2.0 - 10.0).abs() < 1e-9);
+    }
+
+    fn app() -> App {
+        let mut app = App::new(&crate::tui::app::AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: Default::default(),
+            cores: 1,
+            exports: "exports".into(),
+        });
+        app.screen = crate::tui::action::Screen::Projection;
+        app
+    }
+
+    #[test]
+    fn the_form_shows_the_chosen_methods_options_and_checks_them() {
+        let mut app = app();
+        let names = |app: &App| -> Vec<&'static str> {
+            let v = &app.projection;
+            v.visible_options()
+                .into_iter()
+                .map(|i| v.options.specs()[i].name)
+                .collect()
+        };
+        assert!(names(&app).contains(&"perplexity"));
+        assert!(!names(&app).contains(&"k_max"));
+        act(
+            &mut app,
+            Action::SetProjectionOption("method".into(), "ube".into()),
+        );
+        assert_eq!(
+            names(&app),
+            ["method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update"]
+        );
+        // Down walks the rows shown: focus, then the options ube reads.
+        let mut seen = Vec::new();
+        for _ in 0..12 {
+            act(&mut app, Action::Down);
+            seen.push(app.projection.selected);
+        }
+        let iters = app.projection.options.index("iters").unwrap() + 1;
+        assert!(seen.contains(&iters));
+        let perplexity = app.projection.options.index("perplexity").unwrap() + 1;
+        assert!(!seen.contains(&perplexity), "{seen:?}");
+        // ← / → cycle the update rule; a value out of range is refused by
+        // its declaration before anything runs.
+        app.projection.selected = app.projection.options.index("update").unwrap() + 1;
+        act(&mut app, Action::Right);
+        assert_eq!(app.projection.options.text("update"), "newton");
+        // Back to t-SNE, the selected `update` is not shown: the row above is.
+        act(
+            &mut app,
+            Action::SetProjectionOption("method".into(), "tsne".into()),
+        );
+        let seed = app.projection.options.index("seed").unwrap() + 1;
+        assert_eq!(app.projection.selected, seed);
+        act(
+            &mut app,
+            Action::SetProjectionOption("method".into(), "ube".into()),
+        );
+        act(
+            &mut app,
+            Action::SetProjectionOption("lr".into(), "-1".into()),
+        );
+        assert!(app.status.text.contains("lr"), "{}", app.status.text);
+        act(&mut app, Action::Project);
+        assert!(
+            app.status.text.starts_with("fix lr first"),
+            "{}",
+            app.status.text
+        );
+    }
+
+    fn sphere_layout() -> Layout {
+        let y = crate::ube::init::random_sphere(50, 3, 5);
+        let sphere: Vec<[f64; 3]> = y.rows().into_iter().map(|r| [r[0], r[1], r[2]]).collect();
+        let map = crate::project::ube::picture(&y);
+        Layout {
+            run: 0,
+            method: "ube".into(),
+            words: (0..50).map(|i| format!("w{i}")).collect(),
+            coords: map.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
+            labels: 5,
+            description: String::new(),
+            groups: None,
+            axes: None,
+            focus: None,
+            source: String::new(),
+            sphere: Some(sphere),
+        }
+    }
+
+    #[test]
+    fn turning_the_sphere_moves_its_map_and_a_full_turn_comes_back() {
+        let mut app = app();
+        let start = sphere_layout();
+        app.projection.layout = Some(start.clone());
+        let coords = |app: &App| app.projection.layout.as_ref().unwrap().coords.clone();
+        let close = |a: &[[f64; 2]], b: &[[f64; 2]]| {
+            a.iter()
+                .zip(b)
+                .all(|(p, q)| (p[0] - q[0]).abs() < 1e-9 && (p[1] - q[1]).abs() < 1e-9)
+        };
+        act(&mut app, Action::Turn(1, 0));
+        assert!(
+            !close(&coords(&app), &start.coords),
+            "one step moves the map"
+        );
+        // The sphere itself (what the CSV writes) is untouched.
+        assert_eq!(app.projection.layout.as_ref().unwrap().sphere, start.sphere);
+        for _ in 1..24 {
+            act(&mut app, Action::Turn(1, 0));
+        }
+        assert!(close(&coords(&app), &start.coords), "24 × 15° = 360°");
+        for (right, up) in [(0, 1), (-1, 0), (0, -1)] {
+            for _ in 0..24 {
+                act(&mut app, Action::Turn(right, up));
+            }
+            assert!(close(&coords(&app), &start.coords), "({right}, {up})");
+        }
+        // Turning there and back is no turn; 0 resets a turn.
+        act(&mut app, Action::Turn(0, 1));
+        act(&mut app, Action::Turn(1, 0));
+        act(&mut app, Action::ResetView);
+        assert_eq!(app.projection.turn, crate::ube::sphere::IDENTITY);
+        assert!(close(&coords(&app), &start.coords));
+        // A layout that is not a sphere does not turn.
+        app.projection.layout = Some(Layout {
+            sphere: None,
+            ..start.clone()
+        });
+        act(&mut app, Action::Turn(1, 0));
+        assert_eq!(coords(&app), start.coords);
+        assert!(app.status.text.contains("UBE"), "{}", app.status.text);
     }
 }
