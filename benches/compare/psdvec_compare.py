@@ -4,7 +4,8 @@ The same pipeline as `--algo psdvec` (docs/methods/psdvec.md), written the
 plain dense way: the Jelinek-Mercer target G* and the weights on the dense
 core block, Algorithm 1 with a full `numpy.linalg.eigh` per iteration (as the
 authors' code does; `--eigh top` asks LAPACK's syevr for the top eigenpairs
-only, a faster reference), then one dense ridge solve per noncore word. Writes the
+only, a faster reference), then one dense ridge solve per noncore word
+(in its m x m dual form when the word has m < N core partners). Writes the
 vectors (word2vec text) and the wall and CPU seconds of each phase; the shell script
 evaluates both sides with `wordbench eval`.
 
@@ -127,14 +128,27 @@ def main():
         m = fbar > 0
         if not m.any():
             continue
-        vm = v1[m]
-        a_mat = vm.T @ (fbar[m, None] * vm)
-        b = vm.T @ fg[m]
         mu = mu_of(i, k, a.mu)
-        if mu > 0:
-            out[i] = np.linalg.solve(a_mat + mu * np.eye(N), b)
+        if m.sum() >= N:
+            vm = v1[m]
+            a_mat = vm.T @ (fbar[m, None] * vm)
+            b = vm.T @ fg[m]
+            if mu > 0:
+                out[i] = np.linalg.solve(a_mat + mu * np.eye(N), b)
+            else:
+                out[i] = np.linalg.lstsq(a_mat, b, rcond=None)[0]
         else:
-            out[i] = np.linalg.lstsq(a_mat, b, rcond=None)[0]
+            # Fewer partners than dimensions: the same solution from the
+            # m x m system, v = B^T (B B^T + mu I)^-1 c with B = D^1/2 V_m.
+            sf = np.sqrt(fbar[m])
+            bm = sf[:, None] * v1[m]
+            kmat = bm @ bm.T
+            c = fg[m] / sf
+            if mu > 0:
+                alpha = np.linalg.solve(kmat + mu * np.eye(len(sf)), c)
+            else:
+                alpha = np.linalg.lstsq(kmat, c, rcond=None)[0]
+            out[i] = bm.T @ alpha
     noncore_s = time.perf_counter() - t2
     noncore_cpu = time.process_time() - c2
 
