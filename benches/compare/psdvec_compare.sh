@@ -3,25 +3,32 @@
 # counts the corpus once (left window 3, wordbench train's corpus defaults),
 # writes the counts and runs our solve on them (timing each BCD iteration and
 # the noncore blocks); psdvec_compare.py runs the dense numpy pipeline (full
-# eigh per BCD iteration, as the authors' code) on the same counts. Both
+# eigh per BCD iteration, as the authors' code; `--eigh top`: LAPACK syevr for
+# the top eigenpairs only, a faster reference) on the same counts. Both
 # vector sets are then scored by the same `wordbench eval` (WordSim-353,
 # SimLex-999, Google analogies) and the times printed side by side.
 #
 # Usage: benches/compare/psdvec_compare.sh [CORPUS] [--cores 5000,10000]
-#            [--dim 500] [--threads 2] [--mu 2] [--work DIR]
+#            [--dim 500] [--threads 2] [--mu 2] [--eigh full|top] [--work DIR]
+#            [--skip-ours] [--skip-reference]
+#   --skip-ours / --skip-reference reuse the vectors and timings already in
+#   the work directory (e.g. a reference run started on its own).
 #   CORPUS defaults to ../shared/data/corpora/text8-head.txt.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 corpus="$root/../shared/data/corpora/text8-head.txt"
 if [[ $# -gt 0 && $1 != --* ]]; then corpus=$1; shift; fi
-cores=5000 dim=500 threads=2 mu=2 work="$root/target/psdvec-compare"
+cores=5000 dim=500 threads=2 mu=2 eigh=full skip_ours= skip_reference= work="$root/target/psdvec-compare"
 while [[ $# -gt 0 ]]; do
     case $1 in
         --cores) cores=$2; shift 2 ;;
         --dim) dim=$2; shift 2 ;;
         --threads) threads=$2; shift 2 ;;
         --mu) mu=$2; shift 2 ;;
+        --eigh) eigh=$2; shift 2 ;;
+        --skip-ours) skip_ours=1; shift ;;
+        --skip-reference) skip_reference=1; shift ;;
         --work) work=$2; shift 2 ;;
         *) echo "unknown option $1" >&2; exit 2 ;;
     esac
@@ -29,12 +36,16 @@ done
 . "$here/venv.sh"
 compare_venv numpy,scipy numpy scipy
 (cd "$root" && cargo build --release --quiet --example psdvec_export --bin wordbench)
-"$root/target/release/examples/psdvec_export" "$corpus" "$work" --cores "$cores" \
-    --dim "$dim" --threads "$threads" --mu "$mu"
+if [[ -z $skip_ours ]]; then
+    "$root/target/release/examples/psdvec_export" "$corpus" "$work" --cores "$cores" \
+        --dim "$dim" --threads "$threads" --mu "$mu"
+fi
 export OMP_NUM_THREADS="$threads" OPENBLAS_NUM_THREADS="$threads"
 for core in ${cores//,/ }; do
-    "$venv/bin/python" "$here/psdvec_compare.py" --work "$work" --core "$core" \
-        --dim "$dim" --mu "$mu"
+    if [[ -z $skip_reference ]]; then
+        "$venv/bin/python" "$here/psdvec_compare.py" --work "$work" --core "$core" \
+            --dim "$dim" --mu "$mu" --eigh "$eigh"
+    fi
     for side in ours reference; do
         "$root/target/release/wordbench" eval "$work/${side}_core${core}.txt" --json \
             > "$work/${side}_core${core}.eval.json"
@@ -51,7 +62,7 @@ def load(side):
     nc = sum(nc) if isinstance(nc, list) else nc
     return sim, e["analogy"]["total"], bcd, nc, t["bcd_losses"][-1]
 o, r = load("ours"), load("reference")
-print(f"core {core}        ours      numpy     diff")
+print(f"core {core}        ours      numpy     diff   (numpy eigh: {json.load(open(f'{work}/reference_core{core}.json')).get('eigh', 'full')})")
 for d in o[0]:
     print(f"  {d:<13} {o[0][d]:8.4f}  {r[0][d]:8.4f}  {o[0][d]-r[0][d]:+.4f}")
 print(f"  {'analogy':<13} {o[1]:8.4f}  {r[1]:8.4f}  {o[1]-r[1]:+.4f}")
