@@ -37,6 +37,10 @@ pub struct Graph {
     pub ids: Vec<u32>,
     /// Squared distances, matching `ids`.
     pub dist2: Vec<f32>,
+    /// Matching `ids`: whether both ends listed each other (always, for an
+    /// epsilon ball); the mean symmetrisation of Laplacian eigenmaps halves
+    /// the weight of the edges that only one end listed.
+    pub mutual: Vec<bool>,
     /// How it was built (named in the disconnected-graph error).
     pub neighbourhood: Neighbourhood,
 }
@@ -88,15 +92,21 @@ impl Graph {
             indptr: Vec::with_capacity(n + 1),
             ids: Vec::new(),
             dist2: Vec::new(),
+            mutual: Vec::new(),
             neighbourhood: how,
         };
         g.indptr.push(0);
         for row in &mut edges {
             row.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-            row.dedup_by_key(|e| e.0);
-            for &(j, d) in row.iter() {
+            // An id twice in a row: both ends listed the edge.
+            for (e, &(j, d)) in row.iter().enumerate() {
+                if e > 0 && row[e - 1].0 == j {
+                    *g.mutual.last_mut().expect("an edge was pushed") = true;
+                    continue;
+                }
                 g.ids.push(j);
                 g.dist2.push(d);
+                g.mutual.push(false);
             }
             g.indptr.push(g.ids.len());
         }
@@ -203,6 +213,9 @@ mod tests {
         assert_eq!(g.row(0).0, &[1]);
         assert_eq!(g.row(3).0, &[2, 4]);
         assert_eq!(g.row(4).0, &[3]);
+        // 0 and 1 list each other; 4 lists 3, which lists 2.
+        assert_eq!(g.mutual[g.indptr[0]..g.indptr[1]], [true]);
+        assert_eq!(g.mutual[g.indptr[3]..g.indptr[4]], [true, false]);
         assert_eq!(g.components().1, vec![2, 3]);
         let e = g.check_connected().unwrap_err().to_string();
         assert_eq!(

@@ -29,6 +29,7 @@ pub mod score;
 pub mod swiss;
 
 pub use graph::{Graph, Neighbourhood};
+pub use laplacian::Symmetrise;
 pub use run::{embed, Config, Embedded, Embedder, Kind, Phase, Report};
 
 #[cfg(test)]

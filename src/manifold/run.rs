@@ -11,14 +11,26 @@ use ndarray::{Array2, ArrayView2};
 
 use super::graph::{check_k, Graph, Neighbourhood};
 use super::knn::{knn, within};
+use super::laplacian::Symmetrise;
 use super::{isomap, laplacian, lle, paths};
 use crate::linalg::{
     EigenConfig, EigenPairs, Lanczos, Status, SymmetricCsr, SymmetricOperator, Which,
 };
 use crate::{Error, Result};
 
-/// Basis of the LLE and Laplacian solves (see [`auto_basis`]).
+/// Basis of the LLE solves (see [`auto_basis`]).
 const LARGE_BASIS: usize = 200;
+
+/// Smallest basis of the Laplacian solves, on the filtered operator (see
+/// [`auto_basis`]).
+const LAPLACIAN_BASIS: usize = 64;
+
+/// Power `m` of the lazy matrix the Laplacian solve runs on
+/// ([`laplacian::LazyPower`]). On the 5,000-point mixture (2-D, k = 10) the
+/// solve took 328 block products with a basis of 200 on `S` itself, and 104
+/// with `m = 8` and a basis of 64 (144 with `m = 4`): the whole run's CPU
+/// time fell from 163 to 111 ms (docs/methods/manifold.md, "Eigensolver").
+const LAPLACIAN_POWER: usize = 8;
 
 /// Edge relaxations aimed at per paths step (tens of milliseconds).
 const RELAXATIONS_PER_STEP: usize = 4_000_000;
@@ -60,6 +72,8 @@ pub struct Config {
     pub reg: f64,
     /// Laplacian eigenmaps: heat-kernel width `t` (0 = unit weights).
     pub heat: f64,
+    /// Laplacian eigenmaps: how the neighbour lists become symmetric weights.
+    pub symmetrise: Symmetrise,
     /// Relative eigen residual to reach.
     pub tol: f64,
     /// Lanczos block size.
@@ -83,6 +97,7 @@ impl Config {
             landmarks: 0,
             reg: 1e-3,
             heat: 0.0,
+            symmetrise: Symmetrise::Union,
             tol: default_tol(kind),
             block: 8,
             basis: 0,
@@ -117,6 +132,15 @@ impl Config {
         }
         if let Neighbourhood::Knn(k) = self.neighbourhood {
             check_k(k, n)?;
+            if self.kind == Kind::Laplacian && self.symmetrise == Symmetrise::Mean && k < 2 {
+                return Err(Error::param(
+                    "k",
+                    format!(
+                        "{k} with symmetrise=mean, which counts each point among its \
+                         own k (expected at least 2)"
+                    ),
+                ));
+            }
         }
         if self.landmarks > n {
             return Err(Error::param(
@@ -156,11 +180,12 @@ pub const fn default_tol(kind: Kind) -> f64 {
     }
 }
 
-/// Basis used unless one is set. The wanted eigenvalues of the LLE and
-/// Laplacian operators sit in a cluster of relative width ~1e-7 at the top
-/// of a spectrum of width ~1; a restarted Krylov space must be large for
-/// that (on a 2,000-point Swiss roll a basis of 40 took 23 s and did not
-/// converge, 200 took 1 s; docs/methods/manifold.md, "Eigensolver").
+/// Basis used unless one is set. The wanted eigenvalues of the LLE
+/// operator sit in a cluster of relative width ~1e-7 at the top of a
+/// spectrum of width ~1; a restarted Krylov space must be large for that
+/// (on a 2,000-point Swiss roll a basis of 40 took 23 s and did not
+/// converge, 200 took 1 s; docs/methods/manifold.md, "Eigensolver"). The
+/// Laplacian's filtered operator spreads its cluster, so 64 suffices.
 pub fn auto_basis(kind: Kind, k: usize, block: usize) -> usize {
     let auto = EigenConfig {
         block,
@@ -169,7 +194,8 @@ pub fn auto_basis(kind: Kind, k: usize, block: usize) -> usize {
     .auto_basis();
     match kind {
         Kind::Isomap => auto,
-        Kind::Lle | Kind::Laplacian => auto.max(LARGE_BASIS),
+        Kind::Lle => auto.max(LARGE_BASIS),
+        Kind::Laplacian => auto.max(LAPLACIAN_BASIS),
     }
 }
 
@@ -261,6 +287,10 @@ enum Finish {
     },
     Laplacian {
         degree: Vec<f64>,
+        /// `D^-½ W D^-½`, for the exact residuals.
+        s: Box<SymmetricCsr>,
+        /// The solved operator's eigenvalues back to `S`'s.
+        filter: Box<laplacian::LazyPower>,
     },
 }
 
@@ -457,7 +487,13 @@ impl Embedder {
         if c.kind == Kind::Lle {
             return Ok((self.lle()?, n as u64));
         }
-        let graph = Graph::build(self.x.view(), c.neighbourhood)?;
+        let graph = match c.neighbourhood {
+            // Mean symmetrisation: the point itself is one of its k.
+            Neighbourhood::Knn(k) if c.kind == Kind::Laplacian => {
+                Graph::from_knn(&knn(self.x.view(), c.symmetrise.others(k)), c.neighbourhood)
+            }
+            how => Graph::build(self.x.view(), how)?,
+        };
         graph.check_connected()?;
         self.note(format!(
             "{}: neighbourhood graph of {n} points, {} edges, connected",
@@ -482,11 +518,16 @@ impl Embedder {
                 }
             }
             Kind::Laplacian => {
-                let nrm = laplacian::normalised(&graph, c.heat)?;
-                let op: Box<dyn SymmetricOperator> = Box::new(SymmetricCsr::new(nrm.s)?);
+                let nrm = laplacian::normalised(&graph, c.heat, c.symmetrise)?;
+                let filter = laplacian::LazyPower::new(&nrm.s, LAPLACIAN_POWER)?;
+                let op: Box<dyn SymmetricOperator> = Box::new(filter.clone());
                 Stage::Eigen {
                     solver: Box::new(Lanczos::new(op, c.eigen(c.dim + 1))?),
-                    finish: Finish::Laplacian { degree: nrm.degree },
+                    finish: Finish::Laplacian {
+                        degree: nrm.degree,
+                        filter: Box::new(filter),
+                        s: Box::new(SymmetricCsr::new(nrm.s)?),
+                    },
                 }
             }
             Kind::Lle => unreachable!("handled above"),
@@ -606,8 +647,11 @@ impl Embedder {
                     dropped: Some(dropped),
                 }
             }
-            Finish::Laplacian { degree } => {
-                let lambda: Vec<f64> = pairs.values.iter().map(|t| 1.0 - t).collect();
+            Finish::Laplacian { degree, s, filter } => {
+                let theta: Vec<f64> = pairs.values.iter().map(|&mu| filter.theta(mu)).collect();
+                let exact = crate::linalg::eigen_residuals(&*s, &theta, pairs.vectors.view());
+                let residual = exact.iter().copied().fold(0.0, f64::max);
+                let lambda: Vec<f64> = theta.iter().map(|t| 1.0 - t).collect();
                 let volume: f64 = degree.iter().sum();
                 let (dropped, coords) =
                     split_first(&pairs.vectors, |i| (volume / degree[i]).sqrt());

@@ -149,3 +149,68 @@ fn one_thread_runs_are_reproducible_bit_for_bit() {
         assert_eq!(a.coords, b.coords, "{kind:?}");
     }
 }
+
+/// Ten points in the plane, `k = 4` with `symmetrise=mean`: the graph is
+/// `(A + Aᵀ)/2` of each point's 4 nearest counting itself (4 of its 15
+/// edges weigh ½), and the layout is eigenvectors 2 and 3 of
+/// `D^-½ W D^-½` divided by `√D`. The reference columns are scikit-learn
+/// 1.9's `SpectralEmbedding(n_components=2, n_neighbors=4)` on these points,
+/// equal to 2e-16 to numpy's dense `eigh` of that matrix (its eigenvalues
+/// 1, 0.7595, 0.4654, ... are well apart); ours are the same vectors times
+/// `√(Σ D) = √30`.
+#[test]
+fn mean_symmetrised_laplacian_matches_a_dense_reference() {
+    let x = ndarray::array![
+        [0.0f32, 0.0],
+        [1.0, 0.3],
+        [2.2, 0.1],
+        [3.1, 0.9],
+        [3.3, 2.4],
+        [2.0, 2.9],
+        [0.6, 2.2],
+        [-0.5, 1.2],
+        [1.5, 1.4],
+        [4.5, 1.0]
+    ];
+    let reference = [
+        [-0.2238471882, -0.1311518396],
+        [-0.1468234831, -0.1979919059],
+        [0.0518921013, -0.2101778719],
+        [0.2522539636, -0.1052167365],
+        [0.246543436, 0.1312434103],
+        [0.0331695641, 0.3564017318],
+        [-0.1307312346, 0.2859691863],
+        [-0.2253963539, 0.0479809403],
+        [-0.1056574391, -0.00514418],
+        [0.276350417, -0.0679574877],
+    ];
+    let config = Config {
+        symmetrise: Symmetrise::Mean,
+        ..Config::new(Kind::Laplacian, 2, 4)
+    };
+    let e = embed(x.view(), config).unwrap();
+    assert!(e.converged);
+    let scale = 30f64.sqrt();
+    for (i, row) in reference.iter().enumerate() {
+        for (j, &want) in row.iter().enumerate() {
+            let got = e.coords[[i, j]] / scale;
+            assert!((got - want).abs() < 1e-9, "[{i}, {j}]: {got} vs {want}");
+        }
+    }
+    let lambda = [1.0 - 0.7595334298, 1.0 - 0.4653630661];
+    for (got, want) in e.eigenvalues.iter().zip(lambda) {
+        assert!((got - want).abs() < 1e-9, "{got} vs {want}");
+    }
+    // The paper's union graph weighs those 4 edges 1 and lists 4 others:
+    // another layout.
+    let union = embed(x.view(), Config::new(Kind::Laplacian, 2, 4)).unwrap();
+    assert!((union.coords[[0, 0]] / scale - reference[0][0]).abs() > 1e-3);
+    let one = Config {
+        symmetrise: Symmetrise::Mean,
+        ..Config::new(Kind::Laplacian, 2, 1)
+    };
+    assert!(embed(x.view(), one)
+        .unwrap_err()
+        .to_string()
+        .starts_with("invalid value for k: 1 with symmetrise=mean"));
+}

@@ -5,7 +5,8 @@
 
 use ndarray::Array2;
 
-use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Phase};
+use crate::manifold::laplacian::SYMMETRISE;
+use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Phase, Symmetrise};
 use crate::train::{ParamSpec, Params};
 use crate::{Error, Result};
 
@@ -50,6 +51,7 @@ pub static SCHEMA: &[ParamSpec] = &[
         0.0,
         "laplacian: heat-kernel width t (0 = unit weights on every edge)",
     ),
+    SYMMETRISE,
     ParamSpec::int("basis", 0, 100_000, 0, "Lanczos basis size (0 = automatic)"),
 ];
 
@@ -72,6 +74,7 @@ pub fn config(kind: Kind, p: &Params, seed: u64) -> Config {
         landmarks: p.usize("landmarks"),
         reg: p.f64("reg"),
         heat: p.f64("heat"),
+        symmetrise: Symmetrise::from_name(p.choice("symmetrise")),
         basis: p.usize("basis"),
         seed,
         ..Config::new(kind, 2, p.usize("k"))

@@ -5,8 +5,9 @@
 //! context 2 for Isomap and Laplacian eigenmaps, 5 for LLE.
 
 use crate::linalg::params::BLOCK;
+use crate::manifold::laplacian::SYMMETRISE;
 use crate::manifold::run::default_tol;
-use crate::manifold::{Config, Kind as Method, Neighbourhood};
+use crate::manifold::{Config, Kind as Method, Neighbourhood, Symmetrise};
 use crate::train::{ParamSpec, Params};
 
 /// The rows embedded.
@@ -50,6 +51,11 @@ impl Settings {
             },
             reg: if has("reg") { p.f64("reg") } else { 1e-3 },
             heat: if has("heat") { p.f64("heat") } else { 0.0 },
+            symmetrise: if has("symmetrise") {
+                Symmetrise::from_name(p.choice("symmetrise"))
+            } else {
+                Symmetrise::Union
+            },
             tol: p.f64("tol"),
             block: p.usize("block"),
             basis: p.usize("basis"),
@@ -131,7 +137,7 @@ const fn tol(method: Method) -> ParamSpec {
     )
 }
 
-const BASIS: ParamSpec = crate::linalg::params::basis("Krylov basis size before a restart (0 = automatic: 2d + 32 for Isomap, at least 200 otherwise)");
+const BASIS: ParamSpec = crate::linalg::params::basis("Krylov basis size before a restart (0 = automatic: 2d + 32 for Isomap, at least 200 for LLE, 64 for Laplacian eigenmaps)");
 
 const MAX_STEPS: ParamSpec = ParamSpec::int(
     "max_steps",
@@ -195,6 +201,7 @@ pub const LAPLACIAN_SCHEMA: &[ParamSpec] = &[
         25.0,
         "heat-kernel width t of exp(-|xi-xj|^2/t) (the paper: 5, 25, 10000; 0 = unit weights)",
     ),
+    SYMMETRISE,
     input("ppmi"),
     window(2),
     MAX_VOCAB,
