@@ -177,9 +177,12 @@ fn place_labels(
     yb: [f64; 2],
     area: Rect,
 ) -> Vec<(f64, f64, usize)> {
+    // The canvas places a label at `(x - x0) * (w - 1) / (x1 - x0)` of its
+    // inner width `w` (and likewise for rows): the same grid here, or two
+    // labels judged apart can print side by side as one word.
     let (cols, rows) = (
-        f64::from(area.width.saturating_sub(2).max(1)),
-        f64::from(area.height.saturating_sub(2).max(1)),
+        f64::from(area.width.saturating_sub(3).max(1)),
+        f64::from(area.height.saturating_sub(3).max(1)),
     );
     let cell = (xb[1] - xb[0]) / cols;
     let mut taken: Vec<(i64, i64, i64)> = Vec::new();
@@ -319,4 +322,62 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
             }
         });
     frame.render_widget(canvas, area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::model::projection::Layout;
+
+    /// Many words packed close: as the canvas prints them, no two labels on a
+    /// row touch (so none reads as a made-up word like `ofthe`).
+    #[test]
+    fn placed_labels_never_touch_where_the_canvas_prints_them() {
+        let n = 400;
+        let words: Vec<String> = (0..n).map(|i| format!("w{}", i % 37)).collect();
+        let coords: Vec<[f64; 2]> = (0..n)
+            .map(|i| {
+                let t = i as f64 * 0.731;
+                [
+                    t.sin() * (1.0 + (i % 7) as f64),
+                    (t * 1.3).cos() * (1.0 + (i % 5) as f64),
+                ]
+            })
+            .collect();
+        let layout = Layout {
+            run: 0,
+            method: "tsne".into(),
+            words,
+            coords,
+            labels: n,
+            description: String::new(),
+            groups: None,
+            axes: None,
+            focus: None,
+            source: String::new(),
+            sphere: None,
+        };
+        for (w, h) in [(60u16, 30u16), (45, 20), (101, 37)] {
+            let area = Rect::new(0, 0, w, h);
+            let (xb, yb) = ([-8.0, 8.0], [-6.0, 6.0]);
+            let placed = place_labels(&layout, None, xb, yb, area);
+            assert!(placed.len() > 10, "{w}x{h}: {}", placed.len());
+            // ratatui's canvas: inner area, resolution (w - 1, h - 1).
+            let (iw, ih) = (f64::from(w - 2 - 1), f64::from(h - 2 - 1));
+            let cells: Vec<(i64, i64, i64)> = placed
+                .iter()
+                .map(|&(x, y, i)| {
+                    let col = ((x - xb[0]) * iw / (xb[1] - xb[0])) as i64;
+                    let row = ((yb[1] - y) * ih / (yb[1] - yb[0])) as i64;
+                    (row, col, col + layout.words[i].len() as i64)
+                })
+                .collect();
+            for (a, p) in cells.iter().enumerate() {
+                for q in &cells[a + 1..] {
+                    let apart = p.0 != q.0 || p.2 < q.1 || q.2 < p.1;
+                    assert!(apart, "{w}x{h}: labels at {p:?} and {q:?} touch");
+                }
+            }
+        }
+    }
 }
