@@ -335,6 +335,17 @@ fn neighbours_screen_comparing_two_runs() {
 }
 
 #[test]
+fn neighbours_screen_at_80x24_keeps_its_key_line_whole() {
+    let mut app = with_runs();
+    app.screen = Screen::Neighbors;
+    let text = render(&app, 80, 24);
+    assert!(
+        text.contains("k 10 (+/-) · 3CosAdd (m) · cosine (w)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn neighbours_screen_with_a_word_s_senses_and_a_sentence() {
     use wordbench::tui::model::neighbors::{Found, SenseNeighbors};
     let mut app = with_runs();

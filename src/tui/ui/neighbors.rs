@@ -97,15 +97,24 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
     let suggestions = if v.editing && !v.suggestions.is_empty() {
         Line::styled(format!("  Tab: {}", v.suggestions.join("  ")), theme::dim())
     } else {
-        Line::styled(
+        let long = format!(
+            "  {} neighbours per run (+/-) · words combine by {} (m) · ranked by {} (w)",
+            v.k,
+            v.combine.name(),
+            v.ranking.name()
+        );
+        // Narrow terminals get the short form rather than a line cut mid-word.
+        let text = if long.chars().count() + 2 <= usize::from(area.width) {
+            long
+        } else {
             format!(
-                "  {} neighbours per run (+/-) · words combine by {} (m) · ranked by {} (w)",
+                "  k {} (+/-) · {} (m) · {} (w)",
                 v.k,
                 v.combine.name(),
                 v.ranking.name()
-            ),
-            theme::dim(),
-        )
+            )
+        };
+        Line::styled(text, theme::dim())
     };
     lines.push(suggestions);
     let title = if v.editing {
