@@ -407,19 +407,7 @@ mod tests {
     #[test]
     fn zoom_and_pan_shrink_and_move_the_bounds() {
         let mut v = ProjectionView {
-            layout: Some(Layout {
-                run: 0,
-                method: "pca".into(),
-                words: vec!["a".into(), "b".into()],
-                coords: vec![[0.0, 0.0], [10.0, 20.0]],
-                labels: 2,
-                description: String::new(),
-                groups: None,
-                axes: None,
-                focus: None,
-                source: String::new(),
-                sphere: None,
-            }),
+            layout: Some(layout("pca", &["a", "b"], vec![[0.0, 0.0], [10.0, 20.0]])),
             ..ProjectionView::default()
         };
         let ([x0, x1], [y0, y1]) = v.bounds().unwrap();
@@ -435,28 +423,13 @@ mod tests {
     #[test]
     fn a_click_on_a_dot_selects_its_word_at_any_zoom() {
         use ratatui::crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-        let mut app = App::new(&crate::tui::app::AppOptions {
-            corpus: "x".into(),
-            session: None,
-            eval_plan: Default::default(),
-            cores: 1,
-            exports: "exports".into(),
-        });
-        app.screen = crate::tui::action::Screen::Projection;
+        let mut app = app();
         (app.width, app.height) = (100, 30);
-        app.projection.layout = Some(Layout {
-            run: 0,
-            method: "tsne".into(),
-            words: vec!["a".into(), "b".into(), "c".into()],
-            coords: vec![[0.0, 0.0], [10.0, 10.0], [5.0, 2.0]],
-            labels: 3,
-            description: String::new(),
-            groups: None,
-            axes: None,
-            focus: None,
-            source: String::new(),
-            sphere: None,
-        });
+        app.projection.layout = Some(layout(
+            "tsne",
+            &["a", "b", "c"],
+            vec![[0.0, 0.0], [10.0, 10.0], [5.0, 2.0]],
+        ));
         let plot = crate::tui::ui::projection::plot_area(crate::tui::ui::body_area(100, 30));
         // The cell a point is drawn in, as the canvas maps it.
         let cell = |app: &App, [x, y]: [f64; 2]| {
@@ -503,26 +476,8 @@ mod tests {
 
     #[test]
     fn a_running_t_sne_animates_and_keeps_the_view_set_meanwhile() {
-        let mut app = App::new(&crate::tui::app::AppOptions {
-            corpus: "x".into(),
-            session: None,
-            eval_plan: Default::default(),
-            cores: 1,
-            exports: "exports".into(),
-        });
-        let frame = |x: f64| Layout {
-            run: 0,
-            method: "tsne".into(),
-            words: vec!["a".into(), "b".into()],
-            coords: vec![[0.0, 0.0], [x, 1.0]],
-            labels: 2,
-            description: "t-SNE".into(),
-            groups: None,
-            axes: None,
-            focus: None,
-            source: String::new(),
-            sphere: None,
-        };
+        let mut app = app();
+        let frame = |x: f64| layout("tsne", &["a", "b"], vec![[0.0, 0.0], [x, 1.0]]);
         app.projection.pending = Some(7);
         app.projection.zoom = 5.0;
         answered(
@@ -569,26 +524,14 @@ mod tests {
 
     #[test]
     fn words_are_found_and_stepped_through() {
-        let mut app = App::new(&crate::tui::app::AppOptions {
-            corpus: "x".into(),
-            session: None,
-            eval_plan: Default::default(),
-            cores: 1,
-            exports: "exports".into(),
-        });
-        app.screen = crate::tui::action::Screen::Projection;
+        let mut app = app();
         app.projection.layout = Some(Layout {
-            run: 0,
-            method: "tsne".into(),
-            words: vec!["a".into(), "b".into(), "c".into()],
-            coords: vec![[0.0, 0.0], [10.0, 10.0], [5.0, 5.0]],
-            labels: 3,
-            description: String::new(),
-            groups: None,
-            axes: None,
             focus: Some(0),
-            source: String::new(),
-            sphere: None,
+            ..layout(
+                "tsne",
+                &["a", "b", "c"],
+                vec![[0.0, 0.0], [10.0, 10.0], [5.0, 5.0]],
+            )
         });
         act(&mut app, Action::SelectPoint("B".into()));
         assert_eq!(app.projection.picked, Some(1), "case folded");
@@ -619,6 +562,23 @@ mod tests {
         });
         app.screen = crate::tui::action::Screen::Projection;
         app
+    }
+
+    /// A layout of `words` at `coords` (every word labelled).
+    fn layout(method: &str, words: &[&str], coords: Vec<[f64; 2]>) -> Layout {
+        Layout {
+            run: 0,
+            method: method.into(),
+            labels: words.len(),
+            words: words.iter().map(|w| w.to_string()).collect(),
+            coords,
+            description: String::new(),
+            groups: None,
+            axes: None,
+            focus: None,
+            source: String::new(),
+            sphere: None,
+        }
     }
 
     #[test]

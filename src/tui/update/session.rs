@@ -645,14 +645,20 @@ mod tests {
         assert_eq!(path, &PathBuf::from("b.ron"));
     }
 
-    #[test]
-    fn a_run_discarded_at_quit_is_left_out_of_the_saved_session() {
+    /// A loaded session's run, then a second run training.
+    fn with_a_run_training() -> App {
         let mut a = app();
         load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
         let m = algo::find("sgns").unwrap();
         let mut training = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus("c.txt"));
         training.status = crate::tui::run::RunStatus::Training;
         a.runs.push(training);
+        a
+    }
+
+    #[test]
+    fn a_run_discarded_at_quit_is_left_out_of_the_saved_session() {
+        let mut a = with_a_run_training();
         a.session.changed();
         let effects = quit_now(&mut a);
         assert!(!a.quit, "the session is saved first");
@@ -671,12 +677,7 @@ mod tests {
 
     #[test]
     fn quitting_during_an_autosave_saves_again_without_the_discarded_run() {
-        let mut a = app();
-        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
-        let m = algo::find("sgns").unwrap();
-        let mut training = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus("c.txt"));
-        training.status = crate::tui::run::RunStatus::Training;
-        a.runs.push(training);
+        let mut a = with_a_run_training();
         a.session.path = Some("s.ron".into());
         a.session.changed();
         // The autosave in flight holds both runs...
