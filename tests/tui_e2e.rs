@@ -3,43 +3,19 @@
 //! train a small SGNS, watch loss points arrive, look up neighbours, export
 //! and evaluate the vectors, save the session and open it again.
 
+mod common;
+
+use common::{key, keys, options, CORPUS, LONG};
+
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use wordbench::embedding::Embedding;
-use wordbench::eval::EvalPlan;
 use wordbench::session;
 use wordbench::tui::msg::Query;
 use wordbench::tui::run::RunStatus;
 use wordbench::tui::{Action, AppOptions, Driver, Msg, Screen, Slot};
-
-const CORPUS: &str = "tests/fixtures/corpus/lee_background.txt";
-const LONG: Duration = Duration::from_secs(120);
-
-fn options() -> AppOptions {
-    AppOptions {
-        corpus: PathBuf::from(CORPUS),
-        session: None,
-        eval_plan: EvalPlan {
-            similarity: vec!["tests/fixtures/eval/similarity.tsv".into()],
-            analogy: Some("tests/fixtures/eval/analogy.txt".into()),
-            analogy_config: Default::default(),
-        },
-        cores: 2,
-        exports: "exports".into(),
-    }
-}
-
-fn key(d: &mut Driver, code: KeyCode) {
-    d.send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-}
-
-fn keys(d: &mut Driver, text: &str) {
-    for ch in text.chars() {
-        key(d, KeyCode::Char(ch));
-    }
-}
 
 #[test]
 fn load_train_query_export_evaluate_save_and_reopen() {

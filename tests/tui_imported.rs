@@ -4,43 +4,19 @@
 //! use like a trained run; the session records it by path and hash and
 //! brings it back; it cannot be replayed.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+mod common;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use wordbench::eval::EvalPlan;
+use common::{key, keys, options, LONG};
+
+use std::path::Path;
+
+use ratatui::crossterm::event::KeyCode;
 use wordbench::session;
 use wordbench::tui::app::Level;
 use wordbench::tui::run::RunStatus;
-use wordbench::tui::{Action, AppOptions, Driver, Msg, Screen, Slot};
+use wordbench::tui::{Action, AppOptions, Driver, Screen, Slot};
 
-const CORPUS: &str = "tests/fixtures/corpus/lee_background.txt";
 const VECTORS: &str = "tests/fixtures/eval/vectors.txt";
-const LONG: Duration = Duration::from_secs(120);
-
-fn options() -> AppOptions {
-    AppOptions {
-        corpus: PathBuf::from(CORPUS),
-        session: None,
-        eval_plan: EvalPlan {
-            similarity: vec!["tests/fixtures/eval/similarity.tsv".into()],
-            analogy: Some("tests/fixtures/eval/analogy.txt".into()),
-            analogy_config: Default::default(),
-        },
-        cores: 2,
-        exports: "exports".into(),
-    }
-}
-
-fn key(d: &mut Driver, code: KeyCode) {
-    d.send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
-}
-
-fn keys(d: &mut Driver, text: &str) {
-    for ch in text.chars() {
-        key(d, KeyCode::Char(ch));
-    }
-}
 
 fn train_small(d: &mut Driver) -> usize {
     d.act(Action::GoTo(Screen::Train));

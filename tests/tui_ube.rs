@@ -4,30 +4,19 @@
 //! `word,x,y,z` exactly as `wordbench project --method ube --dim 3` writes
 //! them; the plot's record in the saved session keeps the options.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{options, LONG};
+
 use std::process::Command;
-use std::time::Duration;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use wordbench::eval::EvalPlan;
 use wordbench::project::export::read_csv;
 use wordbench::session;
 use wordbench::tui::run::RunStatus;
-use wordbench::tui::{Action, AppOptions, Driver, Msg, Screen};
+use wordbench::tui::{Action, Driver, Msg, Screen};
 
-const CORPUS: &str = "tests/fixtures/corpus/lee_background.txt";
 const VECTORS: &str = "tests/fixtures/project/vectors.txt";
-const LONG: Duration = Duration::from_secs(120);
-
-fn options() -> AppOptions {
-    AppOptions {
-        corpus: PathBuf::from(CORPUS),
-        session: None,
-        eval_plan: EvalPlan::default(),
-        cores: 2,
-        exports: "exports".into(),
-    }
-}
 
 fn key(d: &mut Driver, code: KeyCode, mods: KeyModifiers) {
     d.send(Msg::Key(KeyEvent::new(code, mods)));
