@@ -442,6 +442,58 @@ fn evaluate_screen_comparing_a_and_b_by_section() {
     insta::assert_snapshot!(render(&app, 110, 24));
 }
 
+/// Runs A and B on shared axes: B's points (marked ′) in the second
+/// colour, the words that moved most listed under the options.
+#[test]
+fn projection_screen_with_two_runs_on_shared_axes() {
+    let mut app = with_runs();
+    app.screen = Screen::Projection;
+    let base = ["king", "queen", "paris", "rome"];
+    let words: Vec<String> = base
+        .iter()
+        .map(|w| w.to_string())
+        .chain(base.iter().map(|w| format!("{w}\u{2032}")))
+        .collect();
+    let coords = vec![
+        [1.0, 1.0],
+        [1.2, 0.8],
+        [-1.0, -1.0],
+        [-1.3, -0.8],
+        [1.05, 0.95],
+        [-1.1, -0.7],
+        [-0.95, -1.05],
+        [-1.25, -0.85],
+    ];
+    let names: Vec<String> = (0..8)
+        .map(|i| if i < 4 { "A #1 sgns" } else { "B #2 svd" }.to_string())
+        .collect();
+    app.projection.layout = Some(Layout {
+        run: 0,
+        method: "pca".into(),
+        words,
+        coords,
+        labels: 4,
+        description: "PCA".into(),
+        groups: Some(wordbench::project::select::Groups::from_names(&names)),
+        axes: None,
+        focus: None,
+        source: "#1 sgns and #2 svd on shared axes".into(),
+        sphere: None,
+        pair: Some(wordbench::tui::model::projection::PairLayout {
+            b_run: 1,
+            a_points: 4,
+            shared: 173,
+            mean_cosine: 0.62,
+            moved: vec![
+                ("queen".into(), -0.12),
+                ("rome".into(), 0.31),
+                ("paris".into(), 0.58),
+            ],
+        }),
+    });
+    insta::assert_snapshot!(render(&app, 100, 30));
+}
+
 #[test]
 fn evaluate_screen_at_80x24() {
     let mut app = with_runs();
@@ -485,6 +537,7 @@ fn projection_screen_with_a_layout() {
         focus: None,
         source: "#1 sgns dim=50, 50-d vectors".into(),
         sphere: None,
+        pair: None,
     });
     insta::assert_snapshot!(render(&app, 100, 30));
     // Finding a word selects it: highlighted, its nearest words listed.
@@ -539,6 +592,7 @@ fn projection_screen_with_a_sphere() {
         focus: None,
         source: "#1 sgns dim=50, 50-d vectors".into(),
         sphere: Some(sphere),
+        pair: None,
     });
     // UBE's options in the form, `iters` selected; the sphere turned a step.
     while app.projection.selected != app.projection.options.index("iters").unwrap() + 1 {

@@ -297,6 +297,8 @@ pub enum Action {
     SetProjectionOption(String, String),
     /// Project run A's vectors with the current options.
     Project,
+    /// Project runs A and B on shared axes (B rotated onto A).
+    ProjectPair,
     /// Export the projection (PNG, SVG or CSV by extension).
     ExportPlot(String),
     /// Set a Classify field (files, sizes, labels, or a schema option) from text.
@@ -353,6 +355,7 @@ impl Action {
                 | Action::SetK(_)
                 | Action::SetProjectionOption(..)
                 | Action::Project
+                | Action::ProjectPair
                 | Action::ExportPlot(_)
                 | Action::SetClassifyField(..)
                 | Action::Classify

@@ -484,6 +484,13 @@ static FIXED: &[Binding] = &[
     ),
     b(
         PROJECTION,
+        &[c('b')],
+        Action::ProjectPair,
+        "project A and B on shared axes (B aligned to A), list the words that moved",
+        true,
+    ),
+    b(
+        PROJECTION,
         &[c('+'), c('=')],
         Action::ZoomIn,
         "zoom in",

@@ -253,7 +253,7 @@ pub enum Effect {
         recorded: Option<crate::session::VectorSource>,
     },
     /// Project vectors to 2-D, or export a projection.
-    Projection(ProjectionJob),
+    Projection(Box<ProjectionJob>),
     /// Run a classification study.
     Classify {
         /// Request id.

@@ -9,8 +9,10 @@ use std::path::Path;
 
 use ndarray::Array2;
 
-use super::model::projection::{Layout, ProjectionJob, ProjectionResult, Selection};
-use crate::embedding::Embedding;
+use super::model::projection::{
+    Layout, PairLayout, ProjectionJob, ProjectionResult, Selection, B_MARK,
+};
+use crate::embedding::{align, Embedding};
 use crate::project::export::write_csv;
 use crate::project::manifold as graph;
 use crate::project::pca::{pca, PcaSolver};
@@ -43,6 +45,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             ube,
             labels,
             seed,
+            pair,
         } => {
             let report = |step: u64, total: u64, kl: f64| {
                 progress(ProjectionResult::Progress {
@@ -59,27 +62,35 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                 ube: &ube,
                 seed,
             };
-            // The k-means colours, computed once for the previews and the layout.
+            // The colours: k-means clusters, or the two runs of a pair,
+            // computed once for the previews and the layout.
             let groups = std::cell::OnceCell::new();
+            let a_points = std::cell::Cell::new(None::<usize>);
             let layout = |selected: &Selected, coords: Vec<[f64; 2]>, description: String| {
-                let groups = groups.get_or_init(|| {
-                    Groups::from_kmeans(&selected.vectors(&embedding, true), CLUSTERS, seed)
+                let groups = groups.get_or_init(|| match (a_points.get(), &pair) {
+                    (Some(a), Some(b)) => pair_groups(selected.len(), a, &label, &b.label),
+                    _ => Groups::from_kmeans(&selected.vectors(&embedding, true), CLUSTERS, seed),
                 });
                 let focus = matches!(selection, Selection::Neighborhood(..))
                     .then_some(0)
                     .filter(|_| !selected.words.is_empty());
+                let source = match &pair {
+                    Some(b) => format!("{label} and {} on shared axes", b.label),
+                    None => format!("{label}, {}-d vectors", embedding.dim()),
+                };
                 Layout {
                     run,
                     focus,
-                    source: format!("{label}, {}-d vectors", embedding.dim()),
+                    source,
                     method: method.clone(),
                     coords,
-                    labels: labels.min(selected.len()),
+                    labels: labels.min(a_points.get().unwrap_or(selected.len())),
                     groups: Some(groups.clone()),
                     words: selected.words.clone(),
                     description,
                     axes: None,
                     sphere: None,
+                    pair: None,
                 }
             };
             let preview = |selected: &Selected, coords: &[[f64; 2]], description: &str| {
@@ -93,8 +104,29 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                     layout: Box::new(l),
                 });
             };
-            let result = compute(&embedding, &selection, &settings, &report, &preview)
-                .map(|(selected, coords, description, axes)| {
+            let computed = match &pair {
+                None => {
+                    compute(&embedding, &selection, &settings, &report, &preview).map(|c| (c, None))
+                }
+                Some(b) => {
+                    let joint = pair_selection(&embedding, &b.embedding, &selection);
+                    joint.and_then(|(selected, vectors, info)| {
+                        a_points.set(Some(info.a_points));
+                        let info = PairLayout {
+                            b_run: b.run,
+                            ..info
+                        };
+                        let preview = |c: &[[f64; 2]], d: &str| preview(&selected, c, d);
+                        lay_out(vectors, &selected.words, &settings, &report, &preview).map(
+                            |(coords, description, axes)| {
+                                ((selected, coords, description, axes), Some(info))
+                            },
+                        )
+                    })
+                }
+            };
+            let result = computed
+                .map(|((selected, coords, description, axes), pair)| {
                     // UBE's rows are on the sphere: kept for the CSV, shown
                     // through their map.
                     let sphere = (coords.ncols() == 3).then(|| {
@@ -112,6 +144,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                     Layout {
                         axes,
                         sphere,
+                        pair,
                         ..layout(&selected, coords, description)
                     }
                 })
@@ -152,6 +185,25 @@ fn compute(
     progress: &dyn Fn(u64, u64, f64),
     preview: &Preview<'_>,
 ) -> Result<Computed> {
+    let selected = pick(embedding, selection)?;
+    let vectors = selected.vectors(embedding, true);
+    let preview = |coords: &[[f64; 2]], description: &str| preview(&selected, coords, description);
+    let (coords, description, axes) =
+        lay_out(vectors, &selected.words, settings, progress, &preview)?;
+    Ok((selected, coords, description, axes))
+}
+
+/// Coordinates, description and axis names of `vectors` (one row per word of `words`).
+type Laid = (Array2<f64>, String, Option<(String, String)>);
+
+/// Lays out `vectors` by the chosen method.
+fn lay_out(
+    vectors: Array2<f32>,
+    words: &[String],
+    settings: &Settings<'_>,
+    progress: &dyn Fn(u64, u64, f64),
+    preview: &dyn Fn(&[[f64; 2]], &str),
+) -> Result<Laid> {
     let Settings {
         method,
         perplexity,
@@ -159,8 +211,6 @@ fn compute(
         ube: ube_params,
         seed,
     } = *settings;
-    let selected = pick(embedding, selection)?;
-    let vectors = selected.vectors(embedding, true);
     if let Some(kind) = graph::kind(method) {
         let mut params = Params::defaults(graph::SCHEMA);
         params.set(method, "k", &crate::train::Value::Int(neighbours as i64))?;
@@ -177,7 +227,7 @@ fn compute(
             &mut |_| {},
         )?;
         let description = format!("{}: {}", graph::describe(&config), done.report);
-        return Ok((selected, done.coords, description, None));
+        return Ok((done.coords, description, None));
     }
     if method == "ube" {
         // The sphere's 3-D rows; the caller keeps them and maps them.
@@ -193,13 +243,13 @@ fn compute(
             "{}; Hammer equal-area map of the sphere",
             ube::describe(&config)
         );
-        return Ok((selected, coords, description, None));
+        return Ok((coords, description, None));
     }
     if method == "pca" {
         let p = pca(vectors.view(), 2, PcaSolver::Auto, seed)?;
         let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * p.explained[k]);
         let description = format!("PCA: {} and {}", share(0), share(1));
-        return Ok((selected, p.coords, description, Some((share(0), share(1)))));
+        return Ok((p.coords, description, Some((share(0), share(1)))));
     }
     let mut params = Params::defaults(tsne::SCHEMA);
     params.set(
@@ -211,22 +261,105 @@ fn compute(
     let total = config.schedule.total() as u64;
     let description = format!(
         "t-SNE (perplexity {:.0})",
-        config.effective_perplexity(selected.len())
+        config.effective_perplexity(words.len())
     );
     // Stepped here rather than as an engine job, so that the layout can be
     // shown as it forms (on the global rayon pool, as the graph methods).
-    let words = WordIndex::from_words(selected.words.clone());
+    let words = WordIndex::from_words(words.to_vec());
     let mut tsne = Tsne::prepare(words, vectors.view(), &config, &mut |_| {})?;
     let mut shown = std::time::Instant::now();
     for step in 0..tsne.total_steps() {
         let report = tsne.step(step)?;
         progress(u64::from(report.epoch), total, report.loss);
         if shown.elapsed() >= FRAME_EVERY && step + 1 < tsne.total_steps() {
-            preview(&selected, tsne.layout(), &description);
+            preview(tsne.layout(), &description);
             shown = std::time::Instant::now();
         }
     }
-    Ok((selected, tsne.coords(), description, None))
+    Ok((tsne.coords(), description, None))
+}
+
+/// Words whose alignment is listed as moved most.
+const MOVED: usize = 30;
+
+/// Shared words the rotation is fitted on: among A's most frequent (files
+/// list frequent words first), as `wordbench align --top` chooses.
+const ALIGN_TOP: usize = 20_000;
+
+/// The selected words that both runs have, as A's unit rows followed by
+/// B's rotated onto A (Procrustes over the runs' shared frequent words);
+/// B's points are named with [`B_MARK`].
+fn pair_selection(
+    a: &Embedding,
+    b: &Embedding,
+    selection: &Selection,
+) -> Result<(Selected, Array2<f32>, PairLayout)> {
+    let alignment = align::procrustes(b, a, Some(ALIGN_TOP))?;
+    let rotated = alignment.apply(b, a.dim())?;
+    let mut selected = pick(a, selection)?;
+    let keep: Vec<bool> = selected.words.iter().map(|w| b.id(w).is_some()).collect();
+    let (ids, words): (Vec<u32>, Vec<String>) = selected
+        .ids
+        .iter()
+        .zip(&selected.words)
+        .zip(&keep)
+        .filter(|(_, &k)| k)
+        .map(|((&i, w), _)| (i, w.clone()))
+        .unzip();
+    if words.len() < 2 {
+        return Err(Error::param(
+            "words",
+            format!(
+                "run B has {} of the selected words; a pair projection needs 2",
+                words.len()
+            ),
+        ));
+    }
+    let a_rows = select::Selected {
+        ids: ids.clone(),
+        words: words.clone(),
+        groups: None,
+        missing: Vec::new(),
+    }
+    .vectors(a, true);
+    let n = words.len();
+    let mut vectors = Array2::<f32>::zeros((2 * n, a.dim()));
+    vectors.slice_mut(ndarray::s![..n, ..]).assign(&a_rows);
+    for (r, w) in words.iter().enumerate() {
+        let id = rotated.id(w).expect("B has every kept word");
+        vectors.row_mut(n + r).assign(&rotated.row(id));
+    }
+    let marked = words.iter().map(|w| format!("{w}{B_MARK}"));
+    selected.ids = ids.iter().copied().chain(ids.iter().copied()).collect();
+    selected.words = words.iter().cloned().chain(marked).collect();
+    selected.groups = None;
+    let info = PairLayout {
+        b_run: 0,
+        a_points: n,
+        shared: alignment.shared.len(),
+        mean_cosine: alignment.mean_cosine,
+        moved: alignment
+            .moved
+            .iter()
+            .take(MOVED)
+            .map(|m| (m.word.clone(), m.cosine))
+            .collect(),
+    };
+    Ok((selected, vectors, info))
+}
+
+/// The two colour groups of a pair layout: run A's points, then run B's.
+fn pair_groups(points: usize, a_points: usize, a: &str, b: &str) -> Groups {
+    let names: Vec<String> = (0..points)
+        .map(|i| {
+            if i < a_points {
+                format!("A {a}")
+            } else {
+                format!("B {b}")
+            }
+        })
+        .collect();
+    Groups::from_names(&names)
 }
 
 /// The words of a selection that the vectors have (case folded as a fallback).
@@ -329,6 +462,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
+    use crate::tui::model::projection::PairSource;
 
     fn embedding() -> Arc<Embedding> {
         let words: Vec<String> = (0..30).map(|i| format!("w{i}")).collect();
@@ -351,7 +485,84 @@ mod tests {
             ube: Params::parse(ube::SCHEMA, "ube", [("iters", "30")]).unwrap(),
             labels: 3,
             seed: 1,
+            pair: None,
         }
+    }
+
+    /// Run B: run A's vectors turned by a rotation in the plane of the
+    /// first two axes, `w29` dropped and, when `change`, `w3`'s vector
+    /// replaced by `w17`'s.
+    fn rotated_b(change: bool) -> Arc<Embedding> {
+        let a = embedding();
+        let (c, s) = (0.6f32, 0.8f32);
+        let words: Vec<String> = (0..29).map(|i| format!("w{i}")).collect();
+        let v = Array2::from_shape_fn((29, 5), |(i, j)| {
+            let r = a.row(i as u32);
+            let r = if change && i == 3 { a.row(17) } else { r };
+            match j {
+                0 => c * r[0] - s * r[1],
+                1 => s * r[0] + c * r[1],
+                _ => r[j],
+            }
+        });
+        Arc::new(Embedding::new(WordIndex::from_words(words), v).unwrap())
+    }
+
+    #[test]
+    fn a_pair_lays_b_on_a_s_axes_and_lists_the_word_that_moved() {
+        let pair_job = |change: bool| ProjectionJob::Compute {
+            request: 7,
+            run: 0,
+            label: "#1 a".into(),
+            embedding: embedding(),
+            selection: Selection::Top(30),
+            method: "pca".into(),
+            perplexity: 5.0,
+            neighbours: 6,
+            ube: Params::defaults(ube::SCHEMA),
+            labels: 40,
+            seed: 1,
+            pair: Some(Box::new(PairSource {
+                run: 1,
+                label: "#2 b".into(),
+                embedding: rotated_b(change),
+            })),
+        };
+        let laid = |change: bool| match run(pair_job(change), &|_| {}) {
+            ProjectionResult::Done { result, .. } => result.unwrap(),
+            other => panic!("{other:?}"),
+        };
+        let layout = laid(false);
+        let pair = layout.pair.clone().unwrap();
+        // w29 is not in B: 29 words, each twice.
+        assert_eq!((pair.a_points, layout.words.len()), (29, 58));
+        assert_eq!(pair.b_run, 1);
+        assert_eq!(layout.labels, 29, "only A's points are labelled");
+        assert_eq!(layout.words[29], format!("w0{B_MARK}"));
+        assert_eq!(layout.word_of(29), "w0");
+        // The rotation is undone: each word's two points coincide.
+        for i in 0..29 {
+            let (p, q) = (layout.coords[i], layout.coords[29 + i]);
+            assert!(
+                (p[0] - q[0]).abs() < 1e-5 && (p[1] - q[1]).abs() < 1e-5,
+                "w{i}: {p:?} {q:?}"
+            );
+        }
+        assert!(
+            pair.moved.iter().all(|(_, c)| *c > 1.0 - 1e-5),
+            "{:?}",
+            pair.moved
+        );
+        assert!((pair.mean_cosine - 1.0).abs() < 1e-5);
+        // Two colour groups, A's and B's, named for the legend.
+        let groups = layout.groups.unwrap();
+        assert!(groups.named);
+        assert_eq!(groups.names, ["A #1 a", "B #2 b"]);
+        assert_eq!(groups.labels[28..30], [0, 1]);
+        // A word whose vector changed is listed first as moved most.
+        let moved = laid(true).pair.unwrap().moved;
+        assert_eq!(moved[0].0, "w3", "{moved:?}");
+        assert!(moved[0].1 < moved[1].1 - 0.1, "{moved:?}");
     }
 
     #[test]

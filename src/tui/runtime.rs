@@ -188,7 +188,7 @@ impl Runtime {
             Effect::Projection(job) => {
                 let tx = self.tx.clone();
                 self.spawn("projection", move || {
-                    Msg::Projection(project_worker::run(job, &|r| {
+                    Msg::Projection(project_worker::run(*job, &|r| {
                         let _ = tx.try_send(Msg::Projection(r));
                     }))
                 })

@@ -69,6 +69,49 @@ pub struct Layout {
     /// CSV export writes (`word,x,y,z`); `coords` is their equal-area map as
     /// the view is turned.
     pub sphere: Option<Vec<[f64; 3]>>,
+    /// Runs A and B on shared axes: the first `pair.a_points` points are
+    /// A's, the rest the same words in B rotated onto A.
+    pub pair: Option<PairLayout>,
+}
+
+/// Two runs laid out together after Procrustes alignment of B onto A.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairLayout {
+    /// Run B's index.
+    pub b_run: usize,
+    /// Points of run A (B's follow, one per word in the same order).
+    pub a_points: usize,
+    /// Words the rotation was fitted on.
+    pub shared: usize,
+    /// Mean cosine of a shared word's two vectors after alignment.
+    pub mean_cosine: f64,
+    /// The shared words whose two vectors agree least, lowest first.
+    pub moved: Vec<(String, f64)>,
+}
+
+/// The mark after a word's name on run B's points of a pair layout.
+pub const B_MARK: char = '\u{2032}';
+
+impl Layout {
+    /// The word a point stands for (run B's points without their mark).
+    pub fn word_of(&self, point: usize) -> &str {
+        let w = &self.words[point];
+        match &self.pair {
+            Some(p) if point >= p.a_points => w.strip_suffix(B_MARK).unwrap_or(w),
+            _ => w,
+        }
+    }
+}
+
+/// Run B of a pair projection.
+#[derive(Debug, Clone)]
+pub struct PairSource {
+    /// Run index.
+    pub run: usize,
+    /// The run's label.
+    pub label: String,
+    /// Its vectors.
+    pub embedding: Arc<Embedding>,
 }
 
 /// Work for the projection worker.
@@ -98,6 +141,8 @@ pub enum ProjectionJob {
         labels: usize,
         /// Seed.
         seed: u64,
+        /// Run B, rotated onto A and laid out with it on shared axes.
+        pair: Option<Box<PairSource>>,
     },
     /// Write a layout to a file (PNG, SVG or CSV by extension).
     Export {

@@ -33,7 +33,12 @@ pub fn plot_area(body: Rect) -> Rect {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let [left, right] = split(area);
     let v = &app.projection;
-    let picked_h = if v.picked.is_some() { NEAR_ROWS } else { 0 };
+    let moved = v.picked.is_none() && v.layout.as_ref().is_some_and(|l| l.pair.is_some());
+    let picked_h = if v.picked.is_some() || moved {
+        NEAR_ROWS
+    } else {
+        0
+    };
     // The focus, the method's options, a blank line, the help and borders.
     let options_h = (v.visible_options().len() as u16 + 6).max(12);
     let [options, kl, picked] = Layout::vertical([
@@ -43,7 +48,11 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     ])
     .areas(left);
     draw_options(frame, options, app);
-    draw_picked(frame, picked, app);
+    if moved {
+        draw_moved(frame, picked, app);
+    } else {
+        draw_picked(frame, picked, app);
+    }
     if !v.kl.is_empty() || v.pending.is_some() {
         let total = v.progress.map_or(1.0, |(_, t)| t as f64);
         let (name, title) = loss_names(running_method(v));
@@ -123,6 +132,31 @@ fn draw_picked(frame: &mut Frame, area: Rect, app: &App) {
         })
         .collect();
     let title = format!("{}: nearest in run A", layout.words[i]);
+    frame.render_widget(Paragraph::new(lines).block(block(&title, false)), area);
+}
+
+/// The words whose two vectors agree least once B is rotated onto A.
+fn draw_moved(frame: &mut Frame, area: Rect, app: &App) {
+    let Some(pair) = app.projection.layout.as_ref().and_then(|l| l.pair.as_ref()) else {
+        return;
+    };
+    let rows = usize::from(area.height.saturating_sub(3));
+    let head = Line::styled(
+        format!(
+            " mean cos {:.2} over {} words",
+            pair.mean_cosine, pair.shared
+        ),
+        theme::dim(),
+    );
+    let lines: Vec<Line> = std::iter::once(head)
+        .chain(
+            pair.moved
+                .iter()
+                .take(rows)
+                .map(|(w, c)| Line::raw(format!(" {c:6.3} {w}"))),
+        )
+        .collect();
+    let title = format!("moved most, B #{} vs A", pair.b_run + 1);
     frame.render_widget(Paragraph::new(lines).block(block(&title, false)), area);
 }
 
@@ -356,6 +390,7 @@ mod tests {
             focus: None,
             source: String::new(),
             sphere: None,
+            pair: None,
         };
         for (w, h) in [(60u16, 30u16), (45, 20), (101, 37)] {
             let area = Rect::new(0, 0, w, h);

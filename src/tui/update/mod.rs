@@ -209,6 +209,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
         Action::SetK(k) => neighbors::set_k(app, k),
         Action::SetProjectionOption(name, text) => projection::set_option(app, &name, &text),
         Action::Project => projection::project(app),
+        Action::ProjectPair => projection::project_pair(app),
         Action::ExportPlot(path) => projection::export(app, &path),
         Action::SelectPoint(word) => projection::select_point(app, &word),
         Action::SetClassifyField(name, text) => classify::set_field(app, &name, &text),

@@ -6,7 +6,7 @@ use crate::session::PlotRecord;
 use crate::train::Params;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
-use crate::tui::model::projection::{ProjectionJob, ProjectionResult, Selection};
+use crate::tui::model::projection::{PairSource, ProjectionJob, ProjectionResult, Selection};
 use crate::tui::msg::Effect;
 
 /// Sets an option (or `focus`) from text.
@@ -23,6 +23,17 @@ pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
 
 /// Projects run A's vectors with the current options.
 pub fn project(app: &mut App) -> Vec<Effect> {
+    project_runs(app, false)
+}
+
+/// Projects runs A and B together: B rotated onto A by Procrustes over
+/// their shared words, both laid out on the same axes, and the words that
+/// moved most listed.
+pub fn project_pair(app: &mut App) -> Vec<Effect> {
+    project_runs(app, true)
+}
+
+fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
     if let Err(e) = app.projection.options.assignments() {
         app.set_status(Level::Error, e);
         return Vec::new();
@@ -59,6 +70,28 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         }
     };
     let label = entry.label(run);
+    let pair = if with_b {
+        let Some((b_run, b)) = app.picked(Slot::B) else {
+            app.set_status(
+                Level::Warn,
+                "no run B: pick a second run on 3 Runs (b) to lay both out on shared axes",
+            );
+            return Vec::new();
+        };
+        let Some(b_embedding) = b.embedding.clone() else {
+            let why = b.no_vectors(b_run);
+            app.set_status(Level::Warn, why);
+            return Vec::new();
+        };
+        Some(Box::new(PairSource {
+            run: b_run,
+            label: b.label(b_run),
+            embedding: b_embedding,
+        }))
+    } else {
+        None
+    };
+    let b_number = pair.as_ref().map(|b| b.run + 1);
     let request = app.next_id();
     let job = ProjectionJob::Compute {
         request,
@@ -72,6 +105,7 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         ube,
         labels,
         seed,
+        pair,
     };
     let p = &mut app.projection;
     // The options this method reads (a plot's record lists those).
@@ -83,11 +117,19 @@ pub fn project(app: &mut App) -> Vec<Effect> {
         .collect();
     p.pending_settings
         .insert("focus".into(), p.focus.text().to_string());
+    if let Some(b) = b_number {
+        p.pending_settings
+            .insert("aligned_with".into(), format!("#{b}"));
+    }
     p.pending = Some(request);
     p.kl.clear();
     p.progress = None;
-    app.set_status(Level::Info, format!("{method} of run #{}…", run + 1));
-    vec![Effect::Projection(job)]
+    let what = match b_number {
+        Some(b) => format!("{method} of runs #{} and #{b} on shared axes…", run + 1),
+        None => format!("{method} of run #{}…", run + 1),
+    };
+    app.set_status(Level::Info, what);
+    vec![Effect::Projection(Box::new(job))]
 }
 
 /// Exports the layout shown.
@@ -104,10 +146,10 @@ pub fn export(app: &mut App, path: &str) -> Vec<Effect> {
         return Vec::new();
     }
     app.set_status(Level::Info, format!("writing {path}…"));
-    vec![Effect::Projection(ProjectionJob::Export {
+    vec![Effect::Projection(Box::new(ProjectionJob::Export {
         layout,
         path: path.to_string(),
-    })]
+    }))]
 }
 
 /// A projection worker answered.
@@ -224,7 +266,7 @@ pub fn select_point(app: &mut App, word: &str) -> Vec<Effect> {
         return Vec::new();
     };
     let [x, y] = layout.coords[i];
-    let chosen = layout.words[i].clone();
+    let chosen = layout.word_of(i).to_string();
     let near = app
         .runs
         .get(layout.run)
@@ -552,6 +594,52 @@ mod tests {
         assert!(((y0 + y1) / 2.0 - 10.0).abs() < 1e-9);
     }
 
+    #[test]
+    fn b_projects_run_b_with_a_and_asks_for_b_when_none_is_picked() {
+        use crate::embedding::Embedding;
+        use crate::tui::run::RunEntry;
+        let mut app = app();
+        for i in 0..2 {
+            let words =
+                crate::words::WordIndex::from_words((0..10).map(|w| format!("w{w}")).collect());
+            let v = ndarray::Array2::from_shape_fn((10, 4), |(r, c)| {
+                ((r * 3 + c * (5 + i)) % 7) as f32
+            });
+            let mut run = RunEntry::imported(format!("v{i}.txt").into(), None);
+            run.embedding = Some(std::sync::Arc::new(Embedding::new(words, v).unwrap()));
+            app.runs.push(run);
+        }
+        app.picks = [Some(0), None];
+        assert!(act(&mut app, Action::ProjectPair).is_empty());
+        assert!(app.status.text.contains("no run B"), "{}", app.status.text);
+        assert_eq!(app.projection.pending, None);
+        app.picks = [Some(0), Some(1)];
+        let effects = act(&mut app, Action::ProjectPair);
+        let [Effect::Projection(job)] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        let ProjectionJob::Compute {
+            run, pair: Some(b), ..
+        } = job.as_ref()
+        else {
+            panic!("{job:?}")
+        };
+        assert_eq!((*run, b.run), (0, 1));
+        assert!(app.projection.pending.is_some());
+        assert_eq!(app.projection.pending_settings["aligned_with"], "#2");
+        assert!(
+            app.status.text.contains("runs #1 and #2"),
+            "{}",
+            app.status.text
+        );
+        // `p` still projects A alone.
+        let effects = act(&mut app, Action::Project);
+        assert!(matches!(
+            &effects[..],
+            [Effect::Projection(job)] if matches!(job.as_ref(), ProjectionJob::Compute { pair: None, .. })
+        ));
+    }
+
     fn app() -> App {
         let mut app = App::new(&crate::tui::app::AppOptions {
             corpus: "x".into(),
@@ -578,6 +666,7 @@ mod tests {
             focus: None,
             source: String::new(),
             sphere: None,
+            pair: None,
         }
     }
 
@@ -656,6 +745,7 @@ mod tests {
             focus: None,
             source: String::new(),
             sphere: Some(sphere),
+            pair: None,
         }
     }
 
