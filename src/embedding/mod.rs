@@ -15,12 +15,14 @@
 //! embedding onto another (orthogonal Procrustes).
 
 pub mod align;
+mod fasttext_bin;
 pub mod format;
 mod glove_text;
 pub mod neighbors;
 pub mod paired;
 pub mod queries;
 pub mod senses;
+pub mod subwords;
 mod text_line;
 mod text_rows;
 mod word2vec_binary;
@@ -34,6 +36,7 @@ pub use format::{ReadReport, VectorFormat};
 pub use neighbors::{Neighbor, NeighborParams};
 pub use queries::Combine;
 pub use senses::{Sense, SenseTable};
+pub use subwords::Subwords;
 
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -51,6 +54,9 @@ pub struct Embedding {
     /// The sense inventory of a multi-sense embedding (rows `word#j`),
     /// saved and loaded as a sidecar file next to the vectors.
     senses: Option<Arc<SenseTable>>,
+    /// fastText n-gram buckets (read from a fastText `.bin`), so words
+    /// outside the vocabulary still get vectors.
+    subwords: Option<Arc<Subwords>>,
 }
 
 impl Embedding {
@@ -76,6 +82,7 @@ impl Embedding {
             norms,
             inv_norms,
             senses: None,
+            subwords: None,
         })
     }
 
@@ -101,6 +108,27 @@ impl Embedding {
     pub fn with_senses(mut self, senses: SenseTable) -> Embedding {
         self.senses = Some(Arc::new(senses));
         self
+    }
+
+    /// Attaches fastText n-gram buckets (their dimension should be the vectors').
+    pub fn with_subwords(mut self, subwords: Subwords) -> Embedding {
+        self.subwords = Some(Arc::new(subwords));
+        self
+    }
+
+    /// The fastText n-gram buckets, for vectors read from a fastText `.bin`.
+    pub fn subwords(&self) -> Option<&Subwords> {
+        self.subwords.as_deref()
+    }
+
+    /// The vector fastText computes from n-grams for a word outside the
+    /// vocabulary; `None` for a vocabulary word, vectors without subwords,
+    /// or a word with no n-gram.
+    pub fn subword_vector(&self, word: &str) -> Option<Array1<f32>> {
+        if self.id(word).is_some() {
+            return None;
+        }
+        self.subwords.as_ref()?.vector(word)
     }
 
     /// The sense inventory, for a multi-sense embedding.
