@@ -5,7 +5,8 @@
 //! GloVe text (no header); besides them NumPy `.npy` and fastText's binary
 //! model (read with its subword n-grams, [`super::subwords`]). [`detect`] tells them apart from the first bytes, so
 //! users never have to say which one they have; gzip is undone transparently
-//! (by [`crate::corpus::source::open`]). Writing goes to a temporary file in the
+//! (by [`crate::corpus::source::open`]). Plain binary files (word2vec binary,
+//! `.npy`, fastText `.bin`) are read through a memory map. Writing goes to a temporary file in the
 //! target's directory that is renamed over the target only once complete, so
 //! an interrupted export never leaves a partial file behind. A target ending
 //! in `.gz` is written gzip-compressed.
@@ -15,7 +16,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{fasttext_bin, glove_text, paired, word2vec_binary, word2vec_text, Embedding};
+use super::{fasttext_bin, glove_text, mapped, paired, word2vec_binary, word2vec_text, Embedding};
 use crate::corpus::source;
 use crate::{atomic, Error, Result};
 
@@ -247,12 +248,16 @@ pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadRe
         return finish_read(path, format, parsed, subwords);
     }
     let size = source::plain_len(path)?;
-    let input = source::open(path)?;
+    let binary = matches!(format, VectorFormat::Word2VecBinary | VectorFormat::Npy);
+    let input: Box<dyn std::io::BufRead + Send> = match size {
+        Some(len) if binary && len > 0 => Box::new(mapped::MapReader::open(path)?),
+        _ => source::open(path)?,
+    };
     let parsed = match format {
         VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit)?,
         VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit)?,
         VectorFormat::GloveText => glove_text::read(input, path, limit)?,
-        VectorFormat::Npy => paired::read_npy(input, path, limit)?,
+        VectorFormat::Npy => paired::read_npy(input, path, size, limit)?,
         VectorFormat::ProjectorTsv => {
             return Err(Error::format(
                 path,

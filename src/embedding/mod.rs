@@ -10,7 +10,9 @@
 //! Files ([`mod@format`]): word2vec text and binary, GloVe text with or
 //! without a header (Stanford's `<unk>` quirk accepted), fastText `.vec` and
 //! NumPy `.npy` are read with format detection, transparent gzip/bzip2/xz, an
-//! optional word limit and parallel parsing of text; written atomically, also
+//! optional word limit, parallel parsing of text and memory-mapped binary
+//! files; fastText `.bin` models also with their subword n-grams
+//! ([`subwords`]), so words outside the vocabulary get vectors; written atomically, also
 //! as the Embedding Projector's TSV pair ([`paired`]). [`align`] rotates one
 //! embedding onto another (orthogonal Procrustes).
 
@@ -18,6 +20,7 @@ pub mod align;
 mod fasttext_bin;
 pub mod format;
 mod glove_text;
+mod mapped;
 pub mod neighbors;
 pub mod paired;
 pub mod queries;
