@@ -26,6 +26,7 @@ use std::sync::Arc;
 use ndarray::{Array2, Axis};
 use rayon::prelude::*;
 
+use super::progress::LoadProgress;
 use super::subwords::{Rows, Subwords};
 use super::text_line::{decode_lossy, unique_index, Parsed};
 use crate::corpus::source;
@@ -238,15 +239,25 @@ fn read_shape<R: BufRead>(
 
 /// Reads a fastText `.bin`: its first `limit` words with fastText's word
 /// vectors, and the n-gram buckets for words outside the vocabulary.
-pub(crate) fn read(path: &Path, limit: Option<usize>) -> Result<(Parsed, Subwords)> {
+/// `progress` counts the words whose vectors are computed.
+pub(crate) fn read(
+    path: &Path,
+    limit: Option<usize>,
+    progress: &LoadProgress,
+) -> Result<(Parsed, Subwords)> {
     match source::plain_len(path)? {
-        Some(len) => read_mapped(path, len, limit),
-        None => read_stream(path, limit),
+        Some(len) => read_mapped(path, len, limit, progress),
+        None => read_stream(path, limit, progress),
     }
 }
 
 /// A plain file: parse the header from the map, keep the matrix in it.
-fn read_mapped(path: &Path, len: u64, limit: Option<usize>) -> Result<(Parsed, Subwords)> {
+fn read_mapped(
+    path: &Path,
+    len: u64,
+    limit: Option<usize>,
+    progress: &LoadProgress,
+) -> Result<(Parsed, Subwords)> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     // SAFETY: the map is read-only; like every reader of memory-mapped files
     // we rely on nobody truncating the file while it is open.
@@ -278,11 +289,15 @@ fn read_mapped(path: &Path, len: u64, limit: Option<usize>) -> Result<(Parsed, S
             offset: offset + words.len() * args.dim * 4,
         },
     );
-    finish(path, words, &word_rows, subwords, limit)
+    finish(path, words, &word_rows, subwords, limit, progress)
 }
 
 /// A compressed file: read the needed rows into memory.
-fn read_stream(path: &Path, limit: Option<usize>) -> Result<(Parsed, Subwords)> {
+fn read_stream(
+    path: &Path,
+    limit: Option<usize>,
+    progress: &LoadProgress,
+) -> Result<(Parsed, Subwords)> {
     let mut input = Input {
         inner: source::open(path)?,
         pos: 0,
@@ -309,7 +324,14 @@ fn read_stream(path: &Path, limit: Option<usize>) -> Result<(Parsed, Subwords)> 
         args.bucket,
         Rows::Owned(buckets),
     );
-    finish(path, words, &Rows::Owned(word_rows), subwords, limit)
+    finish(
+        path,
+        words,
+        &Rows::Owned(word_rows),
+        subwords,
+        limit,
+        progress,
+    )
 }
 
 /// `count` little-endian `f32`s, read in blocks (memory follows the data).
@@ -348,9 +370,11 @@ fn finish(
     word_rows: &Rows,
     subwords: Subwords,
     limit: Option<usize>,
+    progress: &LoadProgress,
 ) -> Result<(Parsed, Subwords)> {
     let nwords = raw_words.len();
     let keep = limit.map_or(nwords, |l| l.min(nwords));
+    progress.start(Some(keep as u64));
     let dim = subwords.dim();
     let mut matrix = Array2::<f32>::zeros((keep, dim));
     matrix
@@ -371,6 +395,7 @@ fn finish(
                 }
                 let scale = 1.0 / (1 + buckets.len()) as f32;
                 acc.iter_mut().for_each(|v| *v *= scale);
+                progress.add(1);
             },
         );
     if let Some((i, _)) = matrix
@@ -456,7 +481,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.bin");
         std::fs::write(&path, bytes).unwrap();
-        read(&path, None)
+        read(&path, None, &LoadProgress::default())
     }
 
     #[test]

@@ -16,6 +16,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::progress::{Counted, LoadProgress};
 use super::{fasttext_bin, glove_text, mapped, paired, word2vec_binary, word2vec_text, Embedding};
 use crate::corpus::source;
 use crate::{atomic, Error, Result};
@@ -236,6 +237,16 @@ pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, Rea
 /// Reads a vector file as `options` say (format, limit). Compressed files
 /// (gzip, bzip2, xz) are decompressed as they are read.
 pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadReport)> {
+    read_observed(path, options, &LoadProgress::default())
+}
+
+/// [`read_with`], counting its progress into `progress` (input bytes, or the
+/// words of a fastText model), for a progress bar drawn by another thread.
+pub fn read_observed(
+    path: &Path,
+    options: ReadOptions,
+    progress: &LoadProgress,
+) -> Result<(Embedding, ReadReport)> {
     let format = match options.format {
         Some(f) => f,
         None => detect(path)?,
@@ -243,7 +254,7 @@ pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadRe
     let limit = options.limit;
     let mut subwords = None;
     if format == VectorFormat::FastTextBin {
-        let (parsed, s) = fasttext_bin::read(path, limit)?;
+        let (parsed, s) = fasttext_bin::read(path, limit, progress)?;
         subwords = Some(s);
         return finish_read(path, format, parsed, subwords);
     }
@@ -253,6 +264,8 @@ pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadRe
         Some(len) if binary && len > 0 => Box::new(mapped::MapReader::open(path)?),
         _ => source::open(path)?,
     };
+    progress.start(size);
+    let input = Counted::new(input, progress);
     let parsed = match format {
         VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit)?,
         VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit)?,

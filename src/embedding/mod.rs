@@ -23,6 +23,7 @@ mod glove_text;
 mod mapped;
 pub mod neighbors;
 pub mod paired;
+pub mod progress;
 pub mod queries;
 pub mod senses;
 pub mod subwords;
@@ -37,6 +38,7 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
 pub use format::{ReadReport, VectorFormat};
 pub use neighbors::{Neighbor, NeighborParams};
+pub use progress::LoadProgress;
 pub use queries::Combine;
 pub use senses::{Sense, SenseTable};
 pub use subwords::Subwords;

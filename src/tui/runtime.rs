@@ -181,9 +181,11 @@ impl Runtime {
                 path,
                 limit,
                 recorded,
+                progress,
             } => self.spawn("import", move || Msg::VectorsImported {
                 run,
-                result: import_vectors(&path, limit, recorded.as_ref()).map_err(|e| e.to_string()),
+                result: import_vectors(&path, limit, recorded.as_ref(), &progress)
+                    .map_err(|e| e.to_string()),
             }),
             Effect::Projection(job) => {
                 let tx = self.tx.clone();
@@ -429,13 +431,15 @@ pub fn import_vectors(
     path: &Path,
     limit: Option<usize>,
     recorded: Option<&session::VectorSource>,
+    progress: &crate::embedding::LoadProgress,
 ) -> crate::Result<super::msg::Imported> {
-    let (embedding, report) = crate::embedding::format::read_with(
+    let (embedding, report) = crate::embedding::format::read_observed(
         path,
         crate::embedding::format::ReadOptions {
             format: None,
             limit,
         },
+        progress,
     )?;
     let source = session::VectorSource::of(path, report.format, limit)?;
     let mut notes = report.notes();
