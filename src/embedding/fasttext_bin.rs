@@ -289,7 +289,12 @@ fn read_mapped(
             offset: offset + words.len() * args.dim * 4,
         },
     );
-    finish(path, words, &word_rows, subwords, limit, progress)
+    let read = finish(path, words, &word_rows, subwords, limit, progress);
+    // The pages touched while computing the word vectors leave this process
+    // (they stay in the page cache; a later n-gram lookup maps its rows again).
+    // SAFETY: a read-only private file mapping, no slice into it is alive.
+    let _ = unsafe { map.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+    read
 }
 
 /// A compressed file: read the needed rows into memory.
