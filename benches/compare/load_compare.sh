@@ -3,7 +3,9 @@
 # glove.6B.300d, generated under target/compare-load/, never committed):
 # `wordbench neighbors` against gensim's load_word2vec_format on the same file,
 # wall time and peak memory (/usr/bin/time -v). See load_compare.py.
-# Usage: benches/compare/load_compare.sh [--rows N] [--dim D] [--repeat R]
+# Also the same vectors as word2vec binary (unless --no-binary); files removed
+# at the end unless --keep.
+# Usage: benches/compare/load_compare.sh [--rows N] [--dim D] [--repeat R] [--no-binary] [--keep]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

@@ -200,7 +200,7 @@ impl From<VectorFormatArg> for wordbench::embedding::VectorFormat {
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// Vectors file (word2vec text or binary, GloVe text with or without a
-    /// header, fastText .vec, .npy; .gz/.bz2/.xz ok).
+    /// header, fastText .vec or .bin, .npy; .gz/.bz2/.xz ok).
     pub vectors: PathBuf,
     /// Read only the first N words of the file (like gensim's `limit`).
     #[arg(long, value_name = "N")]
@@ -237,7 +237,8 @@ pub enum AnalogyMethodArg {
 /// `wordbench neighbors`
 #[derive(Debug, Args)]
 pub struct NeighborsArgs {
-    /// Vectors file.
+    /// Vectors file (any format wordbench reads). With a fastText .bin model,
+    /// a word outside the vocabulary gets its vector from subword n-grams.
     pub vectors: PathBuf,
     /// Query words.
     #[arg(required = true)]

@@ -163,10 +163,18 @@ pub fn neighbors(args: NeighborsArgs) -> Result<()> {
         limit: None,
     };
     for word in &args.words {
+        let mut heading = word.clone();
         let found: wordbench::Result<Vec<(String, f64)>> = match args.by {
             NeighborRanking::Cosine => embedding
                 .neighbors(word, params)
                 .or_else(|_| embedding.neighbors(&word.to_lowercase(), params))
+                .or_else(|e| match embedding.subword_vector(word) {
+                    Some(v) => {
+                        heading = format!("{word} (from subwords)");
+                        embedding.neighbors_of_vector(v.view(), params, &[])
+                    }
+                    None => Err(e),
+                })
                 .map(|l| l.into_iter().map(|n| (n.word, n.score as f64)).collect()),
             NeighborRanking::Walk => {
                 match embedding
@@ -187,7 +195,7 @@ pub fn neighbors(args: NeighborsArgs) -> Result<()> {
         };
         match found {
             Ok(list) => {
-                writeln!(out, "{word}")?;
+                writeln!(out, "{heading}")?;
                 for (w, score) in list {
                     match args.by {
                         NeighborRanking::Cosine => writeln!(out, "  {w:<20} {score:.4}")?,

@@ -1,29 +1,68 @@
 //! Opening vector files for the commands (notes on stderr), `wordbench
 //! convert` and `wordbench align`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::embedding::format::{self, ReadOptions};
-use wordbench::embedding::{Embedding, VectorFormat};
+use wordbench::embedding::{Embedding, LoadProgress, ReadReport, VectorFormat};
 
 use super::args::{AlignArgs, ConvertArgs};
 
+/// Files from this size on get a progress bar (on a terminal).
+const BAR_FROM_BYTES: u64 = 16 << 20;
+
 /// Reads a vector file in any format wordbench knows (detected), its first
-/// `limit` words when given; what the reader noticed goes to stderr.
+/// `limit` words when given; what the reader noticed goes to stderr. A large
+/// file read on a terminal shows a progress bar.
 pub fn load(path: &Path, limit: Option<usize>) -> Result<Embedding> {
-    let (embedding, report) = format::read_with(
-        path,
-        ReadOptions {
-            format: None,
-            limit,
-        },
-    )?;
+    let options = ReadOptions {
+        format: None,
+        limit,
+    };
+    let large = std::fs::metadata(path).is_ok_and(|m| m.len() >= BAR_FROM_BYTES);
+    let (embedding, report) = if large && std::io::stderr().is_terminal() {
+        read_with_bar(path, options)?
+    } else {
+        format::read_with(path, options)?
+    };
     for note in report.notes() {
         eprintln!("{}: {note}", path.display());
     }
     Ok(embedding)
+}
+
+/// Reads on a scoped thread while this one draws the bar from the reader's
+/// counts (bytes, or words for a fastText model; a spinner while the total
+/// is unknown, as for a compressed file).
+fn read_with_bar(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadReport)> {
+    let progress = LoadProgress::default();
+    let bar = ProgressBar::new(1000).with_style(
+        ProgressStyle::with_template("reading {prefix} {bar:30} {percent:>3}%  eta {eta}")
+            .expect("a valid template"),
+    );
+    bar.set_prefix(
+        path.file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+    );
+    let read = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| format::read_observed(path, options, &progress));
+        while !reader.is_finished() {
+            match progress.fraction() {
+                Some(f) => bar.set_position((f * 1000.0) as u64),
+                None => bar.tick(),
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        reader.join()
+    });
+    bar.finish_and_clear();
+    match read {
+        Ok(result) => Ok(result?),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
 }
 
 /// `wordbench convert IN OUT`.

@@ -2,9 +2,11 @@
 //!
 //! Three formats cover what gensim, word2vec, GloVe and fastText exchange:
 //! word2vec text (`n d` header), word2vec binary (same header, raw `f32`s) and
-//! GloVe text (no header). [`detect`] tells them apart from the first bytes, so
+//! GloVe text (no header); besides them NumPy `.npy` and fastText's binary
+//! model (read with its subword n-grams, [`super::subwords`]). [`detect`] tells them apart from the first bytes, so
 //! users never have to say which one they have; gzip is undone transparently
-//! (by [`crate::corpus::source::open`]). Writing goes to a temporary file in the
+//! (by [`crate::corpus::source::open`]). Plain binary files (word2vec binary,
+//! `.npy`, fastText `.bin`) are read through a memory map. Writing goes to a temporary file in the
 //! target's directory that is renamed over the target only once complete, so
 //! an interrupted export never leaves a partial file behind. A target ending
 //! in `.gz` is written gzip-compressed.
@@ -14,7 +16,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{glove_text, paired, word2vec_binary, word2vec_text, Embedding};
+use super::progress::{Counted, LoadProgress};
+use super::{fasttext_bin, glove_text, mapped, paired, word2vec_binary, word2vec_text, Embedding};
 use crate::corpus::source;
 use crate::{atomic, Error, Result};
 
@@ -36,6 +39,9 @@ pub enum VectorFormat {
     /// TensorBoard Embedding Projector: tensor TSV plus `name.metadata.tsv` (written only).
     #[serde(rename = "projector-tsv")]
     ProjectorTsv,
+    /// fastText binary model (`.bin`) with its subword n-gram vectors (read only).
+    #[serde(rename = "fasttext-bin")]
+    FastTextBin,
 }
 
 impl VectorFormat {
@@ -47,6 +53,7 @@ impl VectorFormat {
             VectorFormat::GloveText => "glove-text",
             VectorFormat::Npy => "npy",
             VectorFormat::ProjectorTsv => "projector-tsv",
+            VectorFormat::FastTextBin => "fasttext-bin",
         }
     }
 
@@ -85,10 +92,11 @@ impl std::str::FromStr for VectorFormat {
             "glove-text" | "glove" => Ok(VectorFormat::GloveText),
             "npy" | "numpy" => Ok(VectorFormat::Npy),
             "projector-tsv" | "projector" | "tsv" => Ok(VectorFormat::ProjectorTsv),
+            "fasttext-bin" | "fasttext" => Ok(VectorFormat::FastTextBin),
             _ => Err(Error::param(
                 "format",
                 format!(
-                    "unknown vector format '{s}'; use word2vec-text, word2vec-binary, glove-text, npy or projector-tsv"
+                    "unknown vector format '{s}'; use word2vec-text, word2vec-binary, glove-text, npy, projector-tsv or fasttext-bin"
                 ),
             )),
         }
@@ -167,6 +175,9 @@ pub fn detect_bytes(head: &[u8]) -> VectorFormat {
     if paired::is_npy(head) {
         return VectorFormat::Npy;
     }
+    if fasttext_bin::is_fasttext(head) {
+        return VectorFormat::FastTextBin;
+    }
     let (first, rest) = split_line(head);
     let header = std::str::from_utf8(first)
         .ok()
@@ -226,28 +237,65 @@ pub fn read(path: &Path, format: Option<VectorFormat>) -> Result<(Embedding, Rea
 /// Reads a vector file as `options` say (format, limit). Compressed files
 /// (gzip, bzip2, xz) are decompressed as they are read.
 pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadReport)> {
+    read_observed(path, options, &LoadProgress::default())
+}
+
+/// [`read_with`], counting its progress into `progress` (input bytes, or the
+/// words of a fastText model), for a progress bar drawn by another thread.
+pub fn read_observed(
+    path: &Path,
+    options: ReadOptions,
+    progress: &LoadProgress,
+) -> Result<(Embedding, ReadReport)> {
     let format = match options.format {
         Some(f) => f,
         None => detect(path)?,
     };
-    let size = source::plain_len(path)?;
-    let input = source::open(path)?;
     let limit = options.limit;
+    let mut subwords = None;
+    if format == VectorFormat::FastTextBin {
+        let (parsed, s) = fasttext_bin::read(path, limit, progress)?;
+        subwords = Some(s);
+        return finish_read(path, format, parsed, subwords);
+    }
+    let size = source::plain_len(path)?;
+    let binary = matches!(format, VectorFormat::Word2VecBinary | VectorFormat::Npy);
+    let input: Box<dyn std::io::BufRead + Send> = match size {
+        Some(len) if binary && len > 0 => Box::new(mapped::MapReader::open(path)?),
+        _ => source::open(path)?,
+    };
+    progress.start(size);
+    let input = Counted::new(input, progress);
     let parsed = match format {
         VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit)?,
         VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit)?,
         VectorFormat::GloveText => glove_text::read(input, path, limit)?,
-        VectorFormat::Npy => paired::read_npy(input, path, limit)?,
+        VectorFormat::Npy => paired::read_npy(input, path, size, limit)?,
         VectorFormat::ProjectorTsv => {
             return Err(Error::format(
                 path,
                 "the Projector's TSV pair is a format wordbench writes, not one it reads",
             ))
         }
+        VectorFormat::FastTextBin => unreachable!("read above"),
     };
+    finish_read(path, format, parsed, subwords)
+}
+
+/// The embedding of what a reader parsed, with the sense inventory beside
+/// the file (if any) and the fastText n-grams (if any).
+fn finish_read(
+    path: &Path,
+    format: VectorFormat,
+    parsed: super::text_line::Parsed,
+    subwords: Option<super::Subwords>,
+) -> Result<(Embedding, ReadReport)> {
     let mut embedding = Embedding::new(parsed.index, parsed.matrix)?;
     if let Some(senses) = super::SenseTable::load_beside(path)? {
         embedding = embedding.with_senses(senses);
+    }
+    if let Some(subwords) = subwords {
+        embedding = embedding.with_subwords(subwords);
     }
     Ok((
         embedding,
@@ -280,6 +328,13 @@ fn write_vectors(embedding: &Embedding, path: &Path, format: VectorFormat) -> Re
     match format {
         VectorFormat::Npy => return paired::write_npy(embedding, path),
         VectorFormat::ProjectorTsv => return paired::write_projector(embedding, path),
+        VectorFormat::FastTextBin => {
+            return Err(Error::format(
+                path,
+                "fastText .bin is a format wordbench reads, not one it writes; \
+                 write word2vec text (.vec) instead",
+            ))
+        }
         _ => {}
     }
     let gz = path
@@ -308,8 +363,8 @@ fn write_body(
         VectorFormat::Word2VecText => word2vec_text::write(out, words, vectors, path),
         VectorFormat::Word2VecBinary => word2vec_binary::write(out, words, vectors, path),
         VectorFormat::GloveText => glove_text::write(out, words, vectors, path),
-        VectorFormat::Npy | VectorFormat::ProjectorTsv => {
-            unreachable!("two-file formats are written by `paired`")
+        VectorFormat::Npy | VectorFormat::ProjectorTsv | VectorFormat::FastTextBin => {
+            unreachable!("two-file formats are written by `paired`; fastText .bin is refused")
         }
     }
 }

@@ -10,17 +10,23 @@
 //! Files ([`mod@format`]): word2vec text and binary, GloVe text with or
 //! without a header (Stanford's `<unk>` quirk accepted), fastText `.vec` and
 //! NumPy `.npy` are read with format detection, transparent gzip/bzip2/xz, an
-//! optional word limit and parallel parsing of text; written atomically, also
+//! optional word limit, parallel parsing of text and memory-mapped binary
+//! files; fastText `.bin` models also with their subword n-grams
+//! ([`subwords`]), so words outside the vocabulary get vectors; written atomically, also
 //! as the Embedding Projector's TSV pair ([`paired`]). [`align`] rotates one
 //! embedding onto another (orthogonal Procrustes).
 
 pub mod align;
+mod fasttext_bin;
 pub mod format;
 mod glove_text;
+mod mapped;
 pub mod neighbors;
 pub mod paired;
+pub mod progress;
 pub mod queries;
 pub mod senses;
+pub mod subwords;
 mod text_line;
 mod text_rows;
 mod word2vec_binary;
@@ -32,8 +38,10 @@ use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
 
 pub use format::{ReadReport, VectorFormat};
 pub use neighbors::{Neighbor, NeighborParams};
+pub use progress::LoadProgress;
 pub use queries::Combine;
 pub use senses::{Sense, SenseTable};
+pub use subwords::Subwords;
 
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -51,6 +59,9 @@ pub struct Embedding {
     /// The sense inventory of a multi-sense embedding (rows `word#j`),
     /// saved and loaded as a sidecar file next to the vectors.
     senses: Option<Arc<SenseTable>>,
+    /// fastText n-gram buckets (read from a fastText `.bin`), so words
+    /// outside the vocabulary still get vectors.
+    subwords: Option<Arc<Subwords>>,
 }
 
 impl Embedding {
@@ -76,6 +87,7 @@ impl Embedding {
             norms,
             inv_norms,
             senses: None,
+            subwords: None,
         })
     }
 
@@ -101,6 +113,27 @@ impl Embedding {
     pub fn with_senses(mut self, senses: SenseTable) -> Embedding {
         self.senses = Some(Arc::new(senses));
         self
+    }
+
+    /// Attaches fastText n-gram buckets (their dimension should be the vectors').
+    pub fn with_subwords(mut self, subwords: Subwords) -> Embedding {
+        self.subwords = Some(Arc::new(subwords));
+        self
+    }
+
+    /// The fastText n-gram buckets, for vectors read from a fastText `.bin`.
+    pub fn subwords(&self) -> Option<&Subwords> {
+        self.subwords.as_deref()
+    }
+
+    /// The vector fastText computes from n-grams for a word outside the
+    /// vocabulary; `None` for a vocabulary word, vectors without subwords,
+    /// or a word with no n-gram.
+    pub fn subword_vector(&self, word: &str) -> Option<Array1<f32>> {
+        if self.id(word).is_some() {
+            return None;
+        }
+        self.subwords.as_ref()?.vector(word)
     }
 
     /// The sense inventory, for a multi-sense embedding.

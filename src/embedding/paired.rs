@@ -112,9 +112,30 @@ fn write_words(words: &WordIndex, path: &Path) -> Result<()> {
 }
 
 /// Reads a `.npy` matrix (the first `limit` rows) and the words beside it.
-pub(crate) fn read_npy(mut input: impl Read, path: &Path, limit: Option<usize>) -> Result<Parsed> {
+///
+/// `size` is the file's length when known (a plain file): the declared shape
+/// is checked against it, then the matrix is allocated once.
+pub(crate) fn read_npy(
+    mut input: impl Read,
+    path: &Path,
+    size: Option<u64>,
+    limit: Option<usize>,
+) -> Result<Parsed> {
     let (n, d, wide) = read_npy_header(&mut input, path)?;
     let keep = limit.map_or(n, |l| l.min(n));
+    let width: usize = if wide { 8 } else { 4 };
+    let declared = (n as u64)
+        .saturating_mul(d as u64)
+        .saturating_mul(width as u64);
+    if size.is_some_and(|s| s < declared) {
+        return Err(Error::format(
+            path,
+            format!(
+                "the header declares {n} x {d} values ({declared} bytes), but the file holds {} bytes",
+                size.unwrap_or_default()
+            ),
+        ));
+    }
     let vocab_path = npy_vocab_path(path);
     let words = read_words(&vocab_path, keep)?;
     if words.len() < keep {
@@ -127,8 +148,12 @@ pub(crate) fn read_npy(mut input: impl Read, path: &Path, limit: Option<usize>) 
             ),
         ));
     }
-    let width = if wide { 8 } else { 4 };
-    let mut values = Vec::with_capacity(keep.saturating_mul(d).min(1 << 24));
+    let cap = if size.is_some() {
+        keep * d
+    } else {
+        keep.saturating_mul(d).min(1 << 24)
+    };
+    let mut values = Vec::with_capacity(cap);
     let mut bytes = vec![0u8; width * d];
     for row in 0..keep {
         input.read_exact(&mut bytes).map_err(|_| {
@@ -291,10 +316,10 @@ mod tests {
             std::fs::read_to_string(dir.path().join("v.vocab.txt")).unwrap(),
             "the\nnaïve\nx\n"
         );
-        let back = read_npy(&bytes[..], &path, None).unwrap();
+        let back = read_npy(&bytes[..], &path, None, None).unwrap();
         assert_eq!(back.index.words(), small().words().words());
         assert_eq!(back.matrix, small().vectors());
-        let two = read_npy(&bytes[..], &path, Some(2)).unwrap();
+        let two = read_npy(&bytes[..], &path, None, Some(2)).unwrap();
         assert_eq!((two.matrix.nrows(), two.limited), (2, true));
     }
 
@@ -310,15 +335,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.npy");
         std::fs::write(dir.path().join("m.vocab.txt"), "w\n").unwrap();
-        let back = read_npy(&bytes[..], &path, None).unwrap();
+        let back = read_npy(&bytes[..], &path, None, None).unwrap();
         assert_eq!(back.matrix, array![[0.5f32, -2.0]]);
         let mut int = bytes.clone();
         let at = int.windows(3).position(|w| w == b"<f8").unwrap();
         int[at + 1] = b'i';
-        let e = read_npy(&int[..], &path, None).unwrap_err();
+        let e = read_npy(&int[..], &path, None, None).unwrap_err();
         assert!(e.to_string().contains("element type <i8"), "{e}");
-        let e = read_npy(&bytes[..bytes.len() - 8], &path, None).unwrap_err();
+        let e = read_npy(&bytes[..bytes.len() - 8], &path, None, None).unwrap_err();
         assert!(e.to_string().contains("ends in row 1 of 1"), "{e}");
+        // A plain file's size is checked against the shape before allocating.
+        let e = read_npy(&bytes[..], &path, Some(12), None).unwrap_err();
+        assert!(
+            e.to_string().contains("(16 bytes), but the file holds 12"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -52,7 +52,14 @@ pub(crate) fn read(
     let vector_bytes = check_header(n, d, size.map(|s| s.saturating_sub(raw.len() as u64)), path)?;
     let keep = limit.map_or(n, |l| l.min(n));
     let mut words = Vec::with_capacity(keep.min(1 << 20));
-    let mut values = Vec::with_capacity(keep.saturating_mul(d).min(1 << 20));
+    // A known size was checked against the header: allocate the matrix once
+    // (growing by doubling would need up to twice its memory at the peak).
+    let cap = if size.is_some() {
+        keep * d
+    } else {
+        keep.saturating_mul(d).min(1 << 20)
+    };
+    let mut values = Vec::with_capacity(cap);
     let mut bytes = Vec::new();
     let mut word = String::new();
     let mut replacements = 0;

@@ -251,6 +251,8 @@ pub enum Effect {
         limit: Option<usize>,
         /// What a session recorded about the file, to notice a change.
         recorded: Option<crate::session::VectorSource>,
+        /// Counts the reading, for the run's status.
+        progress: Arc<crate::embedding::LoadProgress>,
     },
     /// Project vectors to 2-D, or export a projection.
     Projection(Box<ProjectionJob>),

@@ -100,6 +100,8 @@ pub struct RunEntry {
     stopped_at: Option<u64>,
     /// For an imported run: the word limit to read it with.
     pub pending_limit: Option<usize>,
+    /// For an imported run being read: how far the reader has come.
+    pub loading: Arc<crate::embedding::LoadProgress>,
     /// The run this one replays (its recorded curves are drawn beneath).
     pub replay_of: Option<usize>,
 }
@@ -128,6 +130,7 @@ impl RunEntry {
             queued: None,
             stopped_at: None,
             pending_limit: None,
+            loading: Arc::default(),
             replay_of: None,
         }
     }
@@ -153,6 +156,7 @@ impl RunEntry {
             queued: None,
             stopped_at: None,
             pending_limit: None,
+            loading: Arc::default(),
             replay_of: None,
         }
     }
@@ -344,7 +348,10 @@ impl RunEntry {
             }
             RunStatus::Paused => "paused".into(),
             RunStatus::Queued => "queued".into(),
-            RunStatus::Importing => "reading".into(),
+            RunStatus::Importing => match self.loading.fraction() {
+                Some(f) => format!("reading {:.0}%", 100.0 * f),
+                None => "reading".into(),
+            },
             RunStatus::Finished => "finished".into(),
             RunStatus::Stopped(s) => format!("stopped@{s}"),
             RunStatus::Failed(_) => "failed".into(),
@@ -363,6 +370,15 @@ pub(crate) mod tests {
     use super::*;
     use crate::algo;
     use crate::train::Value;
+
+    #[test]
+    fn an_importing_run_shows_how_far_its_file_was_read() {
+        let entry = RunEntry::imported("v.txt".into(), None);
+        assert_eq!(entry.status_text(), "reading");
+        entry.loading.start(Some(4));
+        entry.loading.add(1);
+        assert_eq!(entry.status_text(), "reading 25%");
+    }
 
     pub(crate) fn corpus_ref() -> CorpusRef {
         CorpusRef {

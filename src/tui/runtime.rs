@@ -181,9 +181,11 @@ impl Runtime {
                 path,
                 limit,
                 recorded,
+                progress,
             } => self.spawn("import", move || Msg::VectorsImported {
                 run,
-                result: import_vectors(&path, limit, recorded.as_ref()).map_err(|e| e.to_string()),
+                result: import_vectors(&path, limit, recorded.as_ref(), &progress)
+                    .map_err(|e| e.to_string()),
             }),
             Effect::Projection(job) => {
                 let tx = self.tx.clone();
@@ -260,6 +262,20 @@ fn search(
     let params = NeighborParams::k(k);
     match query {
         Query::Word(w) if ranking == Ranking::Walk => walk_neighbors(embedding, w, k),
+        Query::Word(w) if embedding.id(w).is_none() => {
+            let Some(v) = embedding.subword_vector(w) else {
+                return Err(crate::Error::UnknownWord(w.clone()).to_string());
+            };
+            return Ok(Found {
+                neighbors: embedding
+                    .neighbors_of_vector(v.view(), params, &[])
+                    .map_err(|e| e.to_string())?,
+                senses: Vec::new(),
+                note: Some(format!(
+                    "'{w}' (from subwords): not in the vocabulary; its vector is the mean of its fastText n-gram vectors"
+                )),
+            });
+        }
         Query::Word(w) => {
             let mut found: Found = embedding
                 .neighbors(w, params)
@@ -415,13 +431,15 @@ pub fn import_vectors(
     path: &Path,
     limit: Option<usize>,
     recorded: Option<&session::VectorSource>,
+    progress: &crate::embedding::LoadProgress,
 ) -> crate::Result<super::msg::Imported> {
-    let (embedding, report) = crate::embedding::format::read_with(
+    let (embedding, report) = crate::embedding::format::read_observed(
         path,
         crate::embedding::format::ReadOptions {
             format: None,
             limit,
         },
+        progress,
     )?;
     let source = session::VectorSource::of(path, report.format, limit)?;
     let mut notes = report.notes();
@@ -558,6 +576,24 @@ mod tests {
         };
         let err = search(&e, &q, Combine::Add, Ranking::Cosine, 2).unwrap_err();
         assert!(err.contains("no senses"), "{err}");
+    }
+
+    #[test]
+    fn a_word_outside_a_fasttext_vocabulary_is_searched_by_its_subwords() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pretrained/fasttext.bin");
+        let e = Embedding::load(path).unwrap();
+        let q = Query::Word("governmentalism".into());
+        let found = search(&e, &q, Combine::Add, Ranking::Cosine, 3).unwrap();
+        assert!(found.note.unwrap().contains("(from subwords)"));
+        let v = e.subword_vector("governmentalism").unwrap();
+        let want = e
+            .neighbors_of_vector(v.view(), NeighborParams::k(3), &[])
+            .unwrap();
+        assert_eq!(found.neighbors, want);
+        let plain = embedding(array![[1.0f32, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, -1.0]]);
+        let err = search(&plain, &q, Combine::Add, Ranking::Cosine, 3).unwrap_err();
+        assert!(err.contains("governmentalism"), "{err}");
     }
 
     #[test]

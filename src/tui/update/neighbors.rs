@@ -100,13 +100,17 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
             });
             continue;
         };
+        // A single word outside a fastText model's vocabulary still has a
+        // vector (from its n-grams): it is searched as typed.
+        let from_subwords =
+            |w: &str| matches!(query, Query::Word(_)) && embedding.subword_vector(w).is_some();
         let missing = query
             .words()
             .into_iter()
-            .find(|w| known(&embedding, w).is_none())
+            .find(|w| known(&embedding, w).is_none() && !from_subwords(w))
             .map(String::from);
         let resolved = match missing {
-            None => Ok(query.map_words(|w| known(&embedding, w).unwrap_or_default())),
+            None => Ok(query.map_words(|w| known(&embedding, w).unwrap_or_else(|| w.to_string()))),
             Some(w) => Err(w),
         };
         match resolved {
@@ -389,6 +393,21 @@ mod tests {
             "the analogy is queued as the user's action"
         );
         assert_eq!(drain(&mut app).len(), 1);
+    }
+
+    #[test]
+    fn a_fasttext_run_searches_a_word_outside_its_vocabulary() {
+        let mut app = app_with_run();
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/pretrained/fasttext.bin");
+        app.runs[0].embedding = Some(Arc::new(Embedding::load(path).unwrap()));
+        let effects = query_word(&mut app, "governmentalism");
+        match &effects[..] {
+            [Effect::Neighbors { query, .. }] => {
+                assert_eq!(query, &Query::Word("governmentalism".into()))
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -244,6 +244,7 @@ pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
         path,
         limit,
         recorded: None,
+        progress: Arc::clone(&app.runs[run].loading),
     }]
 }
 

@@ -10,6 +10,7 @@
 //! of the file; every path is stored relative to the session file.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::session::{Run, Session};
 use crate::train::Command;
@@ -269,13 +270,15 @@ pub fn loaded(
     let mut effects = Vec::new();
     for (k, run) in session.runs.into_iter().enumerate() {
         if let Some(source) = run.source.clone() {
+            let entry = RunEntry::imported_recorded(run);
             effects.push(Effect::ImportVectors {
                 run: app.runs.len(),
                 path: source.path.clone(),
                 limit: source.limit,
                 recorded: Some(source),
+                progress: Arc::clone(&entry.loading),
             });
-            app.runs.push(RunEntry::imported_recorded(run));
+            app.runs.push(entry);
             continue;
         }
         let settings = match run.settings(&path, k) {
