@@ -191,3 +191,32 @@ fn stanford_glove_header_is_imported_with_a_note_and_a_limit_is_kept() {
     assert_eq!(d.app.status.level, Level::Error);
     assert_eq!(d.app.runs.len(), 2, "a missing file adds no run");
 }
+
+#[test]
+fn a_fasttext_model_answers_a_word_outside_its_vocabulary_from_subwords() {
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    d.act(Action::ImportVectors(
+        "tests/fixtures/pretrained/fasttext.bin".into(),
+        None,
+    ));
+    imported(&mut d, 0);
+    let run = &d.app.runs[0];
+    assert_eq!(run.settings(), "fasttext.bin 1763x8");
+    let source = run.record().source.clone().unwrap();
+    assert_eq!(source.format.name(), "fasttext-bin");
+    let emb = run.embedding.clone().unwrap();
+    assert!(emb.id("governmentalism").is_none());
+
+    d.act(Action::GoTo(Screen::Neighbors));
+    d.act(Action::SetK(5));
+    d.act(Action::Query("governmentalism".into()));
+    assert!(d.wait_until(LONG, |a| a.neighbors.answers[0].is_some()));
+    let found = d.app.neighbors.answers[0].clone().unwrap().result.unwrap();
+    assert!(found.note.unwrap().contains("(from subwords)"));
+    let v = emb.subword_vector("governmentalism").unwrap();
+    let direct = emb
+        .neighbors_of_vector(v.view(), wordbench::embedding::NeighborParams::k(5), &[])
+        .unwrap();
+    assert_eq!(found.neighbors, direct);
+}
