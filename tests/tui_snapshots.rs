@@ -216,6 +216,30 @@ fn train_screen_with_live_charts() {
     insta::assert_snapshot!(render(&app, 110, 34));
 }
 
+/// A run's latest log line (MPNNLM's per-step note: the number of
+/// prototypes and the words that grew) shows under its progress bar, so the
+/// count is followed as it changes step by step.
+#[test]
+fn train_screen_shows_the_run_s_latest_note() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    app.train.shown = Some(0);
+    app.runs[0]
+        .log
+        .push("mpnnlm: step 1: 20000 prototypes (+0), held-out ppl 2787.0".into());
+    app.runs[0].log.push(
+        "mpnnlm: step 2: 20003 prototypes (+3), held-out ppl 2334.0; new: the, of, and".into(),
+    );
+    let screen = render(&app, 110, 34);
+    assert!(
+        screen.contains(
+            "mpnnlm: step 2: 20003 prototypes (+3), held-out ppl 2334.0; new: the, of, and"
+        ),
+        "{screen}"
+    );
+    assert!(!screen.contains("20000 prototypes"));
+}
+
 #[test]
 fn train_screen_log_scale_at_80x24() {
     let mut app = with_runs();

@@ -24,6 +24,35 @@ pub struct Criteria {
     pub min_distance: f64,
     /// Share of the predictions the minor side of the chosen split must hold.
     pub min_split: f64,
+    /// Where a candidate is placed.
+    pub placement: Placement,
+}
+
+/// Where a new prototype goes, given the centroid `c` of a cluster of the
+/// word's predictions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// At `c` itself (the thesis).
+    Centroid,
+    /// At the word's first prototype moved by `c − c̄`, `c̄` the mean of all
+    /// the word's kept predictions: the cluster's departure from the word's
+    /// usual prediction, applied where the word's prototype already is.
+    Shift,
+}
+
+/// Moves every candidate `c` to `base + (c − mean(points))`.
+fn shift(candidates: &mut [Vec<f32>], points: &[f32], base: &[f32]) {
+    let dim = base.len();
+    let n = (points.len() / dim).max(1) as f64;
+    let mut mean = vec![0f64; dim];
+    for row in points.chunks_exact(dim) {
+        mean.iter_mut().zip(row).for_each(|(m, &x)| *m += x as f64);
+    }
+    for cand in candidates.iter_mut() {
+        for ((c, &m), &b) in cand.iter_mut().zip(&mean).zip(base) {
+            *c = b + (*c as f64 - m / n) as f32;
+        }
+    }
 }
 
 /// What [`consider`] decided.
@@ -173,7 +202,14 @@ pub fn consider(
         return Outcome::Selections;
     }
     let dim = model.shape.dim;
-    let candidates = cluster::candidates(history.predictions(w), dim, c.min_split);
+    let mut candidates = cluster::candidates(history.predictions(w), dim, c.min_split);
+    if c.placement == Placement::Shift {
+        shift(
+            &mut candidates,
+            history.predictions(w),
+            model.proto(model.layout.of(w).start),
+        );
+    }
     if candidates.is_empty() {
         return Outcome::NoSplit;
     }

@@ -8,10 +8,10 @@
 //! - Output ([`model`]): `q_k = exp(−‖p_k − p̂‖²/2)` over every prototype,
 //!   `P(w) = Σ_{k∈w} q_k / Σ_k q_k`; training may estimate the denominator
 //!   from a uniform sample of the other prototypes, evaluation never does.
-//! - Training: one token at a time, the four backpropagation steps (target
-//!   prototypes pulled, the others pushed, the network and the input
-//!   prototypes updated) with momentum SGD; the target's prototype for the
-//!   next input is drawn from its posterior. Sentences start from `n`
+//! - Training: one token at a time, the four backpropagation steps (the
+//!   target's prototype drawn from its posterior pulled, the others pushed,
+//!   the network and the input prototypes updated) with momentum SGD; the
+//!   drawn prototype is also the next input. Sentences start from `n`
 //!   start prototypes and end by predicting an end token.
 //! - Prototypes ([`creation`]): a word grows a prototype when the paper's
 //!   four criteria hold, placed by agglomerative clustering of its last
@@ -31,7 +31,7 @@ pub mod trainer;
 mod tests;
 
 pub use model::{Layout, Model, Shape};
-pub use trainer::MpnnlmTrainer;
+pub use trainer::{MpnnlmTrainer, Target};
 
 use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
@@ -73,6 +73,13 @@ pub const SCHEMA: &[ParamSpec] = &[
         10_000_000,
         1000,
         "other prototypes drawn for the training denominator (0 = full normaliser)",
+    )
+    .live(),
+    ParamSpec::choice(
+        "target",
+        &["drawn", "posterior"],
+        "drawn",
+        "train towards the prototype drawn from the posterior (the thesis), or all of the word's weighted by it",
     )
     .live(),
     ParamSpec::choice(
@@ -120,6 +127,13 @@ pub const SCHEMA: &[ParamSpec] = &[
         "smallest share of the predictions on the minor side of the chosen split (thesis: 10%)",
     )
     .live(),
+    ParamSpec::choice(
+        "placement",
+        &["centroid", "shift"],
+        "centroid",
+        "a new prototype at its cluster's centroid of predictions (thesis), or the word's prototype shifted by the cluster's departure from the mean prediction",
+    )
+    .live(),
     ParamSpec::int(
         "step_tokens",
         1,
@@ -149,6 +163,8 @@ pub struct Settings {
     pub momentum: f64,
     /// Other prototypes sampled for the denominator; 0 = all (live).
     pub sample: usize,
+    /// What the target's prototypes train towards (live).
+    pub target: Target,
     /// Several prototypes per word allowed.
     pub multi: bool,
     /// Creation thresholds (live).
@@ -174,17 +190,35 @@ impl Settings {
             lr: p.f64("lr"),
             momentum: p.f64("momentum"),
             sample: p.usize("sample"),
+            target: target_of(p.choice("target")),
             multi: p.choice("prototypes") == "log10",
             criteria: creation::Criteria {
                 max_ppl: p.f64("max_ppl"),
                 min_selections: p.usize("min_selections") as u32,
                 min_distance: p.f64("min_distance"),
                 min_split: p.f64("min_split"),
+                placement: placement_of(p.choice("placement")),
             },
             history: p.usize("history"),
             step_tokens: p.usize("step_tokens"),
             heldout_tokens: p.usize("heldout_tokens"),
         }
+    }
+}
+
+/// The [`Target`] named by the `target` parameter.
+pub fn target_of(name: &str) -> Target {
+    match name {
+        "posterior" => Target::Posterior,
+        _ => Target::Drawn,
+    }
+}
+
+/// The [`creation::Placement`] named by the `placement` parameter.
+pub fn placement_of(name: &str) -> creation::Placement {
+    match name {
+        "shift" => creation::Placement::Shift,
+        _ => creation::Placement::Centroid,
     }
 }
 

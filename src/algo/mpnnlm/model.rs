@@ -342,6 +342,18 @@ impl Net<'_> {
         self.selections[slot as usize].fetch_add(1, Ordering::Relaxed);
     }
 
+    /// True when `window` holds no start prototype: the prediction then
+    /// comes from `n` words of context. Only these are kept for placing new
+    /// prototypes: every sentence-initial prediction is the same point, and
+    /// the first few carry little of the sentence, so they would otherwise
+    /// form clusters of sentence position rather than of meaning.
+    #[inline]
+    pub fn full_context(&self, window: &[u32]) -> bool {
+        window
+            .iter()
+            .all(|&slot| self.layout.owner(slot) != NO_WORD)
+    }
+
     /// `x = [p_window; 1]`, `h = [tanh(U x); 1]`, `p̂ = tanh(W h)`.
     pub fn forward(&self, window: &[u32], s: &mut Scratch) {
         let d = self.shape.dim;
@@ -407,6 +419,30 @@ impl Net<'_> {
             scale,
             value,
         });
+    }
+
+    /// The posterior `r` of the target word's prototypes (eq. 33) from the
+    /// entries' values `−‖p_k − p̂‖²/2`, into `s.posterior` (slot order).
+    pub fn target_posterior(&self, s: &mut Scratch) {
+        s.posterior.clear();
+        let own = s.entries.iter().take_while(|e| e.target);
+        let top = own
+            .clone()
+            .map(|e| e.value)
+            .fold(f64::NEG_INFINITY, f64::max);
+        s.posterior.extend(own.map(|e| (e.value - top).exp()));
+        let sum: f64 = s.posterior.iter().sum();
+        s.posterior.iter_mut().for_each(|r| *r /= sum);
+    }
+
+    /// Makes the target word's `k`-th prototype the only target: its other
+    /// prototypes become competitors like the other words' (scale 1).
+    pub fn keep_target(&self, k: usize, s: &mut Scratch) {
+        s.entries
+            .iter_mut()
+            .take_while(|e| e.target)
+            .enumerate()
+            .for_each(|(i, e)| e.target = i == k);
     }
 
     /// From the entries' distances: the loss `ln Z − ln S`, the posterior

@@ -4,7 +4,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::creation::{self, Criteria, History, Outcome};
+use super::creation::{self, Criteria, History, Outcome, Placement};
 use super::heldout::Heldout;
 use super::model::{Layout, Model, Scratch, Shape};
 use super::trainer::{export, prototype_cap, MpnnlmTrainer};
@@ -78,21 +78,60 @@ fn close(a: f64, b: f64) -> bool {
 
 #[test]
 fn distance_softmax_gradient_matches_finite_differences() {
+    for t in [0u32, 1, 3] {
+        softmax_gradient_check(t, None);
+    }
+}
+
+/// With one of the target's prototypes drawn as the target, the gradient is
+/// that of `−ln(q_k* / Z)`, the word's other prototypes competing.
+#[test]
+fn the_drawn_prototype_s_gradient_matches_finite_differences() {
+    for (t, k) in [(1u32, 0), (1, 1), (1, 2), (3, 1)] {
+        softmax_gradient_check(t, Some(k));
+    }
+}
+
+/// The posterior over the target's prototypes sums to one and is the one
+/// the full gradient computes.
+#[test]
+fn the_target_posterior_is_eq_33() {
     let mut m = small_model();
     let net = m.net();
     let mut s = Scratch::new(SHAPE);
     s.p.copy_from_slice(&[0.3, -0.5, 0.7]);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-    for t in [0u32, 1, 3] {
-        net.entries(t, 0, &mut rng, &mut s);
-        net.gradient(&mut s);
+    net.entries(1, 0, &mut rng, &mut s);
+    net.target_posterior(&mut s);
+    let r = s.posterior.clone();
+    assert_eq!(r.len(), 3);
+    assert!((r.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    net.gradient(&mut s);
+    for (a, b) in r.iter().zip(&s.posterior) {
+        assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+    }
+}
+
+/// Checks `∂ℓ/∂p̂` and every `∂ℓ/∂p_k` of target word `t` against central
+/// differences; `keep` makes that prototype of `t` the only target.
+fn softmax_gradient_check(t: u32, keep: Option<usize>) {
+    let mut m = small_model();
+    let net = m.net();
+    let mut s = Scratch::new(SHAPE);
+    s.p.copy_from_slice(&[0.3, -0.5, 0.7]);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+    {
+        let f = |s: &mut Scratch, rng: &mut Xoshiro256PlusPlus| {
+            net.entries(t, 0, rng, s);
+            if let Some(k) = keep {
+                net.keep_target(k, s);
+            }
+            net.gradient(s)
+        };
+        f(&mut s, &mut rng);
         let g_p = s.g_p.clone();
         let coefs: Vec<(u32, f64)> = s.entries.iter().map(|e| (e.slot, e.value)).collect();
         let p = s.p.clone();
-        let f = |s: &mut Scratch, rng: &mut Xoshiro256PlusPlus| {
-            net.entries(t, 0, rng, s);
-            net.gradient(s)
-        };
         // ∂ℓ/∂p̂.
         for j in 0..SHAPE.dim {
             let eps = 1e-3f32;
@@ -283,10 +322,20 @@ fn train_run(threads_pool: usize, seed: u64) -> Vec<f32> {
             1,
         )
         .unwrap();
+        let mut last = String::new();
         for step in 0..t.total_steps() {
             t.step(step).unwrap();
+            // Each step's note gives the number of prototypes after it.
+            last = t.take_note().unwrap();
+            let count = format!(": {} prototypes (+", t.model().layout.active().len());
+            assert!(last.contains(&count), "{last}");
         }
         assert!(!t.gained().is_empty(), "the run should create prototypes");
+        // The last note (the run summary) lists every word that grew.
+        let (_, summary) = last.split_once("words that gained prototypes: ").unwrap();
+        for (&w, &n) in t.gained() {
+            assert!(summary.contains(&format!("w{w} (+{n})")), "{summary}");
+        }
         t.model().protos.view().iter().copied().collect()
     })
 }
@@ -326,6 +375,7 @@ const CRITERIA: Criteria = Criteria {
     min_selections: 400,
     min_distance: 0.5,
     min_split: 0.1,
+    placement: Placement::Centroid,
 };
 
 #[test]
@@ -381,6 +431,19 @@ fn every_criterion_gates_creation() {
         panic!("expected the second candidate");
     };
     assert!((m3.proto(slot)[0] + 0.1).abs() < 1e-6 && (m3.proto(slot)[1] - 0.9).abs() < 1e-6);
+    // Shifted placement: the first prototype moved by the larger cluster's
+    // departure from the mean prediction (0.6·(0.9, 0.1) + 0.4·(−0.1, 0.9)).
+    let (mut m, h) = creation_fixture();
+    let base = m.proto(m.layout.of(0).start).to_vec();
+    let c = Criteria {
+        placement: Placement::Shift,
+        ..CRITERIA
+    };
+    let Outcome::Created(slot) = creation::consider(&mut m, &h, 0, ok, &c) else {
+        panic!("expected a shifted prototype");
+    };
+    let want = [base[0] + 0.9 - 0.5, base[1] + 0.1 - 0.42];
+    assert!((m.proto(slot)[0] - want[0]).abs() < 1e-5 && (m.proto(slot)[1] - want[1]).abs() < 1e-5);
     // The caps follow ⌊log₁₀ n⌋.
     assert_eq!(
         [1, 9, 10, 99, 100, 999, 1000, 123_456].map(prototype_cap),

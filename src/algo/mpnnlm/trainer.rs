@@ -52,6 +52,21 @@ pub struct Rates {
     pub momentum: f32,
     /// Other prototypes drawn for the denominator (0 = all).
     pub sample: usize,
+    /// What the target word's prototypes learn from.
+    pub target: Target,
+}
+
+/// Which of the target word's prototypes a training token trains towards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The prototype drawn from the posterior `r` (step 1) is taken as the
+    /// correct one: it alone is pulled towards `p̂` and is the network's
+    /// target; the word's other prototypes compete like other words' (the
+    /// loss is `−ln(q_k* / Z)`).
+    Drawn,
+    /// Every prototype of the word, weighted by `r` (the exact gradient of
+    /// the word's `−ln P(w_t)`); the prototype is drawn after the update.
+    Posterior,
 }
 
 /// Trains on `sentences`, each from the start prototypes to its end token.
@@ -70,9 +85,9 @@ fn train_sentences<'s>(
         window.clear();
         window.extend(net.layout.starts());
         for t in sentence.iter().copied().chain([end]) {
-            tally.loss += train_token(net, rings, &window, t, rates, rng, s);
+            let (loss, slot) = train_token(net, rings, &window, t, rates, rng, s);
+            tally.loss += loss;
             tally.predictions += 1;
-            let slot = draw(net, t, rng, s);
             window.rotate_left(1);
             *window.last_mut().unwrap() = slot;
         }
@@ -81,7 +96,8 @@ fn train_sentences<'s>(
 }
 
 /// One training token: forward, the distance softmax, the four
-/// backpropagation steps; returns the loss (with the estimated denominator).
+/// backpropagation steps; returns the word's loss (with the estimated
+/// denominator) and the target's prototype drawn for the next input.
 pub fn train_token(
     net: &Net<'_>,
     rings: &Rings<'_>,
@@ -90,14 +106,47 @@ pub fn train_token(
     rates: Rates,
     rng: &mut impl RngExt,
     s: &mut Scratch,
-) -> f64 {
+) -> (f64, u32) {
     net.forward(window, s);
-    rings.push(t, &s.p);
+    if net.full_context(window) {
+        rings.push(t, &s.p);
+    }
     net.entries(t, rates.sample, rng, s);
-    let loss = net.gradient(s);
+    let (loss, slot) = match rates.target {
+        Target::Posterior => {
+            let loss = net.gradient(s);
+            (loss, draw(net, t, rng, s))
+        }
+        Target::Drawn => {
+            let own = net.layout.of(t);
+            let (slot, ln_r) = if own.len() > 1 {
+                net.target_posterior(s);
+                let k = pick(rng.random::<f64>(), &s.posterior);
+                net.keep_target(k, s);
+                (own.start + k as u32, s.posterior[k].ln())
+            } else {
+                (own.start, 0.0)
+            };
+            net.select(slot);
+            // The word's loss is the drawn prototype's plus ln r_k*.
+            (net.gradient(s) + ln_r, slot)
+        }
+    };
     net.backprop(s);
     net.apply(window, rates.lr, rates.momentum, s);
-    loss
+    (loss, slot)
+}
+
+/// The index `k` with `Σ_{j<k} r_j ≤ u < Σ_{j≤k} r_j` (the last when
+/// rounding leaves `u` past the sum).
+fn pick(mut u: f64, r: &[f64]) -> usize {
+    for (k, &x) in r.iter().enumerate() {
+        if u < x {
+            return k;
+        }
+        u -= x;
+    }
+    r.len() - 1
 }
 
 /// Draws the target's prototype from its posterior `r` (computed before the
@@ -106,14 +155,7 @@ fn draw(net: &Net<'_>, t: u32, rng: &mut impl RngExt, s: &Scratch) -> u32 {
     let own = net.layout.of(t);
     let mut slot = own.start;
     if own.len() > 1 {
-        let mut u = rng.random::<f64>();
-        for (k, &r) in s.posterior.iter().enumerate() {
-            slot = own.start + k as u32;
-            if u < r {
-                break;
-            }
-            u -= r;
-        }
+        slot += pick(rng.random::<f64>(), &s.posterior) as u32;
     }
     net.select(slot);
     slot
@@ -251,6 +293,12 @@ impl MpnnlmTrainer {
         &self.model
     }
 
+    /// The model, to score with it between steps ([`Model::net`] needs it
+    /// mutable).
+    pub fn model_mut(&mut self) -> &mut Model {
+        &mut self.model
+    }
+
     /// Held-out perplexity (full normaliser), `None` without held-out text.
     pub fn measure(&mut self) -> Option<f64> {
         let end = self.end();
@@ -270,6 +318,7 @@ impl MpnnlmTrainer {
             lr: self.settings.lr as f32,
             momentum: self.settings.momentum as f32,
             sample: self.settings.sample,
+            target: self.settings.target,
         };
         let end = self.end();
         let (plan, batch, scratch, seed) = (&self.plan, &self.batch, &self.scratch, self.seed);
@@ -428,10 +477,12 @@ impl Trainer for MpnnlmTrainer {
             ("lr", Value::Float(x)) => self.settings.lr = *x,
             ("momentum", Value::Float(x)) => self.settings.momentum = *x,
             ("sample", Value::Int(x)) => self.settings.sample = *x as usize,
+            ("target", Value::Choice(x)) => self.settings.target = super::target_of(x),
             ("max_ppl", Value::Float(x)) => c.max_ppl = *x,
             ("min_selections", Value::Int(x)) => c.min_selections = *x as u32,
             ("min_distance", Value::Float(x)) => c.min_distance = *x,
             ("min_split", Value::Float(x)) => c.min_split = *x,
+            ("placement", Value::Choice(x)) => c.placement = super::placement_of(x),
             _ => return Err(Error::param(name, "cannot be changed during a run")),
         }
         Ok(())

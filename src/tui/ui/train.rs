@@ -22,9 +22,18 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.train;
     let form_rows = v.form().len() as u16 + 3;
     let top_h = form_rows.min(area.height / 2).max(6);
+    let run = v.shown.and_then(|i| app.runs.get(i).map(|r| (i, r)));
+    // A third row for the run's latest log line when it has one (a method's
+    // per-step note, e.g. MPNNLM's number of prototypes and the words that
+    // just grew one).
+    let progress_h = if run.is_some_and(|(_, r)| !r.log.is_empty()) {
+        3
+    } else {
+        2
+    };
     let [top, progress, charts] = Layout::vertical([
         Constraint::Length(top_h),
-        Constraint::Length(2),
+        Constraint::Length(progress_h),
         Constraint::Min(0),
     ])
     .areas(area);
@@ -32,7 +41,6 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         Layout::horizontal([Constraint::Length(26), Constraint::Min(0)]).areas(top);
     draw_methods(frame, methods, app);
     draw_form(frame, form, app);
-    let run = v.shown.and_then(|i| app.runs.get(i).map(|r| (i, r)));
     match run {
         Some((i, r)) => {
             draw_progress(frame, progress, i, r);
@@ -104,7 +112,15 @@ fn draw_form(frame: &mut Frame, area: Rect, app: &App) {
 }
 
 fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
-    let [info, bar] = Layout::vertical([Constraint::Length(1), Constraint::Length(1)]).areas(area);
+    let [info, bar, note] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    if let Some(last) = r.log.last() {
+        frame.render_widget(Line::styled(format!(" {last}"), theme::dim()), note);
+    }
     let mut spans = vec![
         Span::styled(format!(" {} ", r.label(index)), theme::title()),
         Span::raw("· "),
