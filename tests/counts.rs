@@ -122,6 +122,14 @@ fn spark_part_files_import_to_our_uniform_counts() {
     // ids are the corpus's.
     let dir = tempfile::tempdir().unwrap();
     let vocab = dir.path().join("vocab.txt");
+    vocab_file(&corpus, &vocab);
+    let imported = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
+    assert_eq!(&imported.vocab, corpus.vocab());
+    assert_eq!(imported.matrix, x);
+}
+
+/// The fixture corpus's own vocabulary as a `word count` file.
+fn vocab_file(corpus: &Corpus, path: &Path) {
     let lines: String = (0..corpus.vocab().len() as u32)
         .map(|i| {
             format!(
@@ -131,10 +139,75 @@ fn spark_part_files_import_to_our_uniform_counts() {
             )
         })
         .collect();
-    std::fs::write(&vocab, lines).unwrap();
-    let imported = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
+    std::fs::write(path, lines).unwrap();
+}
+
+#[test]
+fn spark_parquet_parts_import_to_our_counts() {
+    // parts-parquet/: int64 counts over a snappy part (two row groups) and a
+    // gzip part, beside _SUCCESS and a .crc file (generate_parquet.py).
+    let corpus = open(0);
+    let x = count_corpus(&corpus, &config(5, Weighting::Uniform)).unwrap();
+    let imported = import::parts(&fixture("parts-parquet"), None).unwrap();
+    assert_same_by_word(&corpus, &x, &imported, 0.0, 1.0);
+    let dir = tempfile::tempdir().unwrap();
+    let vocab = dir.path().join("vocab.txt");
+    vocab_file(&corpus, &vocab);
+    let imported = import::parts(&fixture("parts-parquet"), Some(&vocab)).unwrap();
     assert_eq!(&imported.vocab, corpus.vocab());
-    assert_eq!(imported.matrix, x);
+    assert_eq!(imported.matrix, x, "the same matrix as our own counting");
+    // The same cells as CSV/TSV parts give the same matrix.
+    let text = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
+    assert_eq!(text.matrix, imported.matrix);
+    // Harmonic weights as doubles: Python summed each cell's 1/d in
+    // another order than ours, so equal to rounding.
+    let x = count_corpus(&corpus, &config(5, Weighting::Harmonic)).unwrap();
+    let imported = import::parts(&fixture("parts-parquet-harmonic"), Some(&vocab)).unwrap();
+    assert_eq!(&imported.vocab, corpus.vocab());
+    assert_same_by_word(&corpus, &x, &imported, 1e-12, 1.0);
+}
+
+#[test]
+fn corrupt_parquet_parts_give_a_one_line_error_naming_the_file() {
+    let good = std::fs::read(fixture("parts-parquet/part-00000-5e1f-c000.snappy.parquet")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).unwrap();
+    let part = parts.join("part-00007.snappy.parquet");
+    let import_error = |bytes: &[u8]| {
+        std::fs::write(&part, bytes).unwrap();
+        let err = import::parts(&parts, None).unwrap_err().to_string();
+        assert!(err.contains("part-00007.snappy.parquet"), "{err}");
+        assert!(!err.contains('\n'), "one line: {err}");
+        err
+    };
+    // Truncated: the footer is gone.
+    let err = import_error(&good[..good.len() / 2]);
+    assert!(err.contains("Parquet"), "{err}");
+    // The footer's length points outside the file.
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 8..n - 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    import_error(&bad);
+    // Page bytes overwritten (the footer intact): every such file fails to
+    // decode or gives words that are not in the (given) vocabulary.
+    let vocab = dir.path().join("vocab.txt");
+    vocab_file(&open(0), &vocab);
+    for start in (4..n / 2).step_by(97) {
+        let mut bad = good.clone();
+        for b in &mut bad[start..start + 40] {
+            *b = b.wrapping_mul(31).wrapping_add(7);
+        }
+        std::fs::write(&part, &bad).unwrap();
+        if let Err(e) = import::parts(&parts, Some(&vocab)) {
+            let err = e.to_string();
+            assert!(!err.contains('\n'), "one line: {err}");
+            assert!(err.contains("part-00007") || err.contains("vocab"), "{err}");
+        }
+    }
+    // Named .parquet but not Parquet.
+    let err = import_error(b"word,context,count\n");
+    assert!(err.contains("PAR1"), "{err}");
 }
 
 #[test]

@@ -47,7 +47,7 @@ pub struct CountsArgs {
         requires = "vocab"
     )]
     pub from_glove: Option<PathBuf>,
-    /// Import a directory of (word, context, count) part files (TSV/CSV, .gz ok), as a Spark job writes.
+    /// Import a directory of (word, context, count) part files (Parquet, or TSV/CSV with .gz ok), as a Spark job writes.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["corpus", "from_glove"])]
     pub from_parts: Option<PathBuf>,
     /// `word count` vocabulary file for an import (with --from-parts: else words are counted by their row sums).

@@ -11,6 +11,7 @@
 
 pub mod file;
 pub mod import;
+mod parquet_parts;
 
 use std::path::Path;
 
