@@ -521,38 +521,36 @@ fn spill_files_are_removed_when_counting_fails() {
     assert_eq!(dirs(), 0, "the error path removed the spill directory");
 }
 
-/// `wordbench counts` reading a named pipe: the test writes the corpus once
-/// in full (the vocabulary pass), then only its first part for the counting
-/// pass and holds the pipe open, so the count is provably mid-way (spilling,
-/// with the rest of the corpus not even written: it holds no token ids but a
-/// batch's) when it gets Ctrl-C (SIGINT). The spill directory must go.
+/// `wordbench counts` reading a named pipe: a writer thread writes the
+/// corpus on every opening of the pipe (the vocabulary pass reads it to the
+/// end), in pieces, and stops writing, holding the pipe open, once the
+/// count has spilled runs: the count is then provably mid-way (with the rest
+/// of the corpus not even written: it holds no token ids but a few batches)
+/// when it gets Ctrl-C (SIGINT). The spill directory must go.
 #[cfg(unix)]
 #[test]
-#[ignore = "hung on the shared machine (not yet understood); run with --ignored"]
+#[ignore = "does not finish on the loaded machine it was written on (not yet understood); run with --ignored"]
 fn ctrl_c_while_counting_removes_the_spill_files() {
     use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     let fifo = dir.path().join("corpus.fifo");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(made.success());
-    // 3 million tokens over 20,000 word types (skewed), 100 a line.
+    // 6 million tokens over 20,000 word types (skewed), 100 a line: more
+    // than the batches the reader may run ahead by.
     let mut state = 12345u64;
-    let mut line = String::new();
-    let mut text = Vec::new();
-    for t in 0..3_000_000u64 {
+    let mut text = String::new();
+    for t in 0..6_000_000u64 {
         state = state
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         let u = (state >> 33) as f64 / (1u64 << 31) as f64;
         let id = (20_000f64.powf(u) as u64).min(19_999);
-        line.push_str(&format!("w{id} "));
-        if t % 100 == 99 {
-            line.push('\n');
-            text.extend_from_slice(line.as_bytes());
-            line.clear();
-        }
+        text.push_str(&format!("w{id}"));
+        text.push(if t % 100 == 99 { '\n' } else { ' ' });
     }
     let out = dir.path().join("c.wbc");
     let mut child = Command::new(env!("CARGO_BIN_EXE_wordbench"))
@@ -562,24 +560,44 @@ fn ctrl_c_while_counting_removes_the_spill_files() {
         .env("TMPDIR", &tmp)
         .spawn()
         .unwrap();
-    // Full passes until one is read to the end (the vocabulary pass)...
-    loop {
-        let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-        if w.write_all(&text).is_ok() {
-            break;
+    let spilling = {
+        let tmp = tmp.clone();
+        move || {
+            std::fs::read_dir(&tmp).unwrap().any(|d| {
+                let d = d.unwrap().path();
+                d.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("wordbench-spill-")
+                    && std::fs::read_dir(&d).is_ok_and(|mut f| f.next().is_some())
+            })
         }
-    }
-    // ... then two thirds of the corpus for the counting pass, held open.
-    let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
-    w.write_all(&text[..text.len() / 3 * 2]).unwrap();
-    let spilling = || {
-        std::fs::read_dir(&tmp).unwrap().any(|d| {
-            let d = d.unwrap().path();
-            d.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("wordbench-spill-")
-                && std::fs::read_dir(&d).is_ok_and(|mut f| f.next().is_some())
+    };
+    let done = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (fifo, done, spilling) = (fifo.clone(), done.clone(), spilling.clone());
+        std::thread::spawn(move || {
+            let mut held = None;
+            while !done.load(Ordering::Relaxed) {
+                let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&fifo) else {
+                    return;
+                };
+                for piece in text.as_bytes().chunks(1 << 16) {
+                    if spilling() {
+                        held = Some(w);
+                        break;
+                    }
+                    if w.write_all(piece).is_err() {
+                        break;
+                    }
+                }
+                if held.is_some() {
+                    // Hold the pipe open until the test is done.
+                    while !done.load(Ordering::Relaxed) {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                }
+            }
         })
     };
     while !spilling() {
@@ -587,18 +605,15 @@ fn ctrl_c_while_counting_removes_the_spill_files() {
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
     let pid = child.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-INT", &pid])
-        .status()
-        .unwrap()
-        .success());
+    let kill = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(kill.success());
     let status = child.wait().unwrap();
-    drop(w);
+    // The writer may be blocked opening the pipe for a reader that will
+    // never come: it is left behind, not joined.
+    done.store(true, Ordering::Relaxed);
+    drop(writer);
     assert_eq!(status.code(), Some(130), "exits as interrupted");
-    assert_eq!(
-        std::fs::read_dir(&tmp).unwrap().count(),
-        0,
-        "spill directory removed"
-    );
+    let left = std::fs::read_dir(&tmp).unwrap().count();
+    assert_eq!(left, 0, "spill directory removed");
     assert!(!out.exists());
 }
