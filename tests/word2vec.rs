@@ -9,10 +9,10 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use wordbench::algo::word2vec::kernel::{ns_gradient, ns_loss, ns_update, Lanes, Portable};
 use wordbench::algo::word2vec::sigmoid::ExactSigmoid;
-use wordbench::algo::word2vec::{CBOW, SGNS};
+use wordbench::algo::word2vec::{Architecture, Word2Vec, CBOW, SGNS};
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::embedding::Embedding;
-use wordbench::train::{Command, Event, Job, JobConfig, Method, Progress, TrainInput};
+use wordbench::train::{Command, Event, Job, JobConfig, Method, Progress, TrainInput, Trainer};
 
 const TOPICS: &[&str] = &[
     "apple banana cherry grape lemon mango orange peach pear plum",
@@ -349,4 +349,48 @@ fn engine_commands_reach_the_trainer() {
         finished.expect("embedding after stop").len(),
         corpus().vocab().len()
     );
+}
+
+/// Trains to the end with one thread, ids in memory only when they take at
+/// most `memory` bytes, a step per 10,000-word chunk (two or more an epoch).
+fn train_within(arch: Architecture, input: &TrainInput, memory: u64) -> (Embedding, Vec<String>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut log = Vec::new();
+        let mut t =
+            Word2Vec::with_limits(arch, input, &mut |l| log.push(l), memory, 4_000).unwrap();
+        assert!(t.total_steps() >= 2 * 3, "several steps per epoch");
+        for step in 0..t.total_steps() {
+            t.step(step).unwrap();
+        }
+        (Box::new(t).into_embedding().unwrap(), log)
+    })
+}
+
+#[test]
+fn reread_from_disk_each_epoch_trains_the_same_vectors_bit_for_bit() {
+    for (method, arch) in [(&SGNS, Architecture::SkipGram), (&CBOW, Architecture::Cbow)] {
+        let inp = input(method, &[("dim", "12"), ("epochs", "3")], 7, 1);
+        let (in_memory, log) = train_within(arch, &inp, u64::MAX);
+        assert!(!log.iter().any(|l| l.contains("re-read")), "{log:?}");
+        // A budget of 0 bytes: no id is held beyond the step being trained.
+        let (streamed, log) = train_within(arch, &inp, 0);
+        assert!(
+            log.iter()
+                .any(|l| l.contains("re-read from disk each epoch")),
+            "{log:?}"
+        );
+        let bits = |e: &Embedding| -> Vec<u32> {
+            let c = e.context().unwrap();
+            e.vectors()
+                .iter()
+                .chain(c.iter())
+                .map(|x| x.to_bits())
+                .collect()
+        };
+        assert_eq!(bits(&streamed), bits(&in_memory), "{}", method.name);
+    }
 }

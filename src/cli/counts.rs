@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use wordbench::cooc::{CountConfig, Weighting, Window, WindowKind};
+use wordbench::cooc::{CountConfig, CountPhase, Weighting, Window, WindowKind};
 use wordbench::corpus::Corpus;
 use wordbench::counts::{self, import, CountsMeta};
 
@@ -47,7 +47,7 @@ pub struct CountsArgs {
         requires = "vocab"
     )]
     pub from_glove: Option<PathBuf>,
-    /// Import a directory of (word, context, count) part files (TSV/CSV, .gz ok), as a Spark job writes.
+    /// Import a directory of (word, context, count) part files (Parquet, or TSV/CSV with .gz ok), as a Spark job writes.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["corpus", "from_glove"])]
     pub from_parts: Option<PathBuf>,
     /// `word count` vocabulary file for an import (with --from-parts: else words are counted by their row sums).
@@ -123,11 +123,13 @@ pub fn run(args: CountsArgs) -> Result<()> {
     super::corpus_warnings(&corpus);
     let read = started.elapsed().as_secs_f64();
     let quiet = args.quiet;
-    let mut last = Instant::now();
-    let report = counts::count_to_file(&corpus, &config, &args.out, |tokens, runs| {
-        if !quiet && last.elapsed().as_secs_f64() >= 2.0 {
-            last = Instant::now();
-            eprintln!("counting: {tokens} tokens, {runs} runs spilled to disk");
+    let mut last: Option<Instant> = None;
+    // The first report, merging, and at most a line every 2 seconds between.
+    let report = counts::count_to_file(&corpus, &config, &args.out, |p| {
+        let due = last.is_none_or(|t| t.elapsed().as_secs_f64() >= 2.0);
+        if !quiet && (due || p.phase == CountPhase::Merging) {
+            last = Some(Instant::now());
+            eprintln!("{}", p.describe());
         }
     })?;
     if !quiet {

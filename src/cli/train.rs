@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use wordbench::cooc::{CountPhase, CountProgress};
 use wordbench::corpus::Corpus;
 use wordbench::session::{self, CorpusRef, Recorder, Session};
 use wordbench::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
@@ -97,6 +98,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let (changes, mut answered) = (config.schedule.len(), 0);
     let job = Job::spawn(method, input, config);
     let bar = progress_bar(args.quiet);
+    let mut counting = CountingLines::default();
     let mut ppl = None;
     let mut saved = Instant::now();
     let mut save_error = None;
@@ -111,6 +113,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
             }
             // `println` on a hidden bar (stderr not a terminal) prints nothing.
             Event::Log(line) if !args.quiet => bar.suspend(|| eprintln!("{line}")),
+            Event::Counting(c) if !args.quiet => counting.show(&bar, c),
             Event::ParamApplied { name, value, step } => {
                 answered += 1;
                 bar.suspend(|| eprintln!("step {step}: {name} = {value}"))
@@ -189,6 +192,26 @@ fn autosave(path: &Path, session: &Session, recorder: &Recorder) -> wordbench::R
     let mut s = session.clone();
     s.runs.push(recorder.run().clone());
     session::save(&s, path)
+}
+
+/// Counting progress as lines on stderr: the first report, every phase
+/// change (merging, done) and otherwise at most one line every 2 seconds.
+#[derive(Default)]
+struct CountingLines {
+    last: Option<(Instant, CountPhase)>,
+}
+
+impl CountingLines {
+    fn show(&mut self, bar: &ProgressBar, c: &CountProgress) {
+        let due = match self.last {
+            None => true,
+            Some((at, phase)) => phase != c.phase || at.elapsed() >= Duration::from_secs(2),
+        };
+        if due {
+            self.last = Some((Instant::now(), c.phase));
+            bar.suspend(|| eprintln!("{}", c.describe()));
+        }
+    }
 }
 
 fn progress_bar(quiet: bool) -> ProgressBar {

@@ -19,6 +19,7 @@ use sprs::CsMat;
 
 use super::accum::{Accumulator, Plan};
 use super::assemble::{fold_tables, CsrBuilder, Parts, RowSink, StreamParts};
+use super::progress::{self, CountPhase, CountProgress};
 use super::runs::Run;
 use super::spill::{Slot, SpillDir};
 use super::window::{Window, WindowKind};
@@ -404,11 +405,26 @@ fn kind_name(kind: WindowKind) -> &'static str {
 
 /// Streams the training split of `corpus` into `counter` (made for
 /// `corpus.vocab().len()` ids) and returns the matrix.
+///
+/// Reports progress to the current thread's hook ([`super::progress`]):
+/// after every batch, when merging starts and when the matrix is ready.
 pub fn count_corpus_with(corpus: &Corpus, mut counter: Counter) -> Result<CsMat<f64>> {
+    let total = corpus.stats().train_tokens_in_vocab;
+    let at = |phase, counter: &Counter| CountProgress {
+        phase,
+        tokens: counter.tokens(),
+        total,
+        spilled_runs: counter.spilled_runs(),
+    };
     for batch in corpus.batches(Split::Train, CORPUS_BATCH_TOKENS) {
         counter.add(&batch?);
+        progress::report(at(CountPhase::Reading, &counter));
     }
-    counter.try_finish()
+    let done = at(CountPhase::Done, &counter);
+    progress::report(at(CountPhase::Merging, &counter));
+    let matrix = counter.try_finish()?;
+    progress::report(done);
+    Ok(matrix)
 }
 
 /// A plain sequential counter with a map: the reference the fast counter is

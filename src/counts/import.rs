@@ -1,5 +1,6 @@
 //! Counts made elsewhere: Stanford GloVe's `cooccur` output, and the
-//! `(word, context, count)` part files a Spark job writes.
+//! `(word, context, count)` part files a Spark job writes (Parquet, or
+//! CSV/TSV).
 //!
 //! Both become a [`Counts`] (vocabulary + matrix) that
 //! [`super::file::write`] saves as a counts file. Duplicate cells are summed,
@@ -12,6 +13,7 @@ use rustc_hash::FxHashMap;
 use sprs::TriMat;
 
 use super::file::{Counts, CountsMeta};
+use super::parquet_parts;
 use crate::corpus::{source, Vocabulary};
 use crate::{Error, Result};
 
@@ -128,28 +130,42 @@ fn unquote(field: &str) -> &str {
         .unwrap_or(f)
 }
 
-/// Imports a directory of `(word, context, count)` part files: TSV or CSV
-/// (the separator is a tab when the line has one, else a comma), each
-/// optionally gzip- or bzip2-compressed, optionally with a header line.
-///
-/// The vocabulary is `vocab_path`'s (`word count` lines) when given, else
-/// every word seen, counted by its row sum; ids are by descending count
-/// (ties by word), like a corpus's.
-pub fn parts(dir: &Path, vocab_path: Option<&Path>) -> Result<Counts> {
-    let mut ids: FxHashMap<String, u32> = FxHashMap::default();
-    let mut words: Vec<String> = Vec::new();
-    let mut cells: Vec<(u32, u32, f64)> = Vec::new();
-    for path in part_files(dir)? {
-        let reader = source::open(&path)?;
+/// The cells of part files read so far, with words numbered as first seen.
+#[derive(Default)]
+struct Table {
+    ids: FxHashMap<String, u32>,
+    words: Vec<String>,
+    cells: Vec<(u32, u32, f64)>,
+}
+
+impl Table {
+    fn id(&mut self, w: &str) -> u32 {
+        if let Some(&id) = self.ids.get(w) {
+            return id;
+        }
+        let id = self.words.len() as u32;
+        self.ids.insert(w.to_string(), id);
+        self.words.push(w.to_string());
+        id
+    }
+
+    fn add(&mut self, word: &str, context: &str, count: f64) {
+        let (a, b) = (self.id(word), self.id(context));
+        self.cells.push((a, b, count));
+    }
+
+    /// Reads one TSV/CSV part file (see [`parts`]).
+    fn read_text(&mut self, path: &Path) -> Result<()> {
+        let reader = source::open(path)?;
         for (i, line) in reader.lines().enumerate() {
-            let line = line.map_err(|e| Error::io(&path, e))?;
+            let line = line.map_err(|e| Error::io(path, e))?;
             if line.trim().is_empty() {
                 continue;
             }
             let sep = if line.contains('\t') { '\t' } else { ',' };
             let fields: Vec<&str> = line.split(sep).map(unquote).collect();
             let bad = |m: String| Error::Parse {
-                path: path.clone(),
+                path: path.to_path_buf(),
                 line: i + 1,
                 message: m,
             };
@@ -168,19 +184,69 @@ pub fn parts(dir: &Path, vocab_path: Option<&Path>) -> Result<Counts> {
             if !count.is_finite() {
                 return Err(bad(format!("count '{}' is not finite", fields[2])));
             }
-            let mut id = |w: &str| -> u32 {
-                if let Some(&id) = ids.get(w) {
-                    return id;
-                }
-                let id = words.len() as u32;
-                ids.insert(w.to_string(), id);
-                words.push(w.to_string());
-                id
-            };
-            let (a, b) = (id(fields[0]), id(fields[1]));
-            cells.push((a, b, count));
+            self.add(fields[0], fields[1], count);
+        }
+        Ok(())
+    }
+
+    /// Reads one Parquet part file (see [`parts`]).
+    fn read_parquet(&mut self, path: &Path) -> Result<()> {
+        let mut row = 0u64;
+        parquet_parts::read(path, |word, context, count| {
+            if !count.is_finite() {
+                return Err(Error::format(
+                    path,
+                    format!("row {row}: count {count} is not finite"),
+                ));
+            }
+            row += 1;
+            self.add(word, context, count);
+            Ok(())
+        })
+    }
+}
+
+/// Whether `path` starts with Parquet's magic bytes.
+fn is_parquet(path: &Path) -> Result<bool> {
+    let mut head = [0u8; 4];
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut got = 0;
+    while got < head.len() {
+        match file
+            .read(&mut head[got..])
+            .map_err(|e| Error::io(path, e))?
+        {
+            0 => break,
+            n => got += n,
         }
     }
+    Ok(got == head.len() && &head == parquet_parts::MAGIC)
+}
+
+/// Imports a directory of `(word, context, count)` part files: Parquet
+/// (recognised by its magic bytes; snappy- or gzip-compressed pages), or
+/// TSV or CSV (the separator is a tab when the line has one, else a
+/// comma), each optionally gzip- or bzip2-compressed, optionally with a
+/// header line. A directory may mix them.
+///
+/// The vocabulary is `vocab_path`'s (`word count` lines) when given, else
+/// every word seen, counted by its row sum; ids are by descending count
+/// (ties by word), like a corpus's.
+pub fn parts(dir: &Path, vocab_path: Option<&Path>) -> Result<Counts> {
+    let mut table = Table::default();
+    for path in part_files(dir)? {
+        if is_parquet(&path)? {
+            table.read_parquet(&path)?;
+        } else if path.extension().is_some_and(|e| e == "parquet") {
+            return Err(Error::format(
+                &path,
+                "not a Parquet file (no PAR1 magic bytes)",
+            ));
+        } else {
+            table.read_text(&path)?;
+        }
+    }
+    let Table { words, cells, .. } = table;
     let pairs: Vec<(String, u64)> = match vocab_path {
         Some(v) => read_vocab_file(v)?,
         None => {

@@ -11,12 +11,13 @@
 
 pub mod file;
 pub mod import;
+mod parquet_parts;
 
 use std::path::Path;
 
 pub use file::{is_counts_file, read, write, Counts, CountsMeta, CountsWriter};
 
-use crate::cooc::{CountConfig, Counter};
+use crate::cooc::{CountConfig, CountPhase, CountProgress, Counter};
 use crate::corpus::{Corpus, Split, Vocabulary};
 use crate::Result;
 
@@ -34,12 +35,13 @@ pub struct CountReport {
 /// Counts `corpus`'s training split under `config` within the corpus's
 /// memory budget and streams the result to a counts file at `out`
 /// (written atomically; the matrix is never whole in memory).
-/// `progress(tokens, spilled_runs)` is called after every batch.
+/// `progress` is called after every batch, when merging starts and when
+/// the file is written.
 pub fn count_to_file(
     corpus: &Corpus,
     config: &CountConfig,
     out: &Path,
-    mut progress: impl FnMut(u64, u64),
+    mut progress: impl FnMut(CountProgress),
 ) -> Result<CountReport> {
     let n = config
         .max_vocab
@@ -51,10 +53,19 @@ pub fn count_to_file(
         corpus.config().read.memory_bytes(),
         &std::env::temp_dir(),
     )?;
+    let total = corpus.stats().train_tokens_in_vocab;
+    let at = |phase, counter: &Counter| CountProgress {
+        phase,
+        tokens: counter.tokens(),
+        total,
+        spilled_runs: counter.spilled_runs(),
+    };
     for batch in corpus.batches(Split::Train, 1 << 20) {
         counter.add(&batch?);
-        progress(counter.tokens(), counter.spilled_runs());
+        progress(at(CountPhase::Reading, &counter));
     }
+    progress(at(CountPhase::Merging, &counter));
+    let done = at(CountPhase::Done, &counter);
     let report = CountReport {
         words: n,
         tokens: counter.tokens(),
@@ -69,6 +80,7 @@ pub fn count_to_file(
         counter.finish_into(&mut writer)?;
         writer.finish().map(|_| ())
     })?;
+    progress(done);
     Ok(report)
 }
 

@@ -10,6 +10,7 @@ use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TryRecvError};
 use super::message::{Command, Event, Progress};
 use super::perplexity::HeldoutSample;
 use super::trainer::{Method, TrainInput, Trainer};
+use crate::cooc::progress;
 use crate::embedding::Embedding;
 use crate::{Error, Result};
 
@@ -258,7 +259,14 @@ impl<'a> Runner<'a> {
         };
         let input = &input;
         check_dim(method, input).map_err(|e| (e.to_string(), None))?;
-        let trainer = (method.build)(input, &mut log).map_err(|e| (e.to_string(), None))?;
+        let counting = events.clone();
+        let trainer = progress::report_to(
+            Box::new(move |p| {
+                let _ = counting.send(Event::Counting(p));
+            }),
+            || (method.build)(input, &mut log),
+        )
+        .map_err(|e| (e.to_string(), None))?;
         let sample = if config.perplexity {
             HeldoutSample::from_corpus(&input.corpus, config.perplexity_pairs, input.seed)
                 .map_err(|e| (e.to_string(), None))?

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::schema::Value;
+use crate::cooc::CountProgress;
 use crate::embedding::Embedding;
 
 /// A snapshot of a run's progress.
@@ -54,6 +55,9 @@ pub enum Event {
     Progress(Progress),
     /// A line for the log pane.
     Log(String),
+    /// Co-occurrence counting while the method is built (tokens read, runs
+    /// spilled, merging); not recorded in sessions.
+    Counting(CountProgress),
     /// A `Set` command took effect before step `step`.
     ParamApplied {
         /// Hyperparameter name.

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::cooc::{CountPhase, CountProgress};
 use crate::embedding::Embedding;
 use crate::eval::Report;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
@@ -104,6 +105,8 @@ pub struct RunEntry {
     pub loading: Arc<crate::embedding::LoadProgress>,
     /// The run this one replays (its recorded curves are drawn beneath).
     pub replay_of: Option<usize>,
+    /// Co-occurrence counting in progress while the run starts.
+    pub counting: Option<CountProgress>,
 }
 
 impl RunEntry {
@@ -132,6 +135,7 @@ impl RunEntry {
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
+            counting: None,
         }
     }
 
@@ -158,6 +162,7 @@ impl RunEntry {
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
+            counting: None,
         }
     }
 
@@ -318,6 +323,7 @@ impl RunEntry {
                 }
             }
             Event::Log(line) => self.log.push(line),
+            Event::Counting(p) => self.counting = Some(p),
             Event::Paused { .. } => self.status = RunStatus::Paused,
             Event::Resumed { .. } => self.status = RunStatus::Training,
             Event::Stopped { step } => self.stopped_at = Some(step),
@@ -339,7 +345,11 @@ impl RunEntry {
     /// Status as a short word for tables.
     pub fn status_text(&self) -> String {
         match &self.status {
-            RunStatus::Starting => "starting".into(),
+            RunStatus::Starting => match self.counting.filter(|c| c.phase != CountPhase::Done) {
+                Some(c) if c.phase == CountPhase::Merging => "merging counts".into(),
+                Some(c) => format!("counting {:.0}%", 100.0 * c.fraction()),
+                None => "starting".into(),
+            },
             RunStatus::Training => {
                 let pct = self
                     .last()
@@ -410,6 +420,31 @@ pub(crate) mod tests {
         let r = sgns();
         assert_eq!(r.settings(), "dim=50 epochs=1");
         assert_eq!(r.label(1), "#2 sgns dim=50 epochs=1");
+    }
+
+    #[test]
+    fn counting_progress_shows_while_the_run_starts() {
+        let mut r = sgns();
+        assert_eq!(r.status_text(), "starting");
+        let at = |phase, tokens| CountProgress {
+            phase,
+            tokens,
+            total: 200,
+            spilled_runs: 2,
+        };
+        r.observe(Event::Counting(at(CountPhase::Reading, 50)));
+        assert_eq!(r.status_text(), "counting 25%");
+        r.observe(Event::Counting(at(CountPhase::Merging, 200)));
+        assert_eq!(r.status_text(), "merging counts");
+        r.observe(Event::Counting(at(CountPhase::Done, 200)));
+        assert_eq!(r.status_text(), "starting");
+        let record = r.recorder.run();
+        assert!(
+            record.metrics.is_empty() && record.timeline.is_empty(),
+            "counting is not recorded"
+        );
+        r.observe(Event::Progress(progress(1, None)));
+        assert_eq!(r.status_text(), "training 10%");
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod alias;
 pub mod kernel;
 pub mod plan;
 pub mod sigmoid;
+pub mod source;
 pub mod trainer;
 pub mod worker;
 

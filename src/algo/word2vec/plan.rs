@@ -84,6 +84,11 @@ impl Plan {
         self.slices.len() as u64
     }
 
+    /// Sentences in one epoch.
+    pub fn sentences(&self) -> usize {
+        self.chunks.last().map_or(0, |c| c.end)
+    }
+
     /// Words in one epoch.
     pub fn epoch_words(&self) -> u64 {
         *self.words_before.last().unwrap()

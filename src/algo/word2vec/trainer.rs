@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::alias::AliasSampler;
 use super::plan::{Plan, Schedule};
 use super::sigmoid::{ExactSigmoid, Sigmoid, TableSigmoid};
+use super::source::{self, Sentences, Stream};
 use super::worker::{train_chunk, Architecture, Model, Scratch, Tally};
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
@@ -65,7 +66,7 @@ pub struct Word2Vec {
     arch: Architecture,
     settings: Settings,
     words: WordIndex,
-    batch: Batch,
+    sentences: Sentences,
     plan: Plan,
     input: SharedMatrix,
     output: SharedMatrix,
@@ -79,17 +80,50 @@ pub struct Word2Vec {
 }
 
 impl Word2Vec {
-    /// Encodes the training split and initialises the model: input vectors
-    /// uniform in `(-0.5/d, 0.5/d)`, output vectors zero (word2vec.c).
+    /// Encodes the training split (or plans to re-read it each epoch when
+    /// its ids do not fit the corpus's memory budget, see [`super::source`])
+    /// and initialises the model: input vectors uniform in
+    /// `(-0.5/d, 0.5/d)`, output vectors zero (word2vec.c).
     pub fn new(
         arch: Architecture,
         input: &TrainInput,
         log: &mut dyn FnMut(String),
     ) -> Result<Self> {
+        let memory = input.corpus.config().read.memory_bytes();
+        let step_words = STEP_WORDS_PER_THREAD * input.threads.max(1);
+        Word2Vec::with_limits(arch, input, log, memory, step_words)
+    }
+
+    /// [`Word2Vec::new`] with the token ids held in memory only when they
+    /// take at most `memory` bytes, and steps of about `step_words` words.
+    pub fn with_limits(
+        arch: Architecture,
+        input: &TrainInput,
+        log: &mut dyn FnMut(String),
+        memory: u64,
+        step_words: usize,
+    ) -> Result<Self> {
         let settings = Settings::from_params(&input.params);
         let corpus = &input.corpus;
-        let batch = corpus.encode(Split::Train)?;
-        if batch.ids.is_empty() {
+        let needed = source::encoded_bytes(corpus);
+        let (sentences, plan) = if needed > memory {
+            log(format!(
+                "token ids need {}, more than the memory budget of {}: the corpus is re-read from disk each epoch",
+                crate::memory::human(needed),
+                crate::memory::human(memory)
+            ));
+            let plan = Stream::plan(corpus, settings.epochs, step_words)?;
+            (Sentences::Stream(Stream::new(corpus.clone())), plan)
+        } else {
+            let batch = corpus.encode(Split::Train)?;
+            let plan = Plan::new(
+                batch.sentences().map(|s| s.len()),
+                settings.epochs,
+                step_words,
+            );
+            (Sentences::Memory(batch), plan)
+        };
+        if plan.epoch_words() == 0 {
             return Err(Error::param(
                 "corpus",
                 format!(
@@ -107,22 +141,17 @@ impl Word2Vec {
             .map(|&p| (p as f64 * 4_294_967_296.0).ceil() as u64)
             .collect();
         let threads = input.threads.max(1);
-        let plan = Plan::new(
-            batch.sentences().map(|s| s.len()),
-            settings.epochs,
-            STEP_WORDS_PER_THREAD * threads,
-        );
         log(format!(
             "{}: {} words in {} sentences, vocabulary {}, {} steps of ~{} words",
             match arch {
                 Architecture::SkipGram => "sgns",
                 Architecture::Cbow => "cbow",
             },
-            batch.ids.len(),
-            batch.sentences_len(),
+            plan.epoch_words(),
+            plan.sentences(),
             vocab.len(),
             plan.total_steps(),
-            STEP_WORDS_PER_THREAD * threads
+            step_words
         ));
         let n = vocab.len();
         let mut rng =
@@ -134,7 +163,7 @@ impl Word2Vec {
             arch,
             settings,
             words: vocab.index().clone(),
-            batch,
+            sentences,
             plan,
             input: SharedMatrix::from_array(init),
             output: SharedMatrix::zeros(n, settings.dim),
@@ -151,11 +180,16 @@ impl Word2Vec {
     }
 
     /// Runs every chunk of step `step` on the rayon pool; returns the summed tally.
-    fn run_step(&mut self, step: u64) -> Tally {
+    fn run_step(&mut self, step: u64) -> Result<Tally> {
         let (epoch, chunks) = self.plan.step(step);
+        let sentences = self.plan.chunk(chunks.start).start..self.plan.chunk(chunks.end - 1).end;
+        let epoch_start = step.is_multiple_of(self.plan.steps_per_epoch().max(1));
+        self.sentences.load(sentences, epoch_start)?;
+        let (batch, first) = self.sentences.window();
         let job = StepJob {
             plan: &self.plan,
-            batch: &self.batch,
+            batch,
+            first,
             schedule: &self.schedule,
             scratch: &self.scratch,
             seed: self.seed,
@@ -177,18 +211,20 @@ impl Word2Vec {
                 }
             };
         }
-        if self.settings.table {
+        Ok(if self.settings.table {
             job.run(&model!(&self.table), chunks)
         } else {
             job.run(&model!(&ExactSigmoid), chunks)
-        }
+        })
     }
 }
 
 /// The read-only part of one step.
 struct StepJob<'a> {
     plan: &'a Plan,
+    /// The step's sentences: sentence `s` is `batch.sentence(s - first)`.
     batch: &'a Batch,
+    first: usize,
     schedule: &'a Schedule,
     scratch: &'a [Mutex<Scratch>],
     seed: u64,
@@ -206,7 +242,10 @@ impl StepJob<'_> {
                 let lr = self.schedule.at(self.plan.progress(self.epoch, c)) as f32;
                 let mut rng =
                     Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.seed, self.epoch, c as u64));
-                let sentences = self.plan.chunk(c).map(|s| self.batch.sentence(s));
+                let sentences = self
+                    .plan
+                    .chunk(c)
+                    .map(|s| self.batch.sentence(s - self.first));
                 let slot = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
                 match self.scratch[slot].try_lock() {
                     Ok(mut buffers) => train_chunk(model, sentences, lr, &mut rng, &mut buffers),
@@ -235,7 +274,7 @@ impl Trainer for Word2Vec {
             ));
         }
         let lr = self.schedule.at(self.plan.step_progress(step));
-        let tally = self.run_step(step);
+        let tally = self.run_step(step)?;
         self.next_step = step + 1;
         Ok(StepReport {
             loss: if tally.examples > 0 {

@@ -12,6 +12,7 @@ use super::fields::{field_help, form_lines};
 use super::format::{duration, si, value};
 use super::{block, theme};
 use crate::algo;
+use crate::cooc::CountPhase;
 use crate::tui::app::App;
 use crate::tui::model::curves::{curves as curves_of, XAxis};
 use crate::tui::model::train::TrainFocus;
@@ -167,7 +168,10 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
             );
             (ratio, label)
         }
-        None => (0.0, "preparing (counting, encoding)…".to_string()),
+        None => match r.counting.filter(|c| c.phase != CountPhase::Done) {
+            Some(c) => (c.fraction(), c.describe()),
+            None => (0.0, "preparing (counting, encoding)…".to_string()),
+        },
     };
     let gauge = Gauge::default()
         .ratio(ratio.clamp(0.0, 1.0))

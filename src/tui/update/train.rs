@@ -295,7 +295,10 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
         Event::Failed { message, .. } => Some((Level::Error, format!("{label} failed: {message}"))),
         _ => None,
     };
-    let recorded = !matches!(event, Event::Log(_) | Event::ParamRejected { .. });
+    let recorded = !matches!(
+        event,
+        Event::Log(_) | Event::Counting(_) | Event::ParamRejected { .. }
+    );
     let finished = entry.observe(event);
     if recorded {
         app.session.changed();
