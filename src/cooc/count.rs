@@ -409,6 +409,20 @@ fn kind_name(kind: WindowKind) -> &'static str {
 /// Reports progress to the current thread's hook ([`super::progress`]):
 /// after every batch, when merging starts and when the matrix is ready.
 pub fn count_corpus_with(corpus: &Corpus, mut counter: Counter) -> Result<CsMat<f64>> {
+    let done = feed_corpus(corpus, &mut counter, &mut progress::report)?;
+    let matrix = counter.try_finish()?;
+    progress::report(done);
+    Ok(matrix)
+}
+
+/// Streams the training split of `corpus` into `counter`, calling
+/// `progress` after every batch and when merging starts; returns the
+/// report to send once the counts are written out.
+pub fn feed_corpus(
+    corpus: &Corpus,
+    counter: &mut Counter,
+    progress: &mut dyn FnMut(CountProgress),
+) -> Result<CountProgress> {
     let total = corpus.stats().train_tokens_in_vocab;
     let at = |phase, counter: &Counter| CountProgress {
         phase,
@@ -418,13 +432,10 @@ pub fn count_corpus_with(corpus: &Corpus, mut counter: Counter) -> Result<CsMat<
     };
     for batch in corpus.batches(Split::Train, CORPUS_BATCH_TOKENS) {
         counter.add(&batch?);
-        progress::report(at(CountPhase::Reading, &counter));
+        progress(at(CountPhase::Reading, counter));
     }
-    let done = at(CountPhase::Done, &counter);
-    progress::report(at(CountPhase::Merging, &counter));
-    let matrix = counter.try_finish()?;
-    progress::report(done);
-    Ok(matrix)
+    progress(at(CountPhase::Merging, counter));
+    Ok(at(CountPhase::Done, counter))
 }
 
 /// A plain sequential counter with a map: the reference the fast counter is

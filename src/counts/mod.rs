@@ -17,8 +17,8 @@ use std::path::Path;
 
 pub use file::{is_counts_file, read, write, Counts, CountsMeta, CountsWriter};
 
-use crate::cooc::{CountConfig, CountPhase, CountProgress, Counter};
-use crate::corpus::{Corpus, Split, Vocabulary};
+use crate::cooc::{feed_corpus, CountConfig, CountProgress, Counter};
+use crate::corpus::{Corpus, Vocabulary};
 use crate::Result;
 
 /// What counting a corpus into a file did.
@@ -53,19 +53,7 @@ pub fn count_to_file(
         corpus.config().read.memory_bytes(),
         &std::env::temp_dir(),
     )?;
-    let total = corpus.stats().train_tokens_in_vocab;
-    let at = |phase, counter: &Counter| CountProgress {
-        phase,
-        tokens: counter.tokens(),
-        total,
-        spilled_runs: counter.spilled_runs(),
-    };
-    for batch in corpus.batches(Split::Train, 1 << 20) {
-        counter.add(&batch?);
-        progress(at(CountPhase::Reading, &counter));
-    }
-    progress(at(CountPhase::Merging, &counter));
-    let done = at(CountPhase::Done, &counter);
+    let done = feed_corpus(corpus, &mut counter, &mut progress)?;
     let report = CountReport {
         words: n,
         tokens: counter.tokens(),

@@ -38,17 +38,23 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
         app.set_status(Level::Error, e);
         return Vec::new();
     }
-    let Some((run, entry)) = app.picked(Slot::A) else {
-        app.set_status(
-            Level::Warn,
-            "no run picked: train one, or pick one on 3 Runs (a)",
-        );
-        return Vec::new();
-    };
-    let Some(embedding) = entry.embedding.clone() else {
-        let why = entry.no_vectors(run);
-        app.set_status(Level::Warn, why);
-        return Vec::new();
+    let missing_b = with_b
+        .then_some("no run B: pick a second run on 3 Runs (b) to lay both out on shared axes");
+    let picked = picked_vectors(
+        app,
+        Slot::A,
+        "no run picked: train one, or pick one on 3 Runs (a)",
+    )
+    .and_then(|a| match missing_b {
+        Some(missing) => picked_vectors(app, Slot::B, missing).map(|b| (a, Some(b))),
+        None => Ok((a, None)),
+    });
+    let ((run, label, embedding), b) = match picked {
+        Ok(picked) => picked,
+        Err(why) => {
+            app.set_status(Level::Warn, why);
+            return Vec::new();
+        }
     };
     let o = &app.projection.options;
     let count: usize = o.text("count").parse().unwrap_or(500);
@@ -69,28 +75,13 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
             return Vec::new();
         }
     };
-    let label = entry.label(run);
-    let pair = if with_b {
-        let Some((b_run, b)) = app.picked(Slot::B) else {
-            app.set_status(
-                Level::Warn,
-                "no run B: pick a second run on 3 Runs (b) to lay both out on shared axes",
-            );
-            return Vec::new();
-        };
-        let Some(b_embedding) = b.embedding.clone() else {
-            let why = b.no_vectors(b_run);
-            app.set_status(Level::Warn, why);
-            return Vec::new();
-        };
-        Some(Box::new(PairSource {
-            run: b_run,
-            label: b.label(b_run),
-            embedding: b_embedding,
-        }))
-    } else {
-        None
-    };
+    let pair = b.map(|(run, label, embedding)| {
+        Box::new(PairSource {
+            run,
+            label,
+            embedding,
+        })
+    });
     let b_number = pair.as_ref().map(|b| b.run + 1);
     let request = app.next_id();
     let job = ProjectionJob::Compute {
@@ -130,6 +121,21 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
     };
     app.set_status(Level::Info, what);
     vec![Effect::Projection(Box::new(job))]
+}
+
+/// The run picked for `slot`, its label and its vectors, or why not
+/// (`missing` when no run is picked).
+fn picked_vectors(
+    app: &App,
+    slot: Slot,
+    missing: &str,
+) -> Result<(usize, String, std::sync::Arc<crate::embedding::Embedding>), String> {
+    let (run, entry) = app.picked(slot).ok_or_else(|| missing.to_string())?;
+    let embedding = entry
+        .embedding
+        .clone()
+        .ok_or_else(|| entry.no_vectors(run))?;
+    Ok((run, entry.label(run), embedding))
 }
 
 /// Exports the layout shown.
