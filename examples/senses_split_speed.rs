@@ -13,8 +13,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use wordbench::algo::senses::nndsvd::SplitSolver;
 use wordbench::algo::senses::split::{split_word, WordSplit};
-use wordbench::algo::senses::{Settings, SENSES};
-use wordbench::cooc::{pmi, LogBase, Marginals, PmiConfig};
+use wordbench::algo::senses::{self, Settings, SENSES};
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::linalg::Csr;
 
@@ -31,11 +30,7 @@ fn main() -> Result<()> {
     let corpus = Corpus::open(&args[0], CorpusConfig::default())?;
     let settings = Settings::from_params(&SENSES.params([])?);
     let x = wordbench::cooc::count_corpus(&corpus, &settings.count_config())?;
-    let p = Csr::from_sprs(&pmi(
-        &x,
-        &Marginals::of(&x),
-        &PmiConfig::ppmi(LogBase::Two),
-    )?)?;
+    let p = Csr::from_sprs(&senses::ppmi(&x)?)?;
     let n = p.shape().0;
     let vocab = corpus.vocab();
     let words: Vec<&str> = (0..n as u32).map(|i| vocab.word(i)).collect();

@@ -25,9 +25,8 @@ use anyhow::{bail, Context, Result};
 use rustc_hash::FxHashMap;
 use wordbench::algo::senses::nndsvd::SplitSolver;
 use wordbench::algo::senses::split::split_word;
-use wordbench::algo::senses::{Settings, SENSES};
+use wordbench::algo::senses::{self, Settings, SENSES};
 use wordbench::algo::spectral::SVD;
-use wordbench::cooc::{pmi, LogBase, Marginals, PmiConfig};
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::embedding::{Embedding, NeighborParams, SenseTable, VectorFormat};
 use wordbench::eval::stats::spearman;
@@ -152,11 +151,7 @@ fn pseudo_words(corpus_path: &Path, threads: usize) -> Result<()> {
         .num_threads(threads)
         .build()?;
     let x = wordbench::cooc::count_corpus(&corpus, &settings.count_config())?;
-    let p = Csr::from_sprs(&pmi(
-        &x,
-        &Marginals::of(&x),
-        &PmiConfig::ppmi(LogBase::Two),
-    )?)?;
+    let p = Csr::from_sprs(&senses::ppmi(&x)?)?;
     let vocab = corpus.vocab();
     let n = p.shape().0;
     println!("| pair | occurrences | split (ms) | accuracy | majority baseline |");

@@ -122,17 +122,21 @@ fn glove_cooccur_output_imports_to_our_harmonic_counts() {
 fn spark_part_files_import_to_our_uniform_counts() {
     let corpus = open(0);
     let x = count_corpus(&corpus, &config(5, Weighting::Uniform)).unwrap();
-    let imported = import::parts(&fixture("parts"), None).unwrap();
-    assert_same_by_word(&corpus, &x, &imported, 0.0, 1.0);
-    // Row sums as word counts rank the words as the corpus does here? Not
-    // necessarily; with the corpus's own counts as the vocabulary file the
-    // ids are the corpus's.
     let dir = tempfile::tempdir().unwrap();
     let vocab = dir.path().join("vocab.txt");
     vocab_file(&corpus, &vocab);
-    let imported = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
+    assert_parts_equal_our_counts("parts", &corpus, &x, &vocab);
+}
+
+/// The part files in fixture directory `name` import to exactly `x`, our
+/// counting of `corpus`: by word without a vocabulary file (row sums then
+/// rank the words), and id for id with the corpus's own `vocab` file.
+fn assert_parts_equal_our_counts(name: &str, corpus: &Corpus, x: &CsMat<f64>, vocab: &Path) {
+    let imported = import::parts(&fixture(name), None).unwrap();
+    assert_same_by_word(corpus, x, &imported, 0.0, 1.0);
+    let imported = import::parts(&fixture(name), Some(vocab)).unwrap();
     assert_eq!(&imported.vocab, corpus.vocab());
-    assert_eq!(imported.matrix, x);
+    assert_eq!(&imported.matrix, x, "the same matrix as our own counting");
 }
 
 /// The fixture corpus's own vocabulary as a `word count` file.
@@ -155,17 +159,11 @@ fn spark_parquet_parts_import_to_our_counts() {
     // gzip part, beside _SUCCESS and a .crc file (generate_parquet.py).
     let corpus = open(0);
     let x = count_corpus(&corpus, &config(5, Weighting::Uniform)).unwrap();
-    let imported = import::parts(&fixture("parts-parquet"), None).unwrap();
-    assert_same_by_word(&corpus, &x, &imported, 0.0, 1.0);
     let dir = tempfile::tempdir().unwrap();
     let vocab = dir.path().join("vocab.txt");
     vocab_file(&corpus, &vocab);
-    let imported = import::parts(&fixture("parts-parquet"), Some(&vocab)).unwrap();
-    assert_eq!(&imported.vocab, corpus.vocab());
-    assert_eq!(imported.matrix, x, "the same matrix as our own counting");
-    // The same cells as CSV/TSV parts give the same matrix.
-    let text = import::parts(&fixture("parts"), Some(&vocab)).unwrap();
-    assert_eq!(text.matrix, imported.matrix);
+    // (The same cells as CSV/TSV parts equal `x` too: the test above.)
+    assert_parts_equal_our_counts("parts-parquet", &corpus, &x, &vocab);
     // Harmonic weights as doubles: Python summed each cell's 1/d in
     // another order than ours, so equal to rounding.
     let x = count_corpus(&corpus, &config(5, Weighting::Harmonic)).unwrap();

@@ -492,17 +492,10 @@ fn projection_screen_with_two_runs_on_shared_axes() {
         .map(|i| if i < 4 { "A #1 sgns" } else { "B #2 svd" }.to_string())
         .collect();
     app.projection.layout = Some(Layout {
-        run: 0,
-        method: "pca".into(),
-        words,
-        coords,
         labels: 4,
         description: "PCA".into(),
         groups: Some(wordbench::project::select::Groups::from_names(&names)),
-        axes: None,
-        focus: None,
         source: "#1 sgns and #2 svd on shared axes".into(),
-        sphere: None,
         pair: Some(wordbench::tui::model::projection::PairLayout {
             b_run: 1,
             a_points: 4,
@@ -514,6 +507,7 @@ fn projection_screen_with_two_runs_on_shared_axes() {
                 ("paris".into(), 0.58),
             ],
         }),
+        ..Layout::new(0, "pca", words, coords)
     });
     insta::assert_snapshot!(render(&app, 100, 30));
 }
@@ -545,10 +539,6 @@ fn projection_screen_with_a_layout() {
         [-1.2, -1.2],
     ];
     app.projection.layout = Some(Layout {
-        run: 0,
-        method: "pca".into(),
-        words,
-        coords,
         labels: 4,
         description: "PCA".into(),
         groups: Some(wordbench::project::select::Groups::from_names(
@@ -557,11 +547,8 @@ fn projection_screen_with_a_layout() {
             ]
             .map(String::from),
         )),
-        axes: None,
-        focus: None,
         source: "#1 sgns dim=50, 50-d vectors".into(),
-        sphere: None,
-        pair: None,
+        ..Layout::new(0, "pca", words, coords)
     });
     insta::assert_snapshot!(render(&app, 100, 30));
     // Finding a word selects it: highlighted, its nearest words listed.
@@ -605,18 +592,16 @@ fn projection_screen_with_a_sphere() {
     let rows = Array2::from_shape_fn((8, 3), |(i, d)| sphere[i][d]);
     let map = wordbench::project::ube::picture(&rows);
     app.projection.layout = Some(Layout {
-        run: 0,
-        method: "ube".into(),
-        words,
-        coords: map.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
         labels: 8,
         description: "UBE (3-d sphere)".into(),
-        groups: None,
-        axes: None,
-        focus: None,
         source: "#1 sgns dim=50, 50-d vectors".into(),
         sphere: Some(sphere),
-        pair: None,
+        ..Layout::new(
+            0,
+            "ube",
+            words,
+            map.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
+        )
     });
     // UBE's options in the form, `iters` selected; the sphere turned a step.
     while app.projection.selected != app.projection.options.index("iters").unwrap() + 1 {

@@ -116,13 +116,18 @@ impl Settings {
     }
 }
 
+/// The PPMI (log base 2) of counts `x`: the matrix whose rows are split.
+pub fn ppmi(x: &sprs::CsMat<f64>) -> Result<sprs::CsMat<f64>> {
+    pmi(x, &Marginals::of(x), &PmiConfig::ppmi(LogBase::Two))
+}
+
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
     let settings = Settings::from_params(&input.params);
     let t = Instant::now();
     let x = input
         .counts
         .counts(&input.corpus, &settings.count_config())?;
-    let p = pmi(&x, &Marginals::of(&x), &PmiConfig::ppmi(LogBase::Two))?;
+    let p = ppmi(&x)?;
     drop(x);
     let n = p.rows();
     log(format!(

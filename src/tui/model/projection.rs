@@ -93,6 +93,25 @@ pub struct PairLayout {
 pub const B_MARK: char = '\u{2032}';
 
 impl Layout {
+    /// A layout of run `run`'s `words` at `coords`, every word labelled and
+    /// nothing else set (colours, axes, focus, sphere, pair).
+    pub fn new(run: usize, method: &str, words: Vec<String>, coords: Vec<[f64; 2]>) -> Layout {
+        Layout {
+            run,
+            method: method.to_string(),
+            labels: words.len(),
+            words,
+            coords,
+            description: String::new(),
+            groups: None,
+            axes: None,
+            focus: None,
+            source: String::new(),
+            sphere: None,
+            pair: None,
+        }
+    }
+
     /// The word a point stands for (run B's points without their mark).
     pub fn word_of(&self, point: usize) -> &str {
         let w = &self.words[point];

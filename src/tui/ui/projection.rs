@@ -378,20 +378,7 @@ mod tests {
                 ]
             })
             .collect();
-        let layout = Layout {
-            run: 0,
-            method: "tsne".into(),
-            words,
-            coords,
-            labels: n,
-            description: String::new(),
-            groups: None,
-            axes: None,
-            focus: None,
-            source: String::new(),
-            sphere: None,
-            pair: None,
-        };
+        let layout = Layout::new(0, "tsne", words, coords);
         for (w, h) in [(60u16, 30u16), (45, 20), (101, 37)] {
             let area = Rect::new(0, 0, w, h);
             let (xb, yb) = ([-8.0, 8.0], [-6.0, 6.0]);

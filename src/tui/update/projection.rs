@@ -660,20 +660,8 @@ mod tests {
 
     /// A layout of `words` at `coords` (every word labelled).
     fn layout(method: &str, words: &[&str], coords: Vec<[f64; 2]>) -> Layout {
-        Layout {
-            run: 0,
-            method: method.into(),
-            labels: words.len(),
-            words: words.iter().map(|w| w.to_string()).collect(),
-            coords,
-            description: String::new(),
-            groups: None,
-            axes: None,
-            focus: None,
-            source: String::new(),
-            sphere: None,
-            pair: None,
-        }
+        let words = words.iter().map(|w| w.to_string()).collect();
+        Layout::new(0, method, words, coords)
     }
 
     #[test]
@@ -739,19 +727,12 @@ mod tests {
         let y = crate::ube::init::random_sphere(50, 3, 5);
         let sphere: Vec<[f64; 3]> = y.rows().into_iter().map(|r| [r[0], r[1], r[2]]).collect();
         let map = crate::project::ube::picture(&y);
+        let words = (0..50).map(|i| format!("w{i}")).collect();
+        let coords = map.rows().into_iter().map(|r| [r[0], r[1]]).collect();
         Layout {
-            run: 0,
-            method: "ube".into(),
-            words: (0..50).map(|i| format!("w{i}")).collect(),
-            coords: map.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
             labels: 5,
-            description: String::new(),
-            groups: None,
-            axes: None,
-            focus: None,
-            source: String::new(),
             sphere: Some(sphere),
-            pair: None,
+            ..Layout::new(0, "ube", words, coords)
         }
     }
 
