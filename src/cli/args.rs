@@ -120,7 +120,8 @@ pub struct TrainArgs {
     /// Corpus format (`--corpus-format`), reading and vocabulary options.
     #[command(flatten)]
     pub opts: CorpusOpts<CorpusFormat>,
-    /// Record the run in a session file (RON), autosaved while training.
+    /// Record the run in a session file (RON), autosaved while training; the
+    /// vectors are kept beside it (`NAME.vectors/`), read back as `FILE#N`.
     #[arg(long)]
     pub session_out: Option<PathBuf>,
     /// Seconds between session autosaves.

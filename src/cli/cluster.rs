@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use ndarray::Array2;
-use wordbench::embedding::Embedding;
 use wordbench::eval::clustering::{kmeans_study, label_ids, read_labels};
 use wordbench::project::export::read_csv;
 
@@ -166,7 +165,8 @@ fn load(path: &Path) -> Result<(Vec<String>, Array2<f32>)> {
         let (words, coords) = read_csv(path)?;
         return Ok((words, coords.mapv(|v| v as f32)));
     }
-    let e = Embedding::load(path).with_context(|| format!("reading {}", path.display()))?;
+    let e =
+        super::vectors::load(path, None).with_context(|| format!("reading {}", path.display()))?;
     let (index, vectors, _) = e.into_parts();
     Ok((index.words().to_vec(), vectors))
 }

@@ -11,7 +11,6 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
-use wordbench::embedding::Embedding;
 use wordbench::manifold::Phase;
 use wordbench::project::export::write_csv;
 use wordbench::project::manifold as graph;
@@ -191,7 +190,7 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     } else {
         (tsne_config(&args)?, None)
     };
-    let embedding = Embedding::load(&args.vectors)?;
+    let embedding = super::vectors::load(&args.vectors, None)?;
     let how = selection(&args);
     let selected = select(&embedding, &how)?;
     if !selected.missing.is_empty() {

@@ -180,6 +180,11 @@ pub fn train(args: TrainArgs) -> Result<()> {
         write_metrics(path, &recorder.run().metrics)?;
     }
     if let Some((path, mut s)) = session {
+        let kept = session::store::keep(&embedding, &session::store::folder(path))?;
+        recorder.run_mut().kept = Some(session::KeptVectors {
+            file: session::path_for_session(&kept.file, path),
+            ..kept
+        });
         s.runs.push(recorder.into_run());
         session::save(&s, path)?;
         eprintln!("wrote session {}", path.display());

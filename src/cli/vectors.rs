@@ -16,8 +16,12 @@ const BAR_FROM_BYTES: u64 = 16 << 20;
 
 /// Reads a vector file in any format wordbench knows (detected), its first
 /// `limit` words when given; what the reader noticed goes to stderr. A large
-/// file read on a terminal shows a progress bar.
+/// file read on a terminal shows a progress bar. `SESSION.ron#N` reads the
+/// vectors run `N` of a saved session keeps (`limit` does not apply).
 pub fn load(path: &Path, limit: Option<usize>) -> Result<Embedding> {
+    if let Some((session, run)) = wordbench::session::store::run_reference(path) {
+        return Ok(wordbench::session::store::run_vectors(&session, run)?);
+    }
     let options = ReadOptions {
         format: None,
         limit,

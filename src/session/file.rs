@@ -127,6 +127,7 @@ mod tests {
                 evaluation: None,
                 plots: Vec::new(),
                 vectors: Some(PathBuf::from("v.txt")),
+                kept: None,
                 source: None,
             }],
         }
@@ -179,9 +180,9 @@ mod tests {
     fn newer_versions_are_refused_clearly() {
         let text = to_string(&sample())
             .unwrap()
-            .replacen("version: 2", "version: 9", 1);
+            .replacen("version: 3", "version: 9", 1);
         let err = from_str(&text, Path::new("s.ron")).unwrap_err().to_string();
-        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 2); update wordbench");
+        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 3); update wordbench");
     }
 
     #[test]

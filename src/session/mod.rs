@@ -20,6 +20,7 @@ pub mod corpus_ref;
 pub mod file;
 pub mod record;
 pub mod replay;
+pub mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,14 +31,16 @@ pub use corpus_ref::{path_for_session, resolve_path, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
 pub use replay::{replay, ReplayReport};
+pub use store::KeptVectors;
 
 use crate::train::{Method, Params, Progress, Value};
 use crate::{algo, Error, Result};
 
 /// The session format version this build writes (and the newest it reads).
-/// Version 2 added each run's own corpus and the added evaluation files;
-/// version-1 runs take the session's corpus.
-pub const VERSION: u32 = 2;
+/// Version 2 added each run's own corpus and the added evaluation files
+/// (version-1 runs take the session's corpus); version 3 each run's kept
+/// vectors ([`store`]).
+pub const VERSION: u32 = 3;
 
 /// A whole session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,6 +123,9 @@ impl Session {
                 c.path = f(&c.path);
             }
             run.vectors = run.vectors.as_deref().map(&f);
+            if let Some(kept) = &mut run.kept {
+                kept.file = f(&kept.file);
+            }
             if let Some(source) = &mut run.source {
                 source.path = f(&source.path);
             }
@@ -171,9 +177,13 @@ pub struct Run {
     /// Plots exported from this run.
     #[serde(default)]
     pub plots: Vec<PlotRecord>,
-    /// Where the vectors were saved.
+    /// Where the user exported the vectors.
     #[serde(default)]
     pub vectors: Option<PathBuf>,
+    /// The vectors the session keeps for this run beside its file, read
+    /// back when the session is opened (absent when not kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<KeptVectors>,
     /// For a run of kind [`IMPORTED`]: the pre-trained file it opened
     /// (absent from the file for trained runs, so older files read as before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -281,6 +291,7 @@ impl Run {
             evaluation: None,
             plots: Vec::new(),
             vectors: Some(source.path.clone()),
+            kept: None,
             source: Some(source),
         }
     }

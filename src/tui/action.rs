@@ -185,6 +185,8 @@ pub enum Action {
     DeleteSelected,
     /// Ask for a name for the selected run.
     RenameSelectedPrompt,
+    /// Turn keeping the selected run's vectors in the session on or off.
+    ToggleKeepSelected,
     /// Ask for a vectors file to open as an imported run.
     ImportVectorsPrompt,
     /// Ask for a word to find in the selected run's vocabulary.
@@ -279,6 +281,8 @@ pub enum Action {
     DeleteRun(usize),
     /// Name a run.
     RenameRun(usize, String),
+    /// Keep (true) or stop keeping run N's vectors beside the session file.
+    KeepVectors(usize, bool),
     /// Tag a run (comma- or space-separated tags; empty removes them).
     TagRun(usize, String),
     /// Show only the runs matching every word of the text (empty: all).
@@ -346,6 +350,7 @@ impl Action {
                 | Action::ReplayRun(_)
                 | Action::DeleteRun(_)
                 | Action::RenameRun(..)
+                | Action::KeepVectors(..)
                 | Action::TagRun(..)
                 | Action::FilterRuns(_)
                 | Action::ImportVectors(..)

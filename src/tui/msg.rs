@@ -19,7 +19,7 @@ use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, VectorFormat};
 use crate::eval::{EvalPlan, Report};
-use crate::session::{CorpusRef, Session};
+use crate::session::{CorpusRef, KeptVectors, Session};
 use crate::train::{Command, Event, JobConfig, Method, TrainInput};
 
 /// A corpus read for the workbench, with what sessions record of it.
@@ -117,8 +117,9 @@ pub enum Msg {
         path: PathBuf,
         /// Whether it was an autosave.
         autosave: bool,
-        /// Success or the error.
-        result: Result<(), String>,
+        /// The vectors kept beside the file by this save (each with the
+        /// run's vectors it keeps), or the error.
+        result: Result<Vec<(Arc<Embedding>, KeptVectors)>, String>,
     },
     /// A session file was read.
     SessionLoaded {
@@ -226,6 +227,9 @@ pub enum Effect {
         path: PathBuf,
         /// What, with paths as the workbench uses them.
         session: Box<Session>,
+        /// Runs whose vectors the save keeps beside the file for the first
+        /// time: index in `session.runs`, and the vectors.
+        keep: Vec<(usize, Arc<Embedding>)>,
         /// Whether it is an autosave (quieter status).
         autosave: bool,
     },
@@ -233,6 +237,13 @@ pub enum Effect {
     LoadSession {
         /// The file.
         path: PathBuf,
+    },
+    /// Read the vectors a session keeps for a run.
+    LoadKept {
+        /// Run index.
+        run: usize,
+        /// The kept file.
+        kept: KeptVectors,
     },
     /// Read a run's saved vectors.
     LoadVectors {
@@ -293,6 +304,7 @@ impl Effect {
             Effect::SaveSession { .. } => "SaveSession",
             Effect::LoadSession { .. } => "LoadSession",
             Effect::LoadVectors { .. } => "LoadVectors",
+            Effect::LoadKept { .. } => "LoadKept",
             Effect::ImportVectors { .. } => "ImportVectors",
             Effect::Projection(_) => "Projection",
             Effect::Classify { .. } => "Classify",

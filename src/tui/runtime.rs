@@ -21,7 +21,7 @@ use super::project_worker::{self, ensure_parent};
 use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, NeighborParams};
-use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
+use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef, KeptVectors, Session};
 use crate::tui::model::neighbors::SenseNeighbors;
 
 /// Hashes the corpus file for the session record.
@@ -148,9 +148,10 @@ impl Runtime {
             Effect::SaveSession {
                 path,
                 session,
+                keep,
                 autosave,
             } => self.spawn("session-save", move || Msg::SessionSaved {
-                result: session::save(&session.anchor(&path), &path).map_err(|e| e.to_string()),
+                result: save_session(*session, &path, keep),
                 path,
                 autosave,
             }),
@@ -168,6 +169,14 @@ impl Runtime {
                 request,
                 result: classify(&study, threads),
             }),
+            Effect::LoadKept { run, kept } => {
+                self.spawn("kept-vectors", move || Msg::VectorsLoaded {
+                    run,
+                    result: session::store::read(&kept)
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string()),
+                })
+            }
             Effect::LoadVectors { run, path } => {
                 self.spawn("vectors", move || Msg::VectorsLoaded {
                     run,
@@ -449,6 +458,22 @@ pub fn import_vectors(
         source,
         notes,
     })
+}
+
+/// Saves `session` to `path` with the vectors of the runs in `keep` kept
+/// beside it; answers which vectors went into which kept file.
+fn save_session(
+    session: Session,
+    path: &Path,
+    keep: Vec<(usize, Arc<Embedding>)>,
+) -> Result<Vec<(Arc<Embedding>, KeptVectors)>, String> {
+    let refs: Vec<(usize, &Embedding)> = keep.iter().map(|(i, e)| (*i, e.as_ref())).collect();
+    let made = session::store::save_keeping(session, path, &refs).map_err(|e| e.to_string())?;
+    Ok(keep
+        .iter()
+        .zip(made)
+        .map(|((_, e), (_, kept))| (Arc::clone(e), kept))
+        .collect())
 }
 
 #[cfg(test)]

@@ -199,6 +199,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
         Action::ReplayRun(run) => train::replay(app, run),
         Action::DeleteRun(run) => runs::delete(app, run),
         Action::RenameRun(run, name) => runs::rename(app, run, &name),
+        Action::KeepVectors(run, keep) => runs::keep_vectors(app, run, keep),
         Action::TagRun(run, tags) => runs::tag(app, run, &tags),
         Action::FilterRuns(text) => runs::filter(app, &text),
         Action::ImportVectors(path, limit) => runs::import(app, &path, limit),

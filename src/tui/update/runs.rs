@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
+use crate::session::store;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
 use crate::tui::model::runs::{format_for, parse_tags};
@@ -130,6 +131,39 @@ pub fn rename(app: &mut App, run: usize, name: &str) -> Vec<Effect> {
     let label = r.label(run);
     app.session.changed();
     app.set_status(Level::Info, format!("run is now {label}"));
+    Vec::new()
+}
+
+/// Keeps run `run`'s vectors beside the session file, or stops keeping
+/// them (the kept file goes at the next save).
+pub fn keep_vectors(app: &mut App, run: usize, keep: bool) -> Vec<Effect> {
+    let Some(r) = app.runs.get_mut(run) else {
+        app.set_status(Level::Warn, "no such run");
+        return Vec::new();
+    };
+    if r.is_imported() {
+        app.set_status(
+            Level::Info,
+            "imported vectors are read again from their file: nothing to keep",
+        );
+        return Vec::new();
+    }
+    r.keep_vectors = keep;
+    let label = r.label(run);
+    let note = if keep {
+        format!("{label}: its vectors are kept in the session from the next save")
+    } else {
+        let size = r
+            .recorder
+            .run_mut()
+            .kept
+            .take()
+            .map(|k| format!(" ({} freed at the next save)", store::size_text(k.bytes)))
+            .unwrap_or_default();
+        format!("{label}: its vectors are no longer kept in the session{size}")
+    };
+    app.session.changed();
+    app.set_status(Level::Info, note);
     Vec::new()
 }
 
@@ -390,6 +424,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PickSelected(slot) => return app.user_action(Action::PickRun(slot, sel)),
         Action::EvaluateSelected => return app.user_action(Action::EvaluateRun(sel)),
         Action::ReplaySelected => return app.user_action(Action::ReplayRun(sel)),
+        Action::ToggleKeepSelected => {
+            let keep = !app.runs[sel].keep_vectors;
+            return app.user_action(Action::KeepVectors(sel, keep));
+        }
         Action::DeleteSelected => {
             let question = format!(
                 "Delete {}? It leaves the session (exported files stay on disk).",

@@ -12,7 +12,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::session::{Run, Session};
+use crate::embedding::Embedding;
+use crate::session::{KeptVectors, Run, Session};
 use crate::train::Command;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Level, PromptKind, TICKS_PER_SECOND};
@@ -40,15 +41,34 @@ pub fn save_prompt(app: &mut App) -> Vec<Effect> {
 /// them; the runtime makes them relative to the file). `None` when there is
 /// no corpus to name.
 pub fn snapshot(app: &App) -> Option<Session> {
-    let runs: Vec<Run> = app
-        .runs
+    snapshot_keeping(app).map(|(session, _)| session)
+}
+
+/// The runs a save writes, in file order.
+fn saved_runs(app: &App) -> impl Iterator<Item = &RunEntry> {
+    app.runs
         .iter()
         .filter(|r| !r.discarded && r.status != RunStatus::Queued)
         // An imported run is saved once its file is read (and described).
         .filter(|r| !r.is_imported() || r.record().source.is_some())
-        .map(|r| r.record().clone())
-        .chain(app.session.kept.iter().cloned())
-        .collect();
+}
+
+/// [`snapshot`], and the runs whose vectors the save keeps for the first
+/// time (index in the session's runs, and the vectors): trained runs with
+/// vectors that are not kept yet, unless the user chose not to keep them.
+fn snapshot_keeping(app: &App) -> Option<(Session, Vec<(usize, Arc<Embedding>)>)> {
+    let mut keep = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
+    for (i, entry) in saved_runs(app).enumerate() {
+        let mut run = entry.record().clone();
+        if !entry.keep_vectors || entry.is_imported() {
+            run.kept = None;
+        } else if let (None, Some(e)) = (&run.kept, &entry.embedding) {
+            keep.push((i, Arc::clone(e)));
+        }
+        runs.push(run);
+    }
+    runs.extend(app.session.kept.iter().cloned());
     let corpus = match &app.corpus.loaded {
         Some(l) => l.reference.clone(),
         None => runs.iter().find_map(|r| r.corpus.clone())?,
@@ -57,7 +77,7 @@ pub fn snapshot(app: &App) -> Option<Session> {
     session.datasets = app.eval.added.clone();
     session.runs = runs;
     session.studies = app.classify.history.clone();
-    Some(session)
+    Some((session, keep))
 }
 
 /// Saves the session to `path` (atomically, on a worker). While another
@@ -69,7 +89,7 @@ pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
         app.session.queued = Some((path, autosave));
         return Vec::new();
     }
-    let Some(session) = snapshot(app) else {
+    let Some((session, keep)) = snapshot_keeping(app) else {
         app.set_status(Level::Error, "nothing to save: no corpus is loaded");
         return Vec::new();
     };
@@ -79,6 +99,7 @@ pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
     vec![Effect::SaveSession {
         path,
         session: Box::new(session),
+        keep,
         autosave,
     }]
 }
@@ -110,23 +131,14 @@ pub fn saved(
     app: &mut App,
     path: PathBuf,
     autosave: bool,
-    result: Result<(), String>,
+    result: Result<Vec<(Arc<Embedding>, KeptVectors)>, String>,
 ) -> Vec<Effect> {
     let revision = app.session.saving.take();
-    if let Err(e) = result {
-        app.set_status(Level::Error, format!("saving the session failed: {e}"));
-        if app.session.after_save.take() == Some(AfterSave::Quit) {
-            app.session.quit_save_failed = true;
-            app.set_status(
-                Level::Error,
-                format!("saving the session failed: {e}; q again quits without saving"),
-            );
-        }
-        return match app.session.queued.take() {
-            Some((next, quiet)) => save(app, next, quiet),
-            None => Vec::new(),
-        };
-    }
+    let kept = match result {
+        Ok(kept) => kept,
+        Err(e) => return save_failed(app, e),
+    };
+    note_kept(app, kept);
     if let Some(r) = revision {
         app.session.saved_revision = r;
     }
@@ -152,6 +164,39 @@ pub fn saved(
             vec![Effect::Quit]
         }
         None => Vec::new(),
+    }
+}
+
+/// A save failed: said, and a quit waiting for it may go without saving.
+fn save_failed(app: &mut App, e: String) -> Vec<Effect> {
+    app.set_status(Level::Error, format!("saving the session failed: {e}"));
+    if app.session.after_save.take() == Some(AfterSave::Quit) {
+        app.session.quit_save_failed = true;
+        app.set_status(
+            Level::Error,
+            format!("saving the session failed: {e}; q again quits without saving"),
+        );
+    }
+    match app.session.queued.take() {
+        Some((next, quiet)) => save(app, next, quiet),
+        None => Vec::new(),
+    }
+}
+
+/// Records in each run's record the file its vectors are now kept in (the
+/// run whose vectors they are, found by identity: runs may have moved while
+/// the save was written).
+fn note_kept(app: &mut App, kept: Vec<(Arc<Embedding>, KeptVectors)>) {
+    for (vectors, file) in kept {
+        let owner = app.runs.iter_mut().find(|r| {
+            r.keep_vectors
+                && r.embedding
+                    .as_ref()
+                    .is_some_and(|e| Arc::ptr_eq(e, &vectors))
+        });
+        if let Some(run) = owner {
+            run.recorder.run_mut().kept = Some(file);
+        }
     }
 }
 
@@ -295,7 +340,12 @@ pub fn loaded(
         notes.extend(problem.clone());
         let (method, params) = (settings.method, settings.params);
         let index = app.runs.len();
-        if let Some(v) = run.vectors.as_ref().filter(|v| v.is_file()) {
+        if let Some(kept) = &run.kept {
+            effects.push(Effect::LoadKept {
+                run: index,
+                kept: kept.clone(),
+            });
+        } else if let Some(v) = run.vectors.as_ref().filter(|v| v.is_file()) {
             effects.push(Effect::LoadVectors {
                 run: index,
                 path: v.clone(),
@@ -641,7 +691,7 @@ mod tests {
             matches!(effects[..], [Effect::SaveSession { .. }]),
             "{effects:?}"
         );
-        let effects = saved(&mut a, "s.ron".into(), false, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), false, Ok(Vec::new()));
         let [Effect::LoadSession { path }] = &effects[..] else {
             panic!("{effects:?}")
         };
@@ -673,7 +723,7 @@ mod tests {
         assert!(effects
             .iter()
             .any(|e| matches!(e, Effect::JobCommand { run: 1, .. })));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
         assert!(matches!(effects[..], [Effect::Quit]));
         assert!(a.quit);
     }
@@ -691,13 +741,13 @@ mod tests {
         // ...q, y arrives before it is written; the run is still winding down.
         let effects = quit_now(&mut a);
         assert!(!effects.iter().any(|e| matches!(e, Effect::Quit)));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
         let [Effect::SaveSession { session, .. }] = &effects[..] else {
             panic!("saves again before quitting: {effects:?}")
         };
         assert_eq!(session.runs.len(), 1);
         assert!(!a.quit);
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
         assert!(matches!(effects[..], [Effect::Quit]));
     }
 
@@ -723,7 +773,7 @@ mod tests {
         a.session.changed();
         assert!(save(&mut a, "s.ron".into(), false).is_empty(), "waits");
         assert!(a.session.unsaved(&a.runs));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
         let [Effect::SaveSession { session, .. }] = &effects[..] else {
             panic!("{effects:?}")
         };
@@ -733,7 +783,7 @@ mod tests {
             "the newest state"
         );
         assert!(a.session.unsaved(&a.runs), "not until it is written");
-        assert!(saved(&mut a, "s.ron".into(), false, Ok(())).is_empty());
+        assert!(saved(&mut a, "s.ron".into(), false, Ok(Vec::new())).is_empty());
         assert!(!a.session.unsaved(&a.runs));
     }
 }
