@@ -87,6 +87,7 @@ mod tests {
             },
             datasets: vec![PathBuf::from("extra/sim.tsv")],
             studies: Vec::new(),
+            projection: None,
             runs: vec![Run {
                 method: "sgns".into(),
                 label: Some("baseline".into()),

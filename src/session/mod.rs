@@ -59,6 +59,26 @@ pub struct Session {
     /// Classification studies of the Classify screen, in the order they ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub studies: Vec<StudyRecord>,
+    /// The Projection screen's layout and view, so it reopens as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projection: Option<ProjectionRecord>,
+}
+
+/// The Projection screen as it was saved: the layout shown (its `run`, and
+/// a pair's run B, numbered as the session's runs from 0) and the view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectionRecord {
+    /// The layout.
+    pub layout: crate::project::layout::Layout,
+    /// Zoom factor (1 = everything visible).
+    pub zoom: f64,
+    /// View centre offset, as a fraction of the full extent.
+    pub pan: (f64, f64),
+    /// How a UBE sphere is turned before it is mapped.
+    pub turn: [[f64; 3]; 3],
+    /// The settings the layout was made with, by name.
+    pub settings: BTreeMap<String, String>,
 }
 
 /// One classification study: the Classify screen's fields as typed, and
@@ -97,6 +117,7 @@ impl Session {
             datasets: Vec::new(),
             runs: Vec::new(),
             studies: Vec::new(),
+            projection: None,
         }
     }
 

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
-use crate::session::{KeptVectors, Run, Session};
+use crate::session::{KeptVectors, ProjectionRecord, Run, Session};
 use crate::train::Command;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Level, PromptKind, TICKS_PER_SECOND};
@@ -44,13 +44,14 @@ pub fn snapshot(app: &App) -> Option<Session> {
     snapshot_keeping(app).map(|(session, _)| session)
 }
 
-/// The runs a save writes, in file order.
-fn saved_runs(app: &App) -> impl Iterator<Item = &RunEntry> {
+/// The runs a save writes, in file order, with their index on screen.
+fn saved_runs(app: &App) -> impl Iterator<Item = (usize, &RunEntry)> {
     app.runs
         .iter()
-        .filter(|r| !r.discarded && r.status != RunStatus::Queued)
+        .enumerate()
+        .filter(|(_, r)| !r.discarded && r.status != RunStatus::Queued)
         // An imported run is saved once its file is read (and described).
-        .filter(|r| !r.is_imported() || r.record().source.is_some())
+        .filter(|(_, r)| !r.is_imported() || r.record().source.is_some())
 }
 
 /// [`snapshot`], and the runs whose vectors the save keeps for the first
@@ -59,7 +60,9 @@ fn saved_runs(app: &App) -> impl Iterator<Item = &RunEntry> {
 fn snapshot_keeping(app: &App) -> Option<(Session, Vec<(usize, Arc<Embedding>)>)> {
     let mut keep = Vec::new();
     let mut runs: Vec<Run> = Vec::new();
-    for (i, entry) in saved_runs(app).enumerate() {
+    let mut in_file = vec![None; app.runs.len()];
+    for (i, (shown, entry)) in saved_runs(app).enumerate() {
+        in_file[shown] = Some(i);
         let mut run = entry.record().clone();
         if !entry.keep_vectors || entry.is_imported() {
             run.kept = None;
@@ -77,7 +80,58 @@ fn snapshot_keeping(app: &App) -> Option<(Session, Vec<(usize, Arc<Embedding>)>)
     session.datasets = app.eval.added.clone();
     session.runs = runs;
     session.studies = app.classify.history.clone();
+    session.projection = projection_record(app, &in_file);
     Some((session, keep))
+}
+
+/// The Projection screen's final layout and view, its runs numbered as in
+/// the file (`in_file` maps a run on screen to its place there); none while
+/// a layout still forms or when its run is left out of the file.
+fn projection_record(app: &App, in_file: &[Option<usize>]) -> Option<ProjectionRecord> {
+    let view = &app.projection;
+    if view.pending.is_some() {
+        return None;
+    }
+    let mut layout = view.layout.clone()?;
+    layout.run = in_file.get(layout.run).copied().flatten()?;
+    if let Some(pair) = &mut layout.pair {
+        pair.b_run = in_file.get(pair.b_run).copied().flatten()?;
+    }
+    Some(ProjectionRecord {
+        layout,
+        zoom: view.zoom,
+        pan: view.pan,
+        turn: view.turn,
+        settings: view.settings.clone(),
+    })
+}
+
+/// Shows a saved projection again, its runs renumbered from the file's
+/// (`shown` maps a run's place in the file to its index on screen).
+fn restore_projection(app: &mut App, record: ProjectionRecord, shown: &[Option<usize>]) {
+    let ProjectionRecord {
+        mut layout,
+        zoom,
+        pan,
+        turn,
+        settings,
+    } = record;
+    let Some(run) = shown.get(layout.run).copied().flatten() else {
+        return;
+    };
+    layout.run = run;
+    if let Some(pair) = &mut layout.pair {
+        match shown.get(pair.b_run).copied().flatten() {
+            Some(b) => pair.b_run = b,
+            None => return,
+        }
+    }
+    let view = &mut app.projection;
+    view.layout = Some(layout);
+    view.zoom = zoom;
+    view.pan = pan;
+    view.turn = turn;
+    view.settings = settings;
 }
 
 /// Saves the session to `path` (atomically, on a worker). While another
@@ -313,7 +367,11 @@ pub fn loaded(
     notes.extend(app.eval.restore(&session.datasets));
     notes.extend(app.classify.restore(session.studies));
     let mut effects = Vec::new();
+    let mut shown = vec![None; session.runs.len()];
     for (k, run) in session.runs.into_iter().enumerate() {
+        if run.source.is_some() || run.settings(&path, k).is_ok() {
+            shown[k] = Some(app.runs.len());
+        }
         if let Some(source) = run.source.clone() {
             let entry = RunEntry::imported_recorded(run);
             effects.push(Effect::ImportVectors {
@@ -354,6 +412,9 @@ pub fn loaded(
         let mut entry = RunEntry::recorded(method, params, run);
         entry.problem = problem;
         app.runs.push(entry);
+    }
+    if let Some(record) = session.projection {
+        restore_projection(app, record, &shown);
     }
     if !app.runs.is_empty() {
         app.picks[0] = Some(0);
@@ -455,6 +516,13 @@ fn clear_runs(app: &mut App) {
     app.train.shown = None;
     app.runs_view.selected = 0;
     app.eval.selected = 0;
+    let view = &mut app.projection;
+    view.layout = None;
+    view.picked = None;
+    view.near.clear();
+    view.zoom = 1.0;
+    view.pan = (0.0, 0.0);
+    view.turn = crate::ube::sphere::IDENTITY;
 }
 
 #[cfg(test)]
@@ -515,6 +583,54 @@ mod tests {
                 warnings: Vec::new(),
             }),
         )
+    }
+
+    #[test]
+    fn the_projection_reopens_as_it_was_with_runs_renumbered() {
+        let mut a = app();
+        let mut s = session_with_run("sgns");
+        // Run 1 of the file has a method this build does not know: it is
+        // kept in the file, not shown, so the file's run 2 is run 1 on screen.
+        s.runs
+            .insert(0, session_with_run("from-the-future").runs.remove(0));
+        let mut layout = crate::project::layout::Layout::new(
+            1,
+            "ube",
+            vec!["king".into(), "queen".into()],
+            vec![[0.5, -1.0], [2.0, 3.0]],
+        );
+        layout.sphere = Some(vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+        let turn = crate::ube::sphere::turn(0.3, -0.2);
+        s.projection = Some(ProjectionRecord {
+            layout: layout.clone(),
+            zoom: 4.0,
+            pan: (0.25, -0.5),
+            turn,
+            settings: [("method".to_string(), "ube".to_string())].into(),
+        });
+        let text = crate::session::file::to_string(&s).unwrap();
+        let s = crate::session::file::from_str(&text, "s.ron".as_ref()).unwrap();
+        load(&mut a, s, Err("no corpus".into()));
+        assert_eq!(a.runs.len(), 1);
+        let view = &a.projection;
+        let shown = view.layout.as_ref().expect("the layout is back");
+        assert_eq!(shown.run, 0, "renumbered to the run on screen");
+        assert_eq!(
+            (shown.words.clone(), shown.coords.clone()),
+            (layout.words, layout.coords)
+        );
+        assert_eq!(shown.sphere, layout.sphere);
+        assert_eq!((view.zoom, view.pan, view.turn), (4.0, (0.25, -0.5), turn));
+        // Saved again, it names the run by its new place in the file (shown
+        // runs first, the kept unknown one after them).
+        a.corpus.loaded = None;
+        let again = snapshot(&a).unwrap();
+        assert_eq!(again.runs[0].method, "sgns");
+        assert_eq!(again.projection.unwrap().layout.run, 0);
+        // A session without a projection clears the one on screen.
+        load(&mut a, session_with_run("sgns"), Err("no corpus".into()));
+        assert!(a.projection.layout.is_none());
+        assert_eq!(a.projection.zoom, 1.0);
     }
 
     #[test]
