@@ -36,6 +36,10 @@ pub enum Command {
     Eval(EvalArgs),
     /// Nearest neighbours of words by cosine (or by a dsnmf model's word-topic-word walk).
     Neighbors(NeighborsArgs),
+    /// Words most similar to some and least to others (`king -man +woman`), as gensim's most_similar.
+    Similar(super::similar::SimilarArgs),
+    /// The word least like the others, as gensim's doesnt_match.
+    DoesntMatch(super::similar::DoesntMatchArgs),
     /// The most probable words of each topic of dsnmf vectors.
     Topics(TopicsArgs),
     /// The senses of a word in multi-sense vectors (--algo senses): labels, neighbours, and the sense a --context sentence picks.
