@@ -15,12 +15,13 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use super::msg::{
-    Effect, Found, LoadedSession, Msg, OpenedCorpus, Query, Ranking, SessionLoadError,
+    Effect, Found, LoadedSession, Msg, OpenedCorpus, Query, Ranking, SaveFailure, SessionLoadError,
 };
 use super::project_worker::{self, ensure_parent};
 use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, NeighborParams};
+use crate::session::guard::{Expect, Fingerprint};
 use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
 use crate::tui::model::neighbors::SenseNeighbors;
 
@@ -149,8 +150,9 @@ impl Runtime {
                 path,
                 session,
                 autosave,
+                expect,
             } => self.spawn("session-save", move || Msg::SessionSaved {
-                result: session::save(&session.anchor(&path), &path).map_err(|e| e.to_string()),
+                result: save_session(&session.anchor(&path), &path, &expect),
                 path,
                 autosave,
             }),
@@ -381,10 +383,25 @@ fn walk_neighbors(
         .collect())
 }
 
+/// Writes the session unless the file is not what the workbench expects
+/// (changed on disk, or there when it should not be).
+fn save_session(
+    session: &session::Session,
+    path: &Path,
+    expect: &Expect,
+) -> Result<Fingerprint, SaveFailure> {
+    match session::guard::save(session, path, expect) {
+        Ok(Ok(written)) => Ok(written),
+        Ok(Err(blocked)) => Err(SaveFailure::Blocked(blocked)),
+        Err(e) => Err(SaveFailure::Failed(e.to_string())),
+    }
+}
+
 fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
     if !path.exists() {
         return Err(SessionLoadError::Missing);
     }
+    let fingerprint = Fingerprint::of(path).ok().flatten();
     let session = session::load(path)
         .map_err(|e| SessionLoadError::Invalid(e.to_string()))?
         .resolve(path);
@@ -411,6 +428,7 @@ fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
         session,
         corpus: located,
         warnings,
+        fingerprint,
     })
 }
 
