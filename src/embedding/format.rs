@@ -493,6 +493,33 @@ mod tests {
     }
 
     #[test]
+    fn a_sense_inventory_lands_with_its_vectors_and_a_stale_one_goes() {
+        use crate::embedding::senses::{sidecar_path, Sense, SenseTable};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.txt");
+        let sense = |name: &str| Sense {
+            name: name.into(),
+            word: "the".into(),
+            mass: 0.5,
+            contexts: vec![("x".into(), 1.0)],
+        };
+        let senses = SenseTable::new(vec![sense("the#1"), sense("the#2")]);
+        let with = sample().with_senses(senses);
+        with.save(&path, VectorFormat::Word2VecText).unwrap();
+        let sidecar = sidecar_path(&path);
+        assert!(read(&path, None).unwrap().0.senses().is_some());
+        // Plain vectors over them: the old inventory would be read back with
+        // vectors it does not describe.
+        sample().save(&path, VectorFormat::Word2VecText).unwrap();
+        assert!(!sidecar.exists());
+        assert!(read(&path, None).unwrap().0.senses().is_none());
+        // A file of that name that is not an inventory is left alone.
+        std::fs::write(&sidecar, "my notes\n").unwrap();
+        sample().save(&path, VectorFormat::Word2VecText).unwrap();
+        assert_eq!(std::fs::read_to_string(&sidecar).unwrap(), "my notes\n");
+    }
+
+    #[test]
     fn format_names() {
         for f in [
             VectorFormat::Word2VecText,
