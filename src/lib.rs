@@ -51,6 +51,7 @@ pub mod fast;
 pub mod linalg;
 pub mod manifold;
 pub mod memory;
+pub mod outputs;
 pub mod project;
 pub mod session;
 pub mod topk;

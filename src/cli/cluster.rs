@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use ndarray::Array2;
 use wordbench::eval::clustering::{kmeans_study, label_ids, read_labels};
+use wordbench::outputs::{Guard, Kind};
 use wordbench::project::export::read_csv;
 
 /// `wordbench cluster`
@@ -52,6 +53,14 @@ pub fn run(args: ClusterArgs) -> Result<()> {
     }
     if args.runs == 0 || args.restarts == 0 {
         bail!("invalid value for --runs/--restarts: 0 (expected at least 1)");
+    }
+    if let Some(out) = &args.out {
+        let mut guard = Guard::new();
+        guard.vectors_input("the vectors being clustered", &args.vectors);
+        if let Some(labels) = &args.labels {
+            guard.input("the --labels file", labels);
+        }
+        guard.output("--out", out, Kind::Csv("word,"))?;
     }
     let (words, mut x) = load(&args.vectors)?;
     if args.unit {

@@ -11,6 +11,7 @@ mod project;
 mod replay;
 mod schema_args;
 mod sense;
+mod session_out;
 mod similar;
 mod train;
 mod tui;

@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
 use wordbench::manifold::Phase;
+use wordbench::outputs::{Guard, Kind};
 use wordbench::project::export::write_csv;
 use wordbench::project::manifold as graph;
 use wordbench::project::options;
@@ -156,13 +157,16 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     }
     let out = args.out.clone().context("--out is required")?;
     let output = output_kind(&out)?;
-    wordbench::atomic::check_writable(&out)?;
-    if wordbench::atomic::same_file(&out, &args.vectors) {
-        bail!(
-            "--out {}: is the vectors file being projected; refusing to overwrite it",
-            out.display()
-        );
+    let mut guard = Guard::new();
+    guard.vectors_input("the vectors file being projected", &args.vectors);
+    if let Some(words) = &args.words {
+        guard.input("the --words file", words);
     }
+    let kind = match &output {
+        Output::Csv => Kind::Csv("word,"),
+        Output::Image(_) => Kind::Image,
+    };
+    guard.output("--out", &out, kind)?;
     let ube_method = args.method == MethodArg::Ube;
     let asked_dims = args.dims.unwrap_or(if ube_method { 3 } else { 2 });
     if !(2..=3).contains(&asked_dims) {

@@ -8,6 +8,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::embedding::format::{self, ReadOptions};
 use wordbench::embedding::{Embedding, LoadProgress, ReadReport, VectorFormat};
+use wordbench::outputs::{Guard, Kind};
 
 use super::args::{AlignArgs, ConvertArgs};
 
@@ -71,10 +72,13 @@ fn read_with_bar(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadRe
 
 /// `wordbench convert IN OUT`.
 pub fn convert(args: ConvertArgs) -> Result<()> {
-    let embedding = load(&args.input, args.limit)?;
     let format = args
         .format
         .map_or_else(|| VectorFormat::for_path(&args.output), Into::into);
+    Guard::new()
+        .vectors_input("the vectors being converted", &args.input)
+        .output("OUTPUT", &args.output, Kind::Vectors(format))?;
+    let embedding = load(&args.input, args.limit)?;
     embedding.save(&args.output, format)?;
     eprintln!(
         "{} words x {} dims written to {} ({format})",
@@ -88,6 +92,12 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
 /// `wordbench align A B`: Procrustes-aligns A onto B on their shared words
 /// and lists the words that moved most.
 pub fn align(args: AlignArgs) -> Result<()> {
+    if let Some(path) = &args.out {
+        Guard::new()
+            .vectors_input("vectors A", &args.a)
+            .vectors_input("vectors B", &args.b)
+            .output("--out", path, Kind::Vectors(VectorFormat::for_path(path)))?;
+    }
     let a = load(&args.a, args.limit)?;
     let b = load(&args.b, args.limit)?;
     let alignment = wordbench::embedding::align::procrustes(&a, &b, args.top)?;

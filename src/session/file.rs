@@ -62,7 +62,7 @@ pub fn from_str(text: &str, path: &Path) -> Result<Session> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 

@@ -13,11 +13,12 @@
 //! and its data move together); [`Session::anchor`] turns paths usable from
 //! the working directory into that form before saving, and
 //! [`Session::resolve`] turns them back after loading. [`mod@file`] reads and writes it atomically with located
-//! errors; [`record`] builds a run from engine events; [`replay()`] re-runs one
+//! errors, [`guard`] keeps a save from overwriting what another writer put there; [`record`] builds a run from engine events; [`replay()`] re-runs one
 //! and compares the curves.
 
 pub mod corpus_ref;
 pub mod file;
+pub mod guard;
 pub mod record;
 pub mod replay;
 pub mod store;

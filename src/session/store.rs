@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
+use super::guard::{self, Blocked, Expect, Fingerprint};
 use super::Session;
 use crate::embedding::{Embedding, SenseTable};
 use crate::words::WordIndex;
@@ -70,12 +71,15 @@ pub fn folder(session_file: &Path) -> PathBuf {
 /// session's folder (a session saved under a new name) get a copy in this
 /// one. Kept files are written before the session file that names them;
 /// files of this session's folder that no run names any more are removed
-/// after it. Returns the kept record of each run in `vectors`.
+/// after it. The session file is written only when it is what `expect`
+/// says ([`guard::save`]); returns the file as written and the kept record
+/// of each run in `vectors`, or why it was not written.
 pub fn save_keeping(
     mut session: Session,
     path: &Path,
+    expect: &Expect,
     vectors: &[(usize, &Embedding)],
-) -> Result<Vec<(usize, KeptVectors)>> {
+) -> Result<std::result::Result<(Fingerprint, Vec<(usize, KeptVectors)>), Blocked>> {
     let folder = folder(path);
     let mut made = Vec::with_capacity(vectors.len());
     for &(run, embedding) in vectors {
@@ -97,9 +101,13 @@ pub fn save_keeping(
         .iter()
         .filter_map(|r| r.kept.as_ref().map(|k| k.file.clone()))
         .collect();
-    super::save(&session.anchor(path), path)?;
-    sweep(&folder, &names);
-    Ok(made)
+    match guard::save(&session.anchor(path), path, expect)? {
+        Ok(written) => {
+            sweep(&folder, &names);
+            Ok(Ok((written, made)))
+        }
+        Err(blocked) => Ok(Err(blocked)),
+    }
 }
 
 /// Whether `file` lies directly in `folder`.

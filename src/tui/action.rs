@@ -250,6 +250,9 @@ pub enum Action {
     Autosave,
     /// Show run `n`'s charts on the Train screen.
     ShowRun(usize),
+    /// Ask for another file to save the session to (after the session
+    /// file changed on disk).
+    SaveSessionElsewhere,
 
     // -- user-level actions (journaled) --
     /// Set a corpus option (`path`, `format`, `min-count`...) from text.
@@ -326,6 +329,9 @@ pub enum Action {
     },
     /// Remove an added evaluation file (index among the added ones).
     RemoveDataset(usize),
+    /// Carry out a write (`ExportRun`, `ExportPlot`, `SaveSession`) that
+    /// replaces the existing file the user said yes to.
+    Overwrite(Box<Action>),
     /// Quit now: a run still training is discarded; with a session file,
     /// the session is saved first (without that run).
     QuitNow,
@@ -369,6 +375,7 @@ impl Action {
                 | Action::OpenSession(_)
                 | Action::OpenSessionNow { .. }
                 | Action::RemoveDataset(_)
+                | Action::Overwrite(_)
                 | Action::GoTo(_)
                 | Action::QuitNow
         )

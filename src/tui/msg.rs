@@ -19,6 +19,7 @@ use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, VectorFormat};
 use crate::eval::{EvalPlan, Report};
+use crate::session::guard::{Blocked, Expect, Fingerprint};
 use crate::session::{CorpusRef, KeptVectors, Session};
 use crate::train::{Command, Event, JobConfig, Method, TrainInput};
 
@@ -42,6 +43,17 @@ pub struct LoadedSession {
     pub corpus: Result<PathBuf, String>,
     /// Non-fatal findings (changed corpus hash).
     pub warnings: Vec<String>,
+    /// The file as read, to notice a change on disk before saving over it.
+    pub fingerprint: Option<Fingerprint>,
+}
+
+/// Why a session save wrote nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveFailure {
+    /// The file is not what this workbench last read or wrote: ask.
+    Blocked(Blocked),
+    /// An error (a full disk, a file that is not a session).
+    Failed(String),
 }
 
 /// Why a session file could not be opened.
@@ -117,9 +129,11 @@ pub enum Msg {
         path: PathBuf,
         /// Whether it was an autosave.
         autosave: bool,
-        /// The vectors kept beside the file by this save (each with the
-        /// run's vectors it keeps), or the error.
-        result: Result<Vec<(Arc<Embedding>, KeptVectors)>, String>,
+        /// The file as written, or why not.
+        result: Result<Fingerprint, SaveFailure>,
+        /// The vectors this save kept beside the file for the first time,
+        /// each with the run's vectors it holds (none when it failed).
+        kept: Vec<(Arc<Embedding>, KeptVectors)>,
     },
     /// A session file was read.
     SessionLoaded {
@@ -232,6 +246,8 @@ pub enum Effect {
         keep: Vec<(usize, Arc<Embedding>)>,
         /// Whether it is an autosave (quieter status).
         autosave: bool,
+        /// What the file should be now; anything else is not overwritten.
+        expect: Expect,
     },
     /// Read a session file.
     LoadSession {

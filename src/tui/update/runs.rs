@@ -7,12 +7,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
+use crate::outputs::Kind;
 use crate::session::store;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
 use crate::tui::model::runs::{format_for, parse_tags};
 use crate::tui::msg::{Effect, Imported};
 use crate::tui::run::{RunEntry, RunStatus};
+use crate::tui::update::writes;
 
 /// Picks run `run` for a slot; picking A's run as B (or B's as A) swaps.
 pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
@@ -42,8 +44,9 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Exports run `run`'s vectors.
-pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
+/// Exports run `run`'s vectors; a file there is replaced only when
+/// `overwrite` (asked first), never an input (docs/writes.md).
+pub fn export(app: &mut App, run: usize, path: &str, overwrite: bool) -> Vec<Effect> {
     let Some(embedding) = app.runs.get(run).and_then(|r| r.embedding.clone()) else {
         let why = app
             .runs
@@ -52,8 +55,19 @@ pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
         app.set_status(Level::Warn, why);
         return Vec::new();
     };
+    let again = Action::ExportRun(run, path.to_string());
     let path = PathBuf::from(path);
     let format = format_for(&path);
+    if !writes::may_write(
+        app,
+        "export",
+        &path,
+        Kind::Vectors(format),
+        overwrite,
+        again,
+    ) {
+        return Vec::new();
+    }
     app.set_status(
         Level::Info,
         format!("writing {} ({})…", path.display(), format.name()),

@@ -5,21 +5,29 @@
 //! ended, and runs whose vectors were exported get them read back.
 //!
 //! The rules that keep a user's work: a file that is not a session is never
-//! written over; opening a session replaces the runs on screen, after asking
-//! to save or discard those not saved; a run discarded at quit is left out
-//! of the file; every path is stored relative to the session file.
+//! written over, nor an input of the workbench (the corpus...); saving to
+//! another session file asks first; a session file that changed on disk
+//! since it was read or saved here (another workbench, a hand edit) is not
+//! overwritten without asking (overwrite it, or save elsewhere), and
+//! autosaves wait meanwhile; opening a session replaces the runs on screen,
+//! after asking to save or discard those not saved; a run discarded at quit
+//! is left out of the file; every path is stored relative to the session
+//! file.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
+use crate::outputs::Kind;
+use crate::session::guard::{Blocked, Fingerprint};
 use crate::session::{KeptVectors, ProjectionRecord, Run, Session};
 use crate::train::Command;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Level, PromptKind, TICKS_PER_SECOND};
 use crate::tui::model::session::{AfterSave, AUTOSAVE_SECONDS};
-use crate::tui::msg::{Effect, LoadedSession, SessionLoadError};
+use crate::tui::msg::{Effect, LoadedSession, SaveFailure, SessionLoadError};
 use crate::tui::run::{RunEntry, RunStatus};
+use crate::tui::update::writes;
 
 /// Ctrl-S: save to the session file, asking for one the first time.
 pub fn save_prompt(app: &mut App) -> Vec<Effect> {
@@ -134,9 +142,50 @@ fn restore_projection(app: &mut App, record: ProjectionRecord, shown: &[Option<u
     view.settings = settings;
 }
 
+/// The save dialog's answer (`SaveSession`): a file other than the
+/// session's own is checked first: never an input of the workbench or a
+/// file that is not a session, and another session only after a yes
+/// (`overwrite`).
+pub fn save_as(app: &mut App, path: PathBuf, overwrite: bool) -> Vec<Effect> {
+    let own = app
+        .session
+        .path
+        .as_ref()
+        .is_some_and(|p| crate::atomic::same_file(p, &path));
+    let again = Action::SaveSession(path.display().to_string());
+    if !own && !writes::may_write(app, "save", &path, Kind::Session, overwrite, again) {
+        return Vec::new();
+    }
+    if overwrite {
+        app.session.overwrite = Some(path.clone());
+    }
+    save(app, path, false)
+}
+
+/// "Save elsewhere" after the session file changed on disk: asks for a file.
+pub fn save_elsewhere(app: &mut App) -> Vec<Effect> {
+    let current = app
+        .session
+        .path
+        .as_ref()
+        .map_or(String::new(), |p| p.display().to_string());
+    app.prompt(
+        PromptKind::SaveSession,
+        "Save session as",
+        current,
+        "another RON file; the changed one is left as it is",
+    );
+    Vec::new()
+}
+
 /// Saves the session to `path` (atomically, on a worker). While another
 /// save is being written this one waits for it.
 pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
+    if app.session.path.as_ref() != Some(&path) {
+        // What is known of the old file says nothing of the new one.
+        app.session.on_disk = None;
+        app.session.blocked = false;
+    }
     if app.session.saving.is_some() {
         let autosave = autosave && app.session.queued.as_ref().is_none_or(|q| q.1);
         app.session.path = Some(path.clone());
@@ -151,6 +200,7 @@ pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
     app.session.saving = Some(app.session.revision);
     app.session.last_save_tick = app.tick;
     vec![Effect::SaveSession {
+        expect: app.session.expect(&path),
         path,
         session: Box::new(session),
         keep,
@@ -162,7 +212,7 @@ pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
 pub fn autosave_now(app: &mut App) -> Vec<Effect> {
     let s = &app.session;
     match &s.path {
-        Some(path) if s.revision != s.saved_revision && s.saving.is_none() => {
+        Some(path) if s.revision != s.saved_revision && s.saving.is_none() && !s.blocked => {
             save(app, path.clone(), true)
         }
         _ => Vec::new(),
@@ -185,14 +235,22 @@ pub fn saved(
     app: &mut App,
     path: PathBuf,
     autosave: bool,
-    result: Result<Vec<(Arc<Embedding>, KeptVectors)>, String>,
+    result: Result<Fingerprint, SaveFailure>,
 ) -> Vec<Effect> {
     let revision = app.session.saving.take();
-    let kept = match result {
-        Ok(kept) => kept,
-        Err(e) => return save_failed(app, e),
+    let written = match result {
+        Ok(w) => w,
+        Err(SaveFailure::Blocked(why)) => return blocked(app, path, why),
+        Err(SaveFailure::Failed(e)) => return failed(app, e),
     };
-    note_kept(app, kept);
+    if app.session.path.as_ref() == Some(&path) {
+        app.session.on_disk = Some(written);
+        app.session.blocked = false;
+    }
+    if app.session.overwrite.as_ref() == Some(&path) {
+        app.session.overwrite = None;
+    }
+    app.session.quit_save_failed = false;
     if let Some(r) = revision {
         app.session.saved_revision = r;
     }
@@ -221,8 +279,42 @@ pub fn saved(
     }
 }
 
-/// A save failed: said, and a quit waiting for it may go without saving.
-fn save_failed(app: &mut App, e: String) -> Vec<Effect> {
+/// A save wrote nothing because the file is not what this workbench last
+/// read or wrote: ask whether to overwrite it or save elsewhere. Autosaves
+/// wait for the answer; a quit or an open that waited for the save is
+/// called off (q again quits without saving).
+fn blocked(app: &mut App, path: PathBuf, why: Blocked) -> Vec<Effect> {
+    app.session.blocked = true;
+    app.session.queued = None;
+    if app.session.after_save.take() == Some(AfterSave::Quit) {
+        app.session.quit_save_failed = true;
+    }
+    let file = path.display().to_string();
+    let question = match why {
+        Blocked::Changed => format!(
+            "{file} changed on disk since this workbench read or saved it (another workbench, or an edit). Overwrite it with the runs on screen, or save them elsewhere?"
+        ),
+        Blocked::Exists => format!(
+            "{file} was made by someone else meanwhile. Overwrite it with the runs on screen, or save them elsewhere?"
+        ),
+    };
+    app.choose(
+        question,
+        (
+            Action::Overwrite(Box::new(Action::SaveSession(file))),
+            "overwrite it",
+        ),
+        (Action::SaveSessionElsewhere, "save elsewhere"),
+    );
+    app.set_status(
+        Level::Warn,
+        "session not saved: autosave waits (Ctrl-S asks again; q twice quits without saving)",
+    );
+    Vec::new()
+}
+
+/// A save failed: say so; a quit that waited for it may now leave without.
+fn failed(app: &mut App, e: String) -> Vec<Effect> {
     app.set_status(Level::Error, format!("saving the session failed: {e}"));
     if app.session.after_save.take() == Some(AfterSave::Quit) {
         app.session.quit_save_failed = true;
@@ -240,7 +332,7 @@ fn save_failed(app: &mut App, e: String) -> Vec<Effect> {
 /// Records in each run's record the file its vectors are now kept in (the
 /// run whose vectors they are, found by identity: runs may have moved while
 /// the save was written).
-fn note_kept(app: &mut App, kept: Vec<(Arc<Embedding>, KeptVectors)>) {
+pub fn note_kept(app: &mut App, kept: Vec<(Arc<Embedding>, KeptVectors)>) {
     for (vectors, file) in kept {
         let owner = app.runs.iter_mut().find(|r| {
             r.keep_vectors
@@ -358,8 +450,12 @@ pub fn loaded(
         session,
         corpus,
         warnings,
+        fingerprint,
     } = loaded;
     app.session.path = Some(path.clone());
+    app.session.on_disk = fingerprint;
+    app.session.blocked = false;
+    app.session.overwrite = None;
     app.session.quit_save_failed = false;
     app.corpus.set_config(&session.corpus.config);
     clear_runs(app);
@@ -529,6 +625,7 @@ fn clear_runs(app: &mut App) {
 mod tests {
     use super::*;
     use crate::corpus::CorpusConfig;
+    use crate::session::guard::Expect;
     use crate::session::{CorpusRef, Session};
     use crate::train::Value;
     use crate::tui::app::{AppOptions, Modal};
@@ -573,6 +670,15 @@ mod tests {
         s
     }
 
+    /// What the runtime answers for a file it wrote.
+    fn written() -> Fingerprint {
+        Fingerprint {
+            modified: None,
+            bytes: 1,
+            hash: "0".into(),
+        }
+    }
+
     fn load(a: &mut App, session: Session, corpus: Result<PathBuf, String>) -> Vec<Effect> {
         loaded(
             a,
@@ -581,6 +687,7 @@ mod tests {
                 session,
                 corpus,
                 warnings: Vec::new(),
+                fingerprint: None,
             }),
         )
     }
@@ -674,6 +781,7 @@ mod tests {
                 session: session_with_run("word2vec-9000"),
                 corpus: Ok("c.txt".into()),
                 warnings: vec!["corpus c.txt changed".into()],
+                fingerprint: None,
             }),
         );
         assert!(a.runs.is_empty());
@@ -807,7 +915,7 @@ mod tests {
             matches!(effects[..], [Effect::SaveSession { .. }]),
             "{effects:?}"
         );
-        let effects = saved(&mut a, "s.ron".into(), false, Ok(Vec::new()));
+        let effects = saved(&mut a, "s.ron".into(), false, Ok(written()));
         let [Effect::LoadSession { path }] = &effects[..] else {
             panic!("{effects:?}")
         };
@@ -839,7 +947,7 @@ mod tests {
         assert!(effects
             .iter()
             .any(|e| matches!(e, Effect::JobCommand { run: 1, .. })));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         assert!(matches!(effects[..], [Effect::Quit]));
         assert!(a.quit);
     }
@@ -857,13 +965,13 @@ mod tests {
         // ...q, y arrives before it is written; the run is still winding down.
         let effects = quit_now(&mut a);
         assert!(!effects.iter().any(|e| matches!(e, Effect::Quit)));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         let [Effect::SaveSession { session, .. }] = &effects[..] else {
             panic!("saves again before quitting: {effects:?}")
         };
         assert_eq!(session.runs.len(), 1);
         assert!(!a.quit);
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         assert!(matches!(effects[..], [Effect::Quit]));
     }
 
@@ -873,7 +981,8 @@ mod tests {
         load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
         a.session.changed();
         assert!(!quit_now(&mut a).is_empty());
-        assert!(saved(&mut a, "s.ron".into(), true, Err("disk full".into())).is_empty());
+        let failure = Err(SaveFailure::Failed("disk full".into()));
+        assert!(saved(&mut a, "s.ron".into(), true, failure).is_empty());
         assert!(!a.quit);
         assert!(a.status.text.contains("disk full"));
         assert!(matches!(quit_now(&mut a)[..], [Effect::Quit]));
@@ -889,7 +998,7 @@ mod tests {
         a.session.changed();
         assert!(save(&mut a, "s.ron".into(), false).is_empty(), "waits");
         assert!(a.session.unsaved(&a.runs));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(Vec::new()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         let [Effect::SaveSession { session, .. }] = &effects[..] else {
             panic!("{effects:?}")
         };
@@ -899,7 +1008,125 @@ mod tests {
             "the newest state"
         );
         assert!(a.session.unsaved(&a.runs), "not until it is written");
-        assert!(saved(&mut a, "s.ron".into(), false, Ok(Vec::new())).is_empty());
+        assert!(saved(&mut a, "s.ron".into(), false, Ok(written())).is_empty());
         assert!(!a.session.unsaved(&a.runs));
+    }
+
+    #[test]
+    fn a_session_changed_on_disk_is_not_overwritten_without_asking() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.on_disk = Some(written());
+        a.session.changed();
+        let [Effect::SaveSession { expect, .. }] = &autosave_now(&mut a)[..] else {
+            panic!("an autosave")
+        };
+        assert_eq!(expect, &Expect::Same(written()));
+        // The runtime found the file changed: nothing written, a question.
+        let why = Err(SaveFailure::Blocked(Blocked::Changed));
+        assert!(saved(&mut a, "s.ron".into(), true, why).is_empty());
+        let Some(Modal::Confirm {
+            question,
+            yes,
+            no: Some((no, _)),
+            ..
+        }) = a.modal.clone()
+        else {
+            panic!("{:?}", a.modal)
+        };
+        assert!(question.contains("s.ron changed on disk"), "{question}");
+        assert_eq!(
+            yes,
+            Action::Overwrite(Box::new(Action::SaveSession("s.ron".into())))
+        );
+        assert_eq!(no, Action::SaveSessionElsewhere);
+        assert!(a.session.unsaved(&a.runs));
+        a.session.changed();
+        assert!(autosave_now(&mut a).is_empty(), "autosaves wait");
+        // Overwrite: whatever session is there is replaced.
+        let effects = update(&mut a, Msg::Action(Action::Yes));
+        let [Effect::SaveSession { expect, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(expect, &Expect::AnySession);
+        let now = Fingerprint {
+            hash: "1".into(),
+            ..written()
+        };
+        saved(&mut a, "s.ron".into(), false, Ok(now.clone()));
+        assert_eq!(a.session.overwrite, None);
+        a.session.changed();
+        let [Effect::SaveSession { expect, .. }] = &autosave_now(&mut a)[..] else {
+            panic!("autosaves go on")
+        };
+        assert_eq!(expect, &Expect::Same(now), "guarded again");
+    }
+
+    #[test]
+    fn save_elsewhere_asks_for_a_file_and_a_quit_waiting_is_called_off() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.changed();
+        assert!(!quit_now(&mut a).is_empty(), "saves before quitting");
+        let why = Err(SaveFailure::Blocked(Blocked::Exists));
+        assert!(saved(&mut a, "s.ron".into(), true, why).is_empty());
+        assert!(!a.quit, "not without the user's answer");
+        update(&mut a, Msg::Action(Action::No));
+        let Some(Modal::Prompt { kind, .. }) = &a.modal else {
+            panic!("{:?}", a.modal)
+        };
+        assert_eq!(*kind, PromptKind::SaveSession);
+        update(&mut a, Msg::Action(Action::Cancel));
+        assert!(
+            matches!(quit_now(&mut a)[..], [Effect::Quit]),
+            "q again leaves"
+        );
+    }
+
+    #[test]
+    fn the_save_dialog_refuses_inputs_and_other_files_and_asks_before_another_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = dir.path().join("c.txt");
+        std::fs::write(&corpus, "the cat sat\n").unwrap();
+        let notes = dir.path().join("notes.txt");
+        std::fs::write(&notes, "my notes\n").unwrap();
+        let other = dir.path().join("other.ron");
+        crate::session::save(&session_with_run("sgns"), &other).unwrap();
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok(corpus.clone()));
+        for (file, why) in [
+            (&corpus, "is the corpus; refusing to overwrite it"),
+            (
+                &notes,
+                "exists and is not a wordbench session; refusing to replace it",
+            ),
+        ] {
+            let text = file.display().to_string();
+            let effects = update(&mut a, Msg::Action(Action::SaveSession(text.clone())));
+            assert!(effects.is_empty());
+            assert_eq!(a.status.level, Level::Error);
+            assert!(
+                a.status.text.starts_with(&format!("save {text}: {why}")),
+                "{}",
+                a.status.text
+            );
+            assert_eq!(a.session.path, Some(PathBuf::from("s.ron")), "unchanged");
+        }
+        assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
+        let text = other.display().to_string();
+        let effects = update(&mut a, Msg::Action(Action::SaveSession(text.clone())));
+        assert!(effects.is_empty(), "asks first");
+        let Some(Modal::Confirm { yes, .. }) = a.modal.clone() else {
+            panic!("{:?}", a.modal)
+        };
+        assert_eq!(
+            yes,
+            Action::Overwrite(Box::new(Action::SaveSession(text.clone())))
+        );
+        let effects = update(&mut a, Msg::Action(Action::Yes));
+        let [Effect::SaveSession { path, expect, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!((path, expect), (&other, &Expect::AnySession));
     }
 }
