@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         wordbench::atomic::remove_live_temp_files();
         wordbench::cooc::spill::remove_live_spill_dirs();
         if wordbench::tui::event_loop::holds_terminal() {
-            ratatui::restore();
+            wordbench::tui::event_loop::give_back_terminal();
         }
         std::process::exit(130);
     });
@@ -22,7 +22,8 @@ fn main() -> ExitCode {
             if cli::is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("wordbench: {e:#}");
+            // What an error quotes of an input cannot act on the terminal.
+            eprintln!("wordbench: {}", wordbench::quote::text(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

@@ -6,7 +6,7 @@
 //! [`super::file::write`] saves as a counts file. Duplicate cells are summed,
 //! so part files may split one cell's count between them.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
@@ -14,7 +14,8 @@ use sprs::TriMat;
 
 use super::file::{Counts, CountsMeta};
 use super::parquet_parts;
-use crate::corpus::{source, Vocabulary};
+use crate::corpus::source::{self, BoundedLines};
+use crate::corpus::Vocabulary;
 use crate::{Error, Result};
 
 /// Bytes of one GloVe `cooccur` record: `int word1, int word2, double value`.
@@ -25,7 +26,7 @@ const GLOVE_RECORD: usize = 16;
 pub fn read_vocab_file(path: &Path) -> Result<Vec<(String, u64)>> {
     let reader = source::open(path)?;
     let mut words = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
+    for (i, line) in reader.bounded_lines().enumerate() {
         let line = line.map_err(|e| Error::io(path, e))?;
         if line.trim().is_empty() {
             continue;
@@ -54,6 +55,7 @@ pub fn read_vocab_file(path: &Path) -> Result<Vec<(String, u64)>> {
 pub fn glove(cooccur_path: &Path, vocab_path: &Path) -> Result<Counts> {
     let pairs = read_vocab_file(vocab_path)?;
     let n = pairs.len();
+    source::check_regular(cooccur_path)?;
     let file = std::fs::File::open(cooccur_path).map_err(|e| Error::io(cooccur_path, e))?;
     let len = file
         .metadata()
@@ -157,7 +159,7 @@ impl Table {
     /// Reads one TSV/CSV part file (see [`parts`]).
     fn read_text(&mut self, path: &Path) -> Result<()> {
         let reader = source::open(path)?;
-        for (i, line) in reader.lines().enumerate() {
+        for (i, line) in reader.bounded_lines().enumerate() {
             let line = line.map_err(|e| Error::io(path, e))?;
             if line.trim().is_empty() {
                 continue;

@@ -241,11 +241,25 @@ pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadRe
 }
 
 /// [`read_with`], counting its progress into `progress` (input bytes, or the
-/// words of a fastText model), for a progress bar drawn by another thread.
+/// words of a fastText model), for a progress bar drawn by another thread;
+/// [`LoadProgress::cancel`] stops it.
 pub fn read_observed(
     path: &Path,
     options: ReadOptions,
     progress: &LoadProgress,
+) -> Result<(Embedding, ReadReport)> {
+    read_within(path, options, progress, crate::memory::default_budget())
+}
+
+/// [`read_observed`] with the matrix bounded by `budget` bytes instead of
+/// half the machine's memory: a matrix that would need more is refused
+/// before it is allocated (from the header of a binary or word2vec text
+/// file; a headerless text file once what it has read passes the budget).
+pub fn read_within(
+    path: &Path,
+    options: ReadOptions,
+    progress: &LoadProgress,
+    budget: u64,
 ) -> Result<(Embedding, ReadReport)> {
     let format = match options.format {
         Some(f) => f,
@@ -254,7 +268,7 @@ pub fn read_observed(
     let limit = options.limit;
     let mut subwords = None;
     if format == VectorFormat::FastTextBin {
-        let (parsed, s) = fasttext_bin::read(path, limit, progress)?;
+        let (parsed, s) = fasttext_bin::read(path, limit, progress, budget)?;
         subwords = Some(s);
         return finish_read(path, format, parsed, subwords);
     }
@@ -267,10 +281,10 @@ pub fn read_observed(
     progress.start(size);
     let input = Counted::new(input, progress);
     let parsed = match format {
-        VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit)?,
-        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit)?,
-        VectorFormat::GloveText => glove_text::read(input, path, limit)?,
-        VectorFormat::Npy => paired::read_npy(input, path, size, limit)?,
+        VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit, budget)?,
+        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit, budget)?,
+        VectorFormat::GloveText => glove_text::read(input, path, limit, budget)?,
+        VectorFormat::Npy => paired::read_npy(input, path, size, limit, budget)?,
         VectorFormat::ProjectorTsv => {
             return Err(Error::format(
                 path,

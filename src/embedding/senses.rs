@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
+use crate::corpus::source::BoundedLines;
 use crate::{Error, Result};
 
 /// The first line of a sidecar file.
@@ -184,9 +185,10 @@ impl SenseTable {
     /// Reads the sidecar of `vectors` if there is one.
     pub fn load_beside(vectors: &Path) -> Result<Option<SenseTable>> {
         let path = sidecar_path(vectors);
-        if !path.is_file() {
+        if !path.exists() {
             return Ok(None);
         }
+        crate::corpus::source::check_regular(&path)?;
         let file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
         SenseTable::read(std::io::BufReader::new(file), &path).map(Some)
     }
@@ -194,7 +196,7 @@ impl SenseTable {
     /// Parses sidecar text; `path` names the source in errors.
     pub fn read(input: impl BufRead, path: &Path) -> Result<SenseTable> {
         let mut senses = Vec::new();
-        for (n, line) in input.lines().enumerate() {
+        for (n, line) in input.bounded_lines().enumerate() {
             let line = line.map_err(|e| Error::io(path, e))?;
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;

@@ -186,6 +186,7 @@ impl Runtime {
                 run,
                 result: import_vectors(&path, limit, recorded.as_ref(), &progress)
                     .map_err(|e| e.to_string()),
+                progress,
             }),
             Effect::Projection(job) => {
                 let tx = self.tx.clone();

@@ -83,6 +83,8 @@ pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
         return Vec::new();
     }
     let gone = app.runs.remove(run);
+    // An import still reading stops (its answer, if any, is dropped).
+    gone.loading.cancel();
     let shift = |i: usize| match i.cmp(&run) {
         std::cmp::Ordering::Less => Some(i),
         std::cmp::Ordering::Equal => None,
@@ -220,11 +222,8 @@ pub fn vectors_loaded(app: &mut App, run: usize, result: Result<Arc<Embedding>, 
 /// "imported": picked as A when nothing is, else as B, like a new training run.
 pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
     let path = PathBuf::from(path.trim());
-    if !path.is_file() {
-        app.set_status(
-            Level::Error,
-            format!("{}: no such file (give a vectors file)", path.display()),
-        );
+    if let Err(e) = crate::corpus::source::check_regular(&path) {
+        app.set_status(Level::Error, format!("{e} (give a vectors file)"));
         return Vec::new();
     }
     let run = app.runs.len();
@@ -248,8 +247,24 @@ pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
     }]
 }
 
-/// Pre-trained vectors were read (or not) for imported run `run`.
-pub fn imported(app: &mut App, run: usize, result: Result<Imported, String>) {
+/// Pre-trained vectors were read (or not) for the imported run that was
+/// number `run` when it started and whose load handle is `progress`: runs
+/// deleted meanwhile may have moved it, and a deleted run's answer (its
+/// read cancelled) is dropped.
+pub fn imported(
+    app: &mut App,
+    run: usize,
+    progress: &Arc<crate::embedding::LoadProgress>,
+    result: Result<Imported, String>,
+) {
+    let same = |r: &crate::tui::run::RunEntry| Arc::ptr_eq(&r.loading, progress);
+    let run = match app.runs.get(run).filter(|r| same(r)) {
+        Some(_) => run,
+        None => match app.runs.iter().position(same) {
+            Some(moved) => moved,
+            None => return,
+        },
+    };
     let Some(r) = app.runs.get_mut(run) else {
         return;
     };
