@@ -67,10 +67,12 @@ fn read_with_bar(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadRe
 
 /// `wordbench convert IN OUT`.
 pub fn convert(args: ConvertArgs) -> Result<()> {
-    let embedding = load(&args.input, args.limit)?;
     let format = args
         .format
         .map_or_else(|| VectorFormat::for_path(&args.output), Into::into);
+    super::check_output_name("OUTPUT", &args.output, true)?;
+    wordbench::embedding::format::check_output(&args.output, format)?;
+    let embedding = load(&args.input, args.limit)?;
     embedding.save(&args.output, format)?;
     eprintln!(
         "{} words x {} dims written to {} ({format})",
@@ -84,6 +86,10 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
 /// `wordbench align A B`: Procrustes-aligns A onto B on their shared words
 /// and lists the words that moved most.
 pub fn align(args: AlignArgs) -> Result<()> {
+    if let Some(path) = &args.out {
+        super::check_output_name("--out", path, true)?;
+        wordbench::embedding::format::check_output(path, VectorFormat::for_path(path))?;
+    }
     let a = load(&args.a, args.limit)?;
     let b = load(&args.b, args.limit)?;
     let alignment = wordbench::embedding::align::procrustes(&a, &b, args.top)?;

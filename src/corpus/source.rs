@@ -120,6 +120,20 @@ impl Compression {
         }
     }
 
+    /// The compression a file name asks for (`.gz`, `.bz2`, `.xz`, any
+    /// case): what a writer must produce under that name.
+    pub fn of_name(path: &Path) -> Self {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("gz") => Compression::Gzip,
+            Some("bz2") => Compression::Bzip2,
+            Some("xz") => Compression::Xz,
+            _ => Compression::None,
+        }
+    }
+
     /// Recognises compression from a file's leading bytes.
     pub fn sniff(head: &[u8]) -> Self {
         if head.starts_with(&[0x1f, 0x8b]) {
@@ -290,10 +304,11 @@ pub fn plain_len(path: &Path) -> Result<Option<u64>> {
     if !meta.is_file() {
         return Ok(None);
     }
-    let mut head = Vec::with_capacity(4);
+    // Six bytes: xz's magic is that long (four let `.xz` pass as plain).
+    let mut head = Vec::with_capacity(6);
     File::open(path)
         .map_err(|e| Error::io(path, e))?
-        .take(4)
+        .take(6)
         .read_to_end(&mut head)
         .map_err(|e| Error::io(path, e))?;
     Ok((Compression::sniff(&head) == Compression::None).then_some(meta.len()))
@@ -560,5 +575,59 @@ mod tests {
         assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
         assert_eq!(Compression::sniff(b"\xfd7zXZ\x00\x00"), Compression::Xz);
         assert_eq!(Compression::sniff(b"hello"), Compression::None);
+        assert_eq!(Compression::of_name(Path::new("v.txt.XZ")), Compression::Xz);
+        assert_eq!(Compression::of_name(Path::new("v.bz2")), Compression::Bzip2);
+        assert_eq!(
+            Compression::of_name(Path::new("v.gz.txt")),
+            Compression::None
+        );
+        // A plain length only for an uncompressed file (xz's magic is 6 bytes).
+        let dir = tempfile::tempdir().unwrap();
+        let (xz, txt) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&xz, b"\xfd7zXZ\x00rest").unwrap();
+        std::fs::write(&txt, b"\xfd7zXY\x00rest").unwrap();
+        assert_eq!(plain_len(&xz).unwrap(), None);
+        assert_eq!(plain_len(&txt).unwrap(), Some(10));
+    }
+
+    #[test]
+    fn only_regular_files_are_opened_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.txt");
+        std::fs::write(&file, "x\n").unwrap();
+        assert!(check_regular(&file).is_ok());
+        assert!(matches!(
+            check_regular(dir.path()),
+            Err(Error::IsDirectory { .. })
+        ));
+        let e = open(Path::new("/dev/null")).err().unwrap().to_string();
+        assert_eq!(
+            e,
+            "/dev/null: is a character device, not a regular file; save what it gives to a file first"
+        );
+        assert!(
+            open_stream(Path::new("/dev/null")).is_ok(),
+            "a corpus may be one"
+        );
+        let missing = check_regular(&dir.path().join("nope")).unwrap_err();
+        assert!(matches!(missing, Error::Io { .. }));
+    }
+
+    #[test]
+    fn bounded_lines_end_at_max_line_with_the_line_named() {
+        let text = b"a\r\nb\n\xffc\n";
+        let lines: Vec<_> = (&text[..]).bounded_lines().collect();
+        assert_eq!(lines[0].as_ref().unwrap(), "a");
+        assert_eq!(lines[1].as_ref().unwrap(), "b");
+        assert_eq!(
+            lines[2].as_ref().unwrap_err().to_string(),
+            "line 3 is not UTF-8 text"
+        );
+        assert_eq!(lines.len(), 3, "nothing after an error");
+        let endless = std::io::BufReader::new(std::io::repeat(b'x').take(2 * MAX_LINE as u64));
+        let mut lines = endless.bounded_lines();
+        let e = lines.next().unwrap().unwrap_err().to_string();
+        assert!(e.starts_with("line 1 is longer than 17 MB"), "{e}");
+        assert!(lines.next().is_none());
     }
 }

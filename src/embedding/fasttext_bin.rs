@@ -575,6 +575,45 @@ mod tests {
     }
 
     #[test]
+    fn absurd_ngram_lengths_and_matrices_over_the_budget_are_refused() {
+        // maxn is the 11th argument, minn the 10th: i32s from byte 8.
+        for (at, name) in [(8 + 4 * 10, "maxn"), (8 + 4 * 9, "minn")] {
+            let mut m = model(&[], false);
+            m[at..at + 4].copy_from_slice(&100_000i32.to_le_bytes());
+            let err = read_bytes(&m).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("argument {name} 100000 is out of range")),
+                "{err}"
+            );
+        }
+        let mut m = model(&[], false);
+        m[8 + 40..8 + 44].copy_from_slice(&(MAX_NGRAM as i32).to_le_bytes());
+        assert!(read_bytes(&m).is_ok(), "maxn {MAX_NGRAM} is read");
+        // The word vectors must fit the budget (here 15 bytes: 2 x 2 floats).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.bin");
+        std::fs::write(&path, model(&[], false)).unwrap();
+        let err = read(&path, None, &LoadProgress::default(), 15)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the word vectors of 2 x 2 values"), "{err}");
+        assert!(read(&path, Some(1), &LoadProgress::default(), 15).is_ok());
+    }
+
+    #[test]
+    fn a_cancelled_read_stops() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.bin");
+        std::fs::write(&path, model(&[], false)).unwrap();
+        let progress = LoadProgress::default();
+        progress.cancel();
+        let err = read(&path, None, &progress, u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(err.ends_with("reading cancelled"), "{err}");
+    }
+
+    #[test]
     fn detection_by_magic() {
         assert!(is_fasttext(&model(&[], false)));
         assert!(!is_fasttext(b"2 3\n"));

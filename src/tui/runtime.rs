@@ -336,17 +336,18 @@ fn in_context(
     let table = embedding.senses().ok_or_else(no_senses)?;
     let induction = table.induce(word, context).ok_or_else(no_senses)?;
     let senses = table.of(word);
-    let picked = senses[induction.best];
-    let scores: Vec<String> = induction.scores.iter().map(|s| format!("{s:.2}")).collect();
-    let why = if induction.matched == 0 {
-        "no context word is in any sense: the largest sense".to_string()
-    } else {
-        format!(
-            "cosines {} over {} matched context word(s)",
-            scores.join(" / "),
-            induction.matched
-        )
+    let Some(best) = induction.best else {
+        return Err(format!(
+            "no sense of '{word}' picked: no word of the context supports one (every score is 0)"
+        ));
     };
+    let picked = senses[best];
+    let scores: Vec<String> = induction.scores.iter().map(|s| format!("{s:.2}")).collect();
+    let why = format!(
+        "cosines {} over {} matched context word(s)",
+        scores.join(" / "),
+        induction.matched
+    );
     let neighbors = embedding
         .neighbors(&picked.name, params)
         .map_err(|e| e.to_string())?;

@@ -440,3 +440,57 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
     }
     Vec::new()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embedding::format::{read_observed, ReadOptions};
+    use crate::tui::runtime::import_vectors;
+    use crate::tui::update::tests::options;
+
+    /// The class of "deleting an importing run leaves its thread reading
+    /// for ever": the deleted run's read is cancelled (its reader fails at
+    /// its next block), its late answer is dropped, and the answer of a
+    /// run that moved up finds it.
+    #[test]
+    fn deleting_an_importing_run_cancels_its_read_and_drops_its_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        std::fs::write(&a, "1 2\nx 1 2\n").unwrap();
+        std::fs::write(&b, "2 2\ny 1 2\nz 3 4\n").unwrap();
+        let mut app = App::new(&options());
+        assert_eq!(import(&mut app, a.to_str().unwrap(), None).len(), 1);
+        assert_eq!(import(&mut app, b.to_str().unwrap(), None).len(), 1);
+        let (pa, pb) = (
+            Arc::clone(&app.runs[0].loading),
+            Arc::clone(&app.runs[1].loading),
+        );
+        delete(&mut app, 0);
+        assert!(pa.is_cancelled() && !pb.is_cancelled());
+        let e = read_observed(&a, ReadOptions::default(), &pa).unwrap_err();
+        assert!(e.to_string().ends_with("reading cancelled"), "{e}");
+        imported(&mut app, 0, &pa, Err(e.to_string()));
+        assert_eq!(app.runs.len(), 1);
+        assert!(matches!(app.runs[0].status, RunStatus::Importing));
+        let answer = import_vectors(&b, None, None, &pb).unwrap();
+        imported(&mut app, 1, &pb, Ok(answer));
+        assert!(matches!(app.runs[0].status, RunStatus::Finished));
+        assert_eq!(app.runs[0].embedding.as_ref().unwrap().len(), 2);
+    }
+
+    /// A directory or a device given to import is said to be one.
+    #[test]
+    fn importing_a_directory_or_a_device_says_what_it_is() {
+        let mut app = App::new(&options());
+        let dir = tempfile::tempdir().unwrap();
+        assert!(import(&mut app, dir.path().to_str().unwrap(), None).is_empty());
+        assert!(
+            app.status.text.contains("is a directory"),
+            "{}",
+            app.status.text
+        );
+        assert!(import(&mut app, "/dev/null", None).is_empty());
+        assert!(app.status.text.contains("is a character device"));
+        assert!(app.runs.is_empty());
+    }
+}
