@@ -475,6 +475,39 @@ fn the_cli_counts_with_a_tiny_budget_and_trains_from_the_file() {
         recorded.contains("large.wbc"),
         "the session names the counts file"
     );
+    // Options a counts file cannot apply are refused, not ignored; a file
+    // that is not a counts file is refused as `--counts`.
+    let train = |input: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train", "--counts", input, "--algo", "svd", "--dim", "4", "-q",
+        ];
+        args.extend_from_slice(extra);
+        args.extend(["--out", vectors.to_str().unwrap()]);
+        wordbench(&args)
+    };
+    for (extra, named) in [
+        (&["--min-count", "3"][..], "--min-count"),
+        (&["--max-vocab", "10"], "--max-vocab"),
+        (&["--heldout", "0.1"], "--heldout"),
+        (
+            &["--keep-case", "--min-count", "2"],
+            "--keep-case, --min-count",
+        ),
+    ] {
+        let o = train(large.to_str().unwrap(), extra);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{extra:?}");
+        assert!(
+            err.contains(&format!("large.wbc: a counts file keeps the vocabulary it was counted with, so {named} cannot apply")),
+            "{extra:?}: {err}"
+        );
+    }
+    let o = train(c, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("corpus.txt: not a counts file"),
+        "{err}"
+    );
     // Training that counts shows the counting on stderr.
     let out = ok(&[
         "train",
