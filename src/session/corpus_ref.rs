@@ -223,5 +223,12 @@ mod tests {
         std::fs::remove_file(&corpus).unwrap();
         let err = r.resolve(&session).unwrap_err().to_string();
         assert!(err.contains("corpus ../data/c.txt not found"), "{err}");
+        // A directory where the corpus was is said to be one.
+        std::fs::create_dir(&corpus).unwrap();
+        let err = r.resolve(&session).unwrap_err().to_string();
+        assert!(
+            err.contains("corpus ") && err.contains("c.txt: is a directory, expected a file"),
+            "{err}"
+        );
     }
 }

@@ -392,14 +392,15 @@ fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
         .resolve(path);
     let mut warnings = Vec::new();
     let corpus = &session.corpus;
-    let located = if corpus.path.is_file() {
-        Ok(corpus.path.clone())
-    } else {
-        Err(format!(
+    // A directory or a device is said to be one, not "not found".
+    let located = match crate::corpus::source::check_regular(&corpus.path) {
+        Ok(()) => Ok(corpus.path.clone()),
+        Err(e) if corpus.path.exists() => Err(format!("{}: corpus {e}", path.display())),
+        Err(_) => Err(format!(
             "{}: corpus {} not found",
             path.display(),
             corpus.path.display()
-        ))
+        )),
     };
     if let Ok(p) = &located {
         if let Ok(CorpusCheck::Changed { recorded, actual }) = corpus.check(p) {
