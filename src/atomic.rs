@@ -6,11 +6,20 @@
 //! regular file (a FIFO or device node is refused, never replaced), and its
 //! permissions carry over to the new file.
 //!
-//! Temporary files are named `.NAME.tmp-PID-N`. The ones being written are
-//! listed, so a signal handler can remove them before the process exits
-//! ([`remove_live_temp_files`]); ones left by a process that no longer runs
-//! (killed with SIGKILL, a power cut) are removed by the next write of the
-//! same target.
+//! Temporary files are named `.NAME.tmp-PID-RANDOM` and created exclusively
+//! without following links (`O_CREAT | O_EXCL | O_NOFOLLOW`), under a name
+//! nobody can guess: a link planted where the temporary file goes cannot
+//! redirect the output onto another file (the open fails and another name
+//! is drawn). The ones being written are listed, so a signal handler can
+//! remove them before the process exits ([`remove_live_temp_files`]); ones
+//! left by a process that no longer runs (killed with SIGKILL, a power cut)
+//! are removed by the next write of the same target.
+//!
+//! Outputs made of several files (a `.npy` and its vocabulary, vectors and
+//! their sense inventory) land together or not at all ([`write_all_or_none`]):
+//! every file is written to its temporary file first, the old ones are kept
+//! aside (hard links) while the new ones are renamed into place, and a
+//! rename that fails puts the old ones back.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -23,18 +32,82 @@ use crate::{Error, Result};
 /// Symbolic links followed before giving up (Linux's limit).
 const MAX_LINKS: usize = 40;
 
+/// Names drawn for a temporary file before giving up (each taken name is
+/// a file someone else made there).
+const NAME_TRIES: usize = 32;
+
+/// What fills one file of an output.
+pub type Fill<'a> = Box<dyn FnOnce(&mut BufWriter<File>) -> Result<()> + 'a>;
+
 /// Writes `path` through `fill`, atomically. On any error the temporary file is
 /// removed and the target is left as it was.
 pub fn write_with(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>,
 ) -> Result<()> {
-    let (target, existing) = check_target(path)?;
-    remove_stale(&target);
-    let tmp = temp_path(&target);
-    let _live = Live::register(&tmp);
-    let result = (|| {
-        let file = File::create(&tmp).map_err(|e| Error::io(path, e))?;
+    Staged::write(path, fill)?.commit()
+}
+
+/// Writes several files as one output: each through its fill, then all are
+/// put in place, in order. Either every file holds its new contents or
+/// (on any error, also a failed rename half-way) every target is left as
+/// it was: a target that did not exist is removed again, an old one is
+/// restored from the copy kept aside.
+pub fn write_all_or_none(files: Vec<(PathBuf, Fill<'_>)>) -> Result<()> {
+    let mut staged = Vec::with_capacity(files.len());
+    for (path, fill) in files {
+        staged.push(Staged::write(&path, fill)?);
+    }
+    // Hard links to the old files: they keep their contents while the new
+    // ones are renamed over the names.
+    let mut kept: Vec<Option<Kept>> = Vec::with_capacity(staged.len());
+    for s in &staged {
+        kept.push(Kept::aside(s)?);
+    }
+    let mut done: Vec<(PathBuf, Option<Kept>)> = Vec::new();
+    for (s, old) in staged.into_iter().zip(kept) {
+        let target = s.target.clone();
+        if let Err(e) = s.commit() {
+            for (target, old) in done.into_iter().rev() {
+                match old {
+                    Some(k) => k.restore(&target),
+                    None => {
+                        let _ = std::fs::remove_file(&target);
+                    }
+                }
+            }
+            return Err(e);
+        }
+        done.push((target, old));
+    }
+    Ok(())
+}
+
+/// A file written to its temporary name beside its target, not yet in
+/// place; dropped without [`Staged::commit`], the temporary file goes.
+struct Staged {
+    /// The path as given (errors name it).
+    path: PathBuf,
+    /// What it names after following links.
+    target: PathBuf,
+    /// Whether the target exists now.
+    exists: bool,
+    /// The temporary file (listed while it exists).
+    tmp: Live,
+}
+
+impl Staged {
+    /// Writes `fill` to a new temporary file beside `path`'s target.
+    fn write(path: &Path, fill: impl FnOnce(&mut BufWriter<File>) -> Result<()>) -> Result<Staged> {
+        let (target, existing) = check_target(path)?;
+        remove_stale(&target);
+        let (tmp, file) = create_temp(&target).map_err(|e| Error::io(path, e))?;
+        let staged = Staged {
+            path: path.to_path_buf(),
+            target,
+            exists: existing.is_some(),
+            tmp,
+        };
         if let Some(meta) = &existing {
             file.set_permissions(meta.permissions())
                 .map_err(|e| Error::io(path, e))?;
@@ -45,12 +118,81 @@ pub fn write_with(
             .into_inner()
             .map_err(|e| Error::io(path, e.into_error()))?;
         file.sync_all().map_err(|e| Error::io(path, e))?;
-        std::fs::rename(&tmp, &target).map_err(|e| Error::io(path, e))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+        Ok(staged)
     }
-    result
+
+    /// Renames the temporary file over the target.
+    fn commit(self) -> Result<()> {
+        std::fs::rename(&self.tmp.0, &self.target).map_err(|e| Error::io(&self.path, e))?;
+        self.tmp.forget();
+        Ok(())
+    }
+}
+
+/// The old contents of a target, kept under a temporary name (a hard link)
+/// while a group of files is put in place.
+struct Kept(Live);
+
+impl Kept {
+    /// A hard link to `s`'s target when it exists.
+    fn aside(s: &Staged) -> Result<Option<Kept>> {
+        if !s.exists {
+            return Ok(None);
+        }
+        for _ in 0..NAME_TRIES {
+            let name = temp_path(&s.target);
+            match std::fs::hard_link(&s.target, &name) {
+                Ok(()) => return Ok(Some(Kept(Live::register(&name)))),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(Error::io(&s.path, e)),
+            }
+        }
+        Err(taken(&s.path))
+    }
+
+    /// Puts the old contents back at `target`.
+    fn restore(self, target: &Path) {
+        if std::fs::rename(&self.0 .0, target).is_ok() {
+            self.0.forget();
+        }
+    }
+}
+
+/// The error when every temporary name drawn was taken.
+fn taken(path: &Path) -> Error {
+    Error::format(
+        path,
+        format!("{NAME_TRIES} temporary names beside it were all taken; refusing to write"),
+    )
+}
+
+/// Creates a new temporary file beside `target`: exclusively (an existing
+/// file or link of that name is never opened) and without following a link.
+fn create_temp(target: &Path) -> std::io::Result<(Live, File)> {
+    for _ in 0..NAME_TRIES {
+        let name = temp_path(target);
+        match open_new(&name) {
+            Ok(file) => return Ok((Live::register(&name), file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!("{NAME_TRIES} temporary names beside it were all taken"),
+    ))
+}
+
+/// Opens `path` as a new file: `O_CREAT | O_EXCL`, and `O_NOFOLLOW`.
+fn open_new(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW);
+    }
+    options.open(path)
 }
 
 /// The file `path` names after following symbolic links (also dangling ones:
@@ -114,15 +256,8 @@ pub fn check_writable(path: &Path) -> Result<PathBuf> {
             format!("directory {} does not exist", dir.display()),
         ));
     }
-    let probe = temp_path(&target);
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-    {
-        Ok(_) => {
-            let _ = std::fs::remove_file(&probe);
-        }
+    match create_temp(&target) {
+        Ok((probe, _)) => drop(probe),
         Err(e) => {
             return Err(Error::format(
                 path,
@@ -193,13 +328,12 @@ pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
-/// `dir/.name.tmp-<pid>-<n>`: hidden, in the same directory (rename must not
-/// cross file systems), unique per process and per write (an autosave and an
-/// export may run at once).
 /// The temporary files being written now.
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
-/// A temporary file listed in [`LIVE`] while it is written.
+/// A temporary file of ours, listed in [`LIVE`] while it exists under its
+/// temporary name: dropped, it is removed; [`Live::forget`] (once renamed
+/// into place) only takes it off the list.
 struct Live(PathBuf);
 
 impl Live {
@@ -209,13 +343,26 @@ impl Live {
         }
         Live(tmp.to_path_buf())
     }
+
+    /// Takes the file off the list and leaves it on disk.
+    fn forget(mut self) {
+        unlist(&self.0);
+        self.0 = PathBuf::new();
+    }
 }
 
 impl Drop for Live {
     fn drop(&mut self) {
-        if let Ok(mut live) = LIVE.lock() {
-            live.retain(|p| p != &self.0);
+        if !self.0.as_os_str().is_empty() {
+            let _ = std::fs::remove_file(&self.0);
+            unlist(&self.0);
         }
+    }
+}
+
+fn unlist(tmp: &Path) {
+    if let Ok(mut live) = LIVE.lock() {
+        live.retain(|p| p != tmp);
     }
 }
 
@@ -272,10 +419,31 @@ fn remove_stale(target: &Path) {
     }
 }
 
+/// `dir/.NAME.tmp-PID-RANDOM`: hidden, in the same directory (rename must
+/// not cross file systems), with the PID first (stale files of dead
+/// processes are found by it) and 64 random bits (unique per write, and
+/// not guessable by whoever would plant a link there).
 fn temp_path(path: &Path) -> PathBuf {
+    path.with_file_name(format!(
+        "{}{}-{:016x}",
+        temp_prefix(path),
+        std::process::id(),
+        random_u64()
+    ))
+}
+
+/// 64 unpredictable bits: the standard library's randomly keyed hasher
+/// over a counter and the clock (names only; no result depends on them).
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!("{}{}-{n}", temp_prefix(path), std::process::id()))
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    h.write_u128(now);
+    h.finish()
 }
 
 #[cfg(test)]
@@ -467,5 +635,99 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.starts_with("/no/such/dir/x.txt:"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn temporary_files_are_new_unguessable_and_never_followed_links() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim.txt");
+        std::fs::write(&victim, b"precious").unwrap();
+        // A link planted where a temporary file would go is never opened.
+        let planted = dir.path().join(".out.txt.tmp-1-0");
+        symlink(&victim, &planted).unwrap();
+        let e = open_new(&planted).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        let dangling = dir.path().join(".out.txt.tmp-1-1");
+        symlink(dir.path().join("made-by-link"), &dangling).unwrap();
+        assert!(open_new(&dangling).is_err());
+        assert!(!dir.path().join("made-by-link").exists());
+        // Names carry the PID and 64 random bits: no two are alike.
+        let target = dir.path().join("out.txt");
+        let names: std::collections::HashSet<PathBuf> =
+            (0..1000).map(|_| temp_path(&target)).collect();
+        assert_eq!(names.len(), 1000);
+        let prefix = format!(".out.txt.tmp-{}-", std::process::id());
+        assert!(names.iter().all(|n| {
+            let name = n.file_name().unwrap().to_str().unwrap();
+            name.strip_prefix(&prefix).is_some_and(|r| r.len() == 16)
+        }));
+        write_bytes(&target, b"new").unwrap();
+        assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+    }
+
+    /// The files of `dir` whose name contains `.tmp-`.
+    fn temps(dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(".tmp-"))
+            .collect()
+    }
+
+    fn text<'a>(t: &'a str) -> Fill<'a> {
+        Box::new(move |out| out.write_all(t.as_bytes()).map_err(|e| Error::io("x", e)))
+    }
+
+    #[test]
+    fn a_group_of_files_lands_together_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("m.npy"), dir.path().join("m.vocab.txt"));
+        write_all_or_none(vec![
+            (b.clone(), text("old words")),
+            (a.clone(), text("old rows")),
+        ])
+        .unwrap();
+        // The second file fails while it is written (a full disk): neither changes.
+        let failing: Fill<'_> = Box::new(|out| {
+            out.write_all(b"partial").unwrap();
+            Err(Error::param("x", "disk full"))
+        });
+        let e = write_all_or_none(vec![(b.clone(), text("new words")), (a.clone(), failing)]);
+        assert!(e.is_err());
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "old words");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "old rows");
+        assert!(temps(dir.path()).is_empty(), "{:?}", temps(dir.path()));
+        // The second rename fails (its target became a folder meanwhile):
+        // the first file is put back as it was, a new one removed again.
+        let c = dir.path().join("new.txt");
+        let blocker = a.clone();
+        let sabotage: Fill<'_> = Box::new(move |out| {
+            std::fs::remove_file(&blocker).unwrap();
+            std::fs::create_dir(&blocker).unwrap();
+            std::fs::write(blocker.join("x"), b"").unwrap();
+            out.write_all(b"new rows").map_err(|e| Error::io("x", e))
+        });
+        let e = write_all_or_none(vec![
+            (b.clone(), text("new words")),
+            (c.clone(), text("new file")),
+            (a.clone(), sabotage),
+        ]);
+        assert!(e.is_err());
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "old words");
+        assert!(!c.exists(), "a file that was not there is not left");
+        assert!(temps(dir.path()).is_empty(), "{:?}", temps(dir.path()));
+        // And when all goes well, all land.
+        std::fs::remove_dir_all(&a).unwrap();
+        write_all_or_none(vec![
+            (b.clone(), text("new words")),
+            (a.clone(), text("new rows")),
+        ])
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&b).unwrap(), "new words");
+        assert_eq!(std::fs::read_to_string(&a).unwrap(), "new rows");
+        assert!(temps(dir.path()).is_empty());
     }
 }

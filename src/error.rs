@@ -82,6 +82,12 @@ pub enum Error {
     #[error("word not in vocabulary: {}", quote::text(.0))]
     UnknownWord(String),
 
+    /// An output was refused before anything was written: it would land on
+    /// an input or another output, or replace a file of another kind. The
+    /// message is the whole line and names the flag (or dialog) and file.
+    #[error("{0}")]
+    Refused(String),
+
     /// A training job failed (divergence, or an error from its method); the
     /// message came across the job's channel and is already one line.
     #[error("{}", quote::text(.0))]

@@ -52,6 +52,7 @@ pub mod fast;
 pub mod linalg;
 pub mod manifold;
 pub mod memory;
+pub mod outputs;
 pub mod project;
 pub mod quote;
 pub mod session;

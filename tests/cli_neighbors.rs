@@ -104,3 +104,69 @@ fn negative_vectors_are_refused_with_one_line() {
     // Cosine still works on them.
     assert!(wordbench(&["neighbors", v, "x"]).status.success());
 }
+
+#[test]
+fn similar_and_doesnt_match_answer_as_the_library_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v.txt");
+    std::fs::write(
+        &path,
+        "5 3\nking 1 1 0\nqueen 1 -1 0\nman 0.2 1 0.1\nwoman 0.2 -1 0.1\napple 0 0 1\n",
+    )
+    .unwrap();
+    let v = path.to_str().unwrap();
+    let e = wordbench::embedding::Embedding::load(&path).unwrap();
+    let expect = e
+        .most_similar(
+            &["king", "woman"],
+            &["man"],
+            wordbench::embedding::Combine::Add,
+            wordbench::embedding::NeighborParams::k(2),
+        )
+        .unwrap();
+    for args in [
+        vec!["similar", v, "-k", "2", "king", "-man", "+woman"],
+        vec!["similar", v, "-k", "2", "king -man +woman"],
+        vec![
+            "similar",
+            v,
+            "-k",
+            "2",
+            "--negative",
+            "man",
+            "king",
+            "woman",
+        ],
+    ] {
+        let text = stdout_of(&args);
+        assert_eq!(
+            listed(&text),
+            vec![&*expect[0].word, &*expect[1].word],
+            "{text}"
+        );
+        assert!(text.contains(&format!("{:.4}", expect[0].score)), "{text}");
+    }
+    assert_eq!(
+        listed(&stdout_of(&[
+            "similar",
+            v,
+            "-k",
+            "1",
+            "--cosmul",
+            "king -man +woman"
+        ]))[0],
+        "queen"
+    );
+    let odd = stdout_of(&["doesnt-match", v, "king", "queen", "man", "woman", "apple"]);
+    let words = ["king", "queen", "man", "woman", "apple"];
+    let expect: Vec<String> = e
+        .doesnt_match(&words)
+        .unwrap()
+        .into_iter()
+        .map(|n| n.word)
+        .collect();
+    assert_eq!(listed(&odd), expect);
+    let out = wordbench(&["similar", v, "king", "-nosuchword"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nosuchword"));
+}

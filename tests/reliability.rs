@@ -380,7 +380,7 @@ fn outputs_through_symlinks_keep_the_link_and_the_mode_and_unwritable_folders_ar
     );
     // A link to an earlier output: the target is replaced, the link stays, 0600 stays.
     let real = dir.path().join("real.txt");
-    std::fs::write(&real, "old").unwrap();
+    std::fs::write(&real, "1 2\nold 0.5 0.5\n").unwrap();
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
     let out = dir.path().join("out.txt");
     symlink("real.txt", &out).unwrap();

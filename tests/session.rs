@@ -305,3 +305,33 @@ fn an_invalid_recorded_change_is_refused_not_skipped() {
         assert!(!out.status.success() && err.contains(why), "{entry}: {err}");
     }
 }
+
+#[test]
+fn train_session_out_keeps_the_vectors_and_file_hash_n_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(dir.path(), "sgns", &["--set", "epochs=1"]);
+    let saved = session::load(&s).unwrap();
+    let kept = saved.runs[0].kept.as_ref().expect("kept vectors");
+    assert!(kept.file.starts_with("sgns.vectors"), "{:?}", kept.file);
+    // The exported file and the kept one hold the same vectors.
+    let exported = wordbench::embedding::Embedding::load(dir.path().join("sgns.txt")).unwrap();
+    let spec = format!("{}#1", s.display());
+    let out = wordbench(&["eval", &spec, "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let from_session = wordbench::session::store::run_vectors(&s, 1).unwrap();
+    assert_eq!(from_session.words().len(), exported.words().len());
+    let close = from_session
+        .vectors()
+        .iter()
+        .zip(exported.vectors().iter())
+        .all(|(a, b)| (a - b).abs() <= 1e-6 * a.abs().max(1.0));
+    assert!(close, "the text export rounds; the kept file is exact");
+    let out = wordbench(&["neighbors", &format!("{}#2", s.display()), "the"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the session has runs 1 to 1"), "{err}");
+}

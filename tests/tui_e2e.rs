@@ -748,3 +748,91 @@ fn runs_are_tagged_filtered_and_a_replay_matches_its_recording() {
     assert!(reopened.wait_until(LONG, |a| a.runs.len() == 2));
     assert_eq!(reopened.app.runs[second].record().tags, ["base", "w5"]);
 }
+
+#[test]
+fn a_reopened_session_browses_its_runs_without_training_them_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("work.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    let kept = train_small(&mut d, "1");
+    let dropped = train_small(&mut d, "2");
+    // `k` on Runs turns keeping off for the second run.
+    d.act(Action::GoTo(Screen::Runs));
+    d.app.runs_view.selected = dropped;
+    key(&mut d, KeyCode::Char('k'));
+    assert!(!d.app.runs[dropped].keep_vectors);
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)
+        && a.runs[kept].record().kept.is_some()));
+    let folder = dir.path().join("work.vectors");
+    let files: Vec<_> = std::fs::read_dir(&folder).unwrap().collect();
+    assert_eq!(files.len(), 1, "one run's vectors are kept");
+    let saved = session::load(&file).unwrap();
+    let record = saved.runs[kept].kept.as_ref().unwrap();
+    assert!(record.file.starts_with("work.vectors"), "{:?}", record.file);
+    assert!(saved.runs[dropped].kept.is_none());
+    assert!(d.app.runs[kept].vectors_text().starts_with("kept "));
+
+    // A new workbench opens the session and browses the kept run at once.
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.corpus.loaded.is_some()
+        && a.runs.first().is_some_and(|r| r.embedding.is_some())));
+    let original = d.app.runs[kept].embedding.clone().unwrap();
+    let back = reopened.app.runs[kept].embedding.clone().unwrap();
+    assert_eq!(back.vectors(), original.vectors(), "bit for bit");
+    assert_eq!(back.context(), original.context());
+    assert!(reopened.app.runs[dropped].embedding.is_none());
+    assert!(reopened.app.runs[dropped]
+        .no_vectors(dropped)
+        .contains("R on 3 Runs replays it"));
+    reopened.act(Action::GoTo(Screen::Neighbors));
+    reopened.act(Action::Query("government".into()));
+    assert!(reopened.wait_until(LONG, |a| a.neighbors.answers[0].is_some()));
+    let list = reopened.app.neighbors.answers[0]
+        .clone()
+        .unwrap()
+        .result
+        .unwrap()
+        .neighbors;
+    let direct = original
+        .neighbors(
+            "government",
+            wordbench::embedding::NeighborParams::k(list.len()),
+        )
+        .unwrap();
+    assert_eq!(list, direct);
+
+    // The CLI reads run N of the session as FILE#N.
+    let run = |n: usize| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_wordbench"))
+            .arg("neighbors")
+            .arg(format!("{}#{n}", file.display()))
+            .args(["government", "-k", "3"])
+            .output()
+            .unwrap()
+    };
+    let out = run(kept + 1);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&direct[0].word), "{text}");
+    let out = run(dropped + 1);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keeps no vectors"), "{err}");
+    assert!(!run(9).status.success());
+
+    // Turning keeping off and saving removes the kept file.
+    reopened.act(Action::KeepVectors(kept, false));
+    reopened.act(Action::SaveSession(file.display().to_string()));
+    assert!(reopened.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
+    assert!(!folder.exists(), "nothing is kept any more");
+    assert!(session::load(&file).unwrap().runs[kept].kept.is_none());
+}

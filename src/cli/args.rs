@@ -51,6 +51,10 @@ pub enum Command {
     Eval(EvalArgs),
     /// Nearest neighbours of words by cosine (or by a dsnmf model's word-topic-word walk).
     Neighbors(NeighborsArgs),
+    /// Words most similar to some and least to others (`king -man +woman`), as gensim's most_similar.
+    Similar(super::similar::SimilarArgs),
+    /// The word least like the others, as gensim's doesnt_match.
+    DoesntMatch(super::similar::DoesntMatchArgs),
     /// The most probable words of each topic of dsnmf vectors.
     Topics(TopicsArgs),
     /// The senses of a word in multi-sense vectors (--algo senses): labels, neighbours, and the sense a --context sentence picks.
@@ -135,7 +139,8 @@ pub struct TrainArgs {
     /// Corpus format (`--corpus-format`), reading and vocabulary options.
     #[command(flatten)]
     pub opts: CorpusOpts<CorpusFormat>,
-    /// Record the run in a session file (RON), autosaved while training.
+    /// Record the run in a session file (RON), autosaved while training; the
+    /// vectors are kept beside it (`NAME.vectors/`), read back as `FILE#N`.
     #[arg(long)]
     pub session_out: Option<PathBuf>,
     /// Seconds between session autosaves.

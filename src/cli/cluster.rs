@@ -10,8 +10,8 @@ use clap::Args;
 
 use super::args::{count, MAX_LISTED, MAX_THREADS};
 use ndarray::Array2;
-use wordbench::embedding::Embedding;
 use wordbench::eval::clustering::{kmeans_study, label_ids, read_labels};
+use wordbench::outputs::{Guard, Kind};
 use wordbench::project::export::read_csv;
 
 /// `wordbench cluster`
@@ -58,6 +58,12 @@ pub fn run(args: ClusterArgs) -> Result<()> {
     }
     if let Some(out) = &args.out {
         super::check_output_name("--out", out, false)?;
+        let mut guard = Guard::new();
+        guard.vectors_input("the vectors being clustered", &args.vectors);
+        if let Some(labels) = &args.labels {
+            guard.input("the --labels file", labels);
+        }
+        guard.output("--out", out, Kind::Csv("word,"))?;
     }
     let (words, mut x) = load(&args.vectors)?;
     if args.unit {
@@ -171,7 +177,8 @@ fn load(path: &Path) -> Result<(Vec<String>, Array2<f32>)> {
         let (words, coords) = read_csv(path)?;
         return Ok((words, coords.mapv(|v| v as f32)));
     }
-    let e = Embedding::load(path).with_context(|| format!("reading {}", path.display()))?;
+    let e =
+        super::vectors::load(path, None).with_context(|| format!("reading {}", path.display()))?;
     let (index, vectors, _) = e.into_parts();
     Ok((index.words().to_vec(), vectors))
 }

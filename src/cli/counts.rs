@@ -4,11 +4,12 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::{Args, ValueEnum};
 use wordbench::cooc::{CountConfig, CountPhase, Weighting, Window, WindowKind};
 use wordbench::corpus::Corpus;
 use wordbench::counts::{self, import, CountsMeta};
+use wordbench::outputs::{Guard, Kind};
 
 use super::args::{CorpusFormat, CorpusOpts};
 
@@ -78,10 +79,32 @@ impl CountsArgs {
     }
 }
 
+/// Before any work: `--out` is none of the inputs (the corpus, the GloVe
+/// files) and not inside the `--from-parts` folder (the next import would
+/// read it as a part), and an existing file there is a counts file.
+fn check_output(args: &CountsArgs) -> Result<()> {
+    let mut guard = Guard::new();
+    if let Some(c) = &args.corpus {
+        guard.input("the corpus", c);
+    }
+    if let Some(bin) = &args.from_glove {
+        guard.input("the --from-glove file", bin);
+    }
+    if let Some(v) = &args.vocab {
+        guard.input("the --vocab file", v);
+    }
+    if let Some(dir) = &args.from_parts {
+        guard.folder_input("--from-parts", dir);
+    }
+    guard.output("--out", &args.out, Kind::Counts)?;
+    Ok(())
+}
+
 /// Runs `wordbench counts`.
 pub fn run(args: CountsArgs) -> Result<()> {
     super::check_output_name("--out", &args.out, false)?;
     wordbench::atomic::check_writable(&args.out).context("--out")?;
+    check_output(&args)?;
     let started = Instant::now();
     let imported = match (&args.from_glove, &args.from_parts) {
         (Some(bin), _) => Some(import::glove(

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{bail, Context, Result};
 use wordbench::algo::dsnmf::walk;
-use wordbench::embedding::{Embedding, NeighborParams};
+use wordbench::embedding::NeighborParams;
 use wordbench::eval::{AnalogyConfig, AnalogyMethod, EvalPlan, Report};
 
 use super::args::{AnalogyMethodArg, EvalArgs, NeighborRanking, NeighborsArgs, TopicsArgs};
@@ -222,7 +222,7 @@ pub fn neighbors(args: NeighborsArgs) -> Result<()> {
 
 /// Prints each topic's most probable words (dsnmf vectors).
 pub fn topics(args: TopicsArgs) -> Result<()> {
-    let embedding = Embedding::load(&args.vectors)?;
+    let embedding = super::vectors::load(&args.vectors, None)?;
     let mut out = std::io::stdout().lock();
     for (t, words) in walk::topics(&embedding, args.k)?.iter().enumerate() {
         let list: Vec<&str> = words

@@ -11,6 +11,8 @@ mod project;
 mod replay;
 mod schema_args;
 mod sense;
+mod session_out;
+mod similar;
 mod train;
 mod tui;
 mod vectors;
@@ -48,6 +50,8 @@ pub fn run() -> Result<()> {
         Command::Eval(args) => eval::eval(args),
         Command::Neighbors(args) => eval::neighbors(args),
         Command::Topics(args) => eval::topics(args),
+        Command::Similar(args) => similar::similar(args),
+        Command::DoesntMatch(args) => similar::doesnt_match(args),
         Command::Sense(args) => sense::run(args),
         Command::Counts(args) => counts::run(args),
         Command::Replay(args) => replay::run(args),

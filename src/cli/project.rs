@@ -13,8 +13,8 @@ use clap::{Args, ValueEnum};
 use super::args::{count, MAX_THREADS, MAX_WORDS};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
-use wordbench::embedding::Embedding;
 use wordbench::manifold::Phase;
+use wordbench::outputs::{Guard, Kind};
 use wordbench::project::export::write_csv;
 use wordbench::project::manifold as graph;
 use wordbench::project::options;
@@ -159,13 +159,16 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     }
     let out = args.out.clone().context("--out is required")?;
     let output = output_kind(&out)?;
-    wordbench::atomic::check_writable(&out)?;
-    if wordbench::atomic::same_file(&out, &args.vectors) {
-        bail!(
-            "--out {}: is the vectors file being projected; refusing to overwrite it",
-            out.display()
-        );
+    let mut guard = Guard::new();
+    guard.vectors_input("the vectors file being projected", &args.vectors);
+    if let Some(words) = &args.words {
+        guard.input("the --words file", words);
     }
+    let kind = match &output {
+        Output::Csv => Kind::Csv("word,"),
+        Output::Image(_) => Kind::Image,
+    };
+    guard.output("--out", &out, kind)?;
     let ube_method = args.method == MethodArg::Ube;
     let asked_dims = args.dims.unwrap_or(if ube_method { 3 } else { 2 });
     if !(2..=3).contains(&asked_dims) {
@@ -193,7 +196,7 @@ pub fn run(args: ProjectArgs) -> Result<()> {
     } else {
         (tsne_config(&args)?, None)
     };
-    let embedding = Embedding::load(&args.vectors)?;
+    let embedding = super::vectors::load(&args.vectors, None)?;
     let how = selection(&args);
     let selected = select(&embedding, &how)?;
     if !selected.missing.is_empty() {

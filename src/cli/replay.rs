@@ -4,11 +4,12 @@
 //! difference into a non-zero exit; `--out DIR` keeps the replayed vectors.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use wordbench::embedding::VectorFormat;
-use wordbench::session::{self, replay, ReplayReport, Session};
+use wordbench::outputs::{Guard, Kind};
+use wordbench::session::{self, replay, resolve_path, ReplayReport, Session};
 use wordbench::train::Event;
 
 use super::args::ReplayArgs;
@@ -20,6 +21,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("{}: cannot create the folder", dir.display()))?;
+        check_outputs(&session, &args.session, &indices, dir)?;
     }
     let mut out = std::io::stdout().lock();
     writeln!(
@@ -68,7 +70,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         }
         print_table(&mut out, &report)?;
         if let (Some(dir), Some(e)) = (&args.out, &report.embedding) {
-            let path = dir.join(format!("run{}-{}.txt", index + 1, run.method));
+            let path = vectors_path(dir, index, &run.method);
             e.save(&path, VectorFormat::Word2VecText)?;
             writeln!(out, "  vectors written to {}", path.display())?;
         }
@@ -78,6 +80,47 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     }
     if args.check && !failed.is_empty() {
         bail!("replay --check: run(s) {failed:?} differ from the recording");
+    }
+    Ok(())
+}
+
+/// `DIR/run<N>-<method>.txt`: where run `index` (0-based) is written.
+fn vectors_path(dir: &Path, index: usize, method: &str) -> PathBuf {
+    dir.join(format!("run{}-{method}.txt", index + 1))
+}
+
+/// Before replaying: no vectors file lands on the session file or a file
+/// the session names (a corpus, imported or recorded vectors), and one
+/// already there is vectors.
+fn check_outputs(session: &Session, file: &Path, indices: &[usize], dir: &Path) -> Result<()> {
+    let mut guard = Guard::new();
+    guard.input("the session file", file).input(
+        "a corpus of the session",
+        &resolve_path(&session.corpus.path, file),
+    );
+    for (k, run) in session.runs.iter().enumerate() {
+        if let Some(c) = &run.corpus {
+            guard.input("a corpus of the session", &resolve_path(&c.path, file));
+        }
+        if let Some(v) = &run.vectors {
+            guard.vectors_input(
+                format!("the vectors the session records for run {}", k + 1),
+                &resolve_path(v, file),
+            );
+        }
+        if let Some(source) = &run.source {
+            guard.vectors_input(
+                "vectors the session imports",
+                &resolve_path(&source.path, file),
+            );
+        }
+    }
+    for &index in indices {
+        let run = &session.runs[index];
+        if run.source.is_none() {
+            let path = vectors_path(dir, index, &run.method);
+            guard.output("--out", &path, Kind::Vectors(VectorFormat::Word2VecText))?;
+        }
     }
     Ok(())
 }

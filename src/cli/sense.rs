@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
 use clap::Args;
-use wordbench::embedding::{senses, Embedding, NeighborParams};
+use wordbench::embedding::{senses, NeighborParams};
 
 /// `wordbench sense`
 #[derive(Debug, Args)]
@@ -27,7 +27,7 @@ pub struct SenseArgs {
 
 /// Runs `wordbench sense`.
 pub fn run(args: SenseArgs) -> Result<()> {
-    let embedding = Embedding::load(&args.vectors)?;
+    let embedding = super::vectors::load(&args.vectors, None)?;
     let Some(table) = embedding.senses() else {
         bail!(
             "{}: no sense inventory beside the vectors ({} missing; train with --algo senses)",

@@ -12,13 +12,15 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::cooc::{CountPhase, CountProgress};
 use wordbench::corpus::{Corpus, CorpusConfig};
-use wordbench::session::{self, CorpusRef, Recorder, Session};
+use wordbench::outputs::{Guard, Kind};
+use wordbench::session::{self, CorpusRef, Recorder};
 use wordbench::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
 use wordbench::tui::ui::format;
 use wordbench::{algo, atomic};
 
 use super::args::{MethodsArgs, TrainArgs};
 use super::eval::{bundled_plan, print_report};
+use super::session_out::SessionOut;
 
 /// Lists the methods and their hyperparameters (generated from the schemas).
 pub fn methods(args: MethodsArgs) -> Result<()> {
@@ -98,7 +100,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
         Some(path) => {
             let reference = CorpusRef::describe(args.input(), *corpus.config(), path)?;
             recorder = recorder.on_corpus(reference.clone());
-            Some((path, Session::new(reference)))
+            Some(SessionOut::open(path, reference)?)
         }
         None => None,
     };
@@ -142,9 +144,9 @@ pub fn train(args: TrainArgs) -> Result<()> {
             }
             _ => {}
         }
-        if let Some((path, s)) = &mut session {
+        if let Some(out) = &mut session {
             if saved.elapsed() >= autosave_every {
-                save_error = save_error.take().or(autosave(path, s, &recorder).err());
+                save_error = save_error.take().or(out.save(recorder.run()).err());
                 saved = Instant::now();
             }
         }
@@ -163,8 +165,8 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let embedding = match result {
         Ok(e) => e,
         Err(e) => {
-            if let Some((path, s)) = &mut session {
-                autosave(path, s, &recorder)?;
+            if let Some(out) = &mut session {
+                out.save(recorder.run())?;
             }
             return Err(e.into());
         }
@@ -179,7 +181,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     }
     embedding.save(&args.out, args.format.into())?;
     recorder.run_mut().vectors = Some(match &session {
-        Some((path, _)) => session::path_for_session(&args.out, path),
+        Some(out) => session::path_for_session(&args.out, out.path()),
         None => args.out.clone(),
     });
     eprintln!(
@@ -197,10 +199,14 @@ pub fn train(args: TrainArgs) -> Result<()> {
     if let Some(path) = &args.metrics_out {
         write_metrics(path, &recorder.run().metrics)?;
     }
-    if let Some((path, mut s)) = session {
-        s.runs.push(recorder.into_run());
-        session::save(&s, path)?;
-        eprintln!("wrote session {}", path.display());
+    if let Some(mut out) = session {
+        let kept = session::store::keep(&embedding, &session::store::folder(out.path()))?;
+        recorder.run_mut().kept = Some(session::KeptVectors {
+            file: session::path_for_session(&kept.file, out.path()),
+            ..kept
+        });
+        out.save(recorder.run())?;
+        eprintln!("wrote session {}", out.path().display());
     }
     Ok(())
 }
@@ -352,44 +358,28 @@ fn write_metrics(path: &Path, history: &[Progress]) -> Result<()> {
     Ok(())
 }
 
-/// `--change STEP:NAME=VALUE` flags as the job's schedule. The value itself is
-/// checked by the method when the step comes (a rejected change is reported
-/// then and the run goes on, as in the workbench).
-/// An output must be possible before any work: its folder must exist.
 /// Before any training: every output can be written (its directory exists
-/// and accepts files, it is not a directory or a device), none is the corpus,
-/// and no two outputs are the same file (each would overwrite the other).
+/// and accepts files, it is not a directory or a device), none is the
+/// corpus (also through a companion file), no two outputs are the same
+/// file (each would overwrite the other), and a file already there is of
+/// the output's kind: vectors, a session (the run is appended to it), a
+/// metrics CSV.
 fn check_outputs(args: &TrainArgs) -> Result<()> {
-    let mut outputs: Vec<(&str, &Path)> = vec![("--out", &args.out)];
-    for (flag, path) in [
-        ("--session-out", &args.session_out),
-        ("--metrics-out", &args.metrics_out),
-    ] {
-        if let Some(p) = path {
-            outputs.push((flag, p));
-        }
+    let mut guard = Guard::new();
+    guard.input("the training corpus", args.input());
+    guard.output("--out", &args.out, Kind::Vectors(args.format.into()))?;
+    if let Some(p) = &args.session_out {
+        guard.output("--session-out", p, Kind::Session)?;
     }
-    for (i, &(flag, path)) in outputs.iter().enumerate() {
-        atomic::check_writable(path).with_context(|| flag.to_string())?;
-        if atomic::same_file(path, args.input()) {
-            bail!(
-                "{flag} {}: is the training corpus; refusing to overwrite it",
-                path.display()
-            );
-        }
-        if let Some((other, _)) = outputs[..i]
-            .iter()
-            .find(|(_, earlier)| atomic::same_file(path, earlier))
-        {
-            bail!(
-                "{other} and {flag} are the same file {}; give each its own path",
-                path.display()
-            );
-        }
+    if let Some(p) = &args.metrics_out {
+        guard.output("--metrics-out", p, Kind::Csv("step,"))?;
     }
     Ok(())
 }
 
+/// `--change STEP:NAME=VALUE` flags as the job's schedule. The value itself is
+/// checked by the method when the step comes (a rejected change is reported
+/// then and the run goes on, as in the workbench).
 fn parse_changes(flags: &[String]) -> Result<Vec<(u64, String, String)>> {
     flags
         .iter()

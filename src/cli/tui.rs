@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 
 use anyhow::{bail, Result};
+use wordbench::outputs::{Guard, Kind};
 use wordbench::tui::{self, AppOptions};
 
 use super::args::TuiArgs;
@@ -15,8 +16,29 @@ pub fn has_terminal() -> bool {
     std::io::stdout().is_terminal() && std::io::stdin().is_terminal()
 }
 
+/// `--key-trace` is appended to: never one of the workbench's inputs, and
+/// only a key trace when it exists (docs/writes.md).
+fn check_trace(args: &TuiArgs) -> Result<()> {
+    let Some(trace) = &args.key_trace else {
+        return Ok(());
+    };
+    let mut guard = Guard::new();
+    if let Some(c) = &args.corpus {
+        guard.input("the corpus", c);
+    }
+    if let Some(file) = &args.session {
+        guard.input("the session file", file);
+    }
+    for v in &args.vectors {
+        guard.vectors_input("vectors to open", v);
+    }
+    guard.output("--key-trace", trace, Kind::KeyTrace)?;
+    Ok(())
+}
+
 /// Opens the workbench.
 pub fn run(args: TuiArgs) -> Result<()> {
+    check_trace(&args)?;
     if !has_terminal() {
         bail!("the workbench needs a terminal (stdin and stdout); `wordbench demo` runs headless");
     }

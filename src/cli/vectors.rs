@@ -8,6 +8,7 @@ use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::embedding::format::{self, ReadOptions};
 use wordbench::embedding::{Embedding, LoadProgress, ReadReport, VectorFormat};
+use wordbench::outputs::{Guard, Kind};
 
 use super::args::{AlignArgs, ConvertArgs};
 
@@ -16,8 +17,12 @@ const BAR_FROM_BYTES: u64 = 16 << 20;
 
 /// Reads a vector file in any format wordbench knows (detected), its first
 /// `limit` words when given; what the reader noticed goes to stderr. A large
-/// file read on a terminal shows a progress bar.
+/// file read on a terminal shows a progress bar. `SESSION.ron#N` reads the
+/// vectors run `N` of a saved session keeps (`limit` does not apply).
 pub fn load(path: &Path, limit: Option<usize>) -> Result<Embedding> {
+    if let Some((session, run)) = wordbench::session::store::run_reference(path) {
+        return Ok(wordbench::session::store::run_vectors(&session, run)?);
+    }
     let options = ReadOptions {
         format: None,
         limit,
@@ -72,6 +77,9 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
         .map_or_else(|| VectorFormat::for_path(&args.output), Into::into);
     super::check_output_name("OUTPUT", &args.output, true)?;
     wordbench::embedding::format::check_output(&args.output, format)?;
+    Guard::new()
+        .vectors_input("the vectors being converted", &args.input)
+        .output("OUTPUT", &args.output, Kind::Vectors(format))?;
     let embedding = load(&args.input, args.limit)?;
     embedding.save(&args.output, format)?;
     eprintln!(
@@ -89,6 +97,10 @@ pub fn align(args: AlignArgs) -> Result<()> {
     if let Some(path) = &args.out {
         super::check_output_name("--out", path, true)?;
         wordbench::embedding::format::check_output(path, VectorFormat::for_path(path))?;
+        Guard::new()
+            .vectors_input("vectors A", &args.a)
+            .vectors_input("vectors B", &args.b)
+            .output("--out", path, Kind::Vectors(VectorFormat::for_path(path)))?;
     }
     let a = load(&args.a, args.limit)?;
     let b = load(&args.b, args.limit)?;

@@ -10,13 +10,16 @@
 //!
 //! The directory is removed when the count ends, by success, error or panic
 //! (its guard's `Drop`), and by the binary's signal handler on Ctrl-C
-//! ([`remove_live_spill_dirs`]).
+//! ([`remove_live_spill_dirs`]), which also closes it: a worker that spills
+//! after that gets an error instead of a file, so nothing is left behind
+//! the handler. Directories left by a process killed outright (SIGKILL) are
+//! removed by the next count that spills into the same folder.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use super::runs::Run;
 use crate::{Error, Result};
@@ -28,22 +31,59 @@ pub(crate) const RECORD: usize = 16;
 const IO_BUFFER: usize = 1 << 18;
 
 /// Spill directories of counts in progress, for the signal handler.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+static LIVE: Mutex<Vec<Arc<Shared>>> = Mutex::new(Vec::new());
 
 /// Distinguishes the spill directories of one process.
 static NEXT_DIR: AtomicU64 = AtomicU64::new(0);
 
-/// Removes the spill directories of every count in progress: for a signal
-/// handler that is about to end the process.
+/// The name of every spill directory starts so (then `PID-N`).
+const PREFIX: &str = "wordbench-spill-";
+
+/// Removes the spill directories of every count in progress and lets no
+/// worker make another file in them: for a signal handler that is about to
+/// end the process.
 pub fn remove_live_spill_dirs() {
     remove_live(|_| true);
 }
 
-/// Removes the live spill directories that `pick` selects.
+/// Closes and removes the live spill directories that `pick` selects.
 fn remove_live(pick: impl Fn(&Path) -> bool) {
-    if let Ok(live) = LIVE.lock() {
-        for dir in live.iter().filter(|d| pick(d)) {
-            let _ = std::fs::remove_dir_all(dir);
+    let live: Vec<Arc<Shared>> = match LIVE.lock() {
+        Ok(l) => l.iter().filter(|d| pick(&d.path)).cloned().collect(),
+        Err(_) => return,
+    };
+    for dir in live {
+        dir.close();
+    }
+}
+
+/// What the workers and the signal handler share about one directory.
+#[derive(Debug)]
+struct Shared {
+    path: PathBuf,
+    /// Held while a file (or the directory) is made, and by [`Shared::close`]:
+    /// once closed, nothing new appears, so removing the directory
+    /// succeeds (files still being written are unlinked, not recreated).
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    created: bool,
+    closed: bool,
+}
+
+impl Shared {
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// No more files; the directory goes.
+    fn close(&self) {
+        let mut state = self.state();
+        state.closed = true;
+        if state.created {
+            let _ = std::fs::remove_dir_all(&self.path);
         }
     }
 }
@@ -52,42 +92,37 @@ fn remove_live(pick: impl Fn(&Path) -> bool) {
 /// spill and removed on drop.
 #[derive(Debug)]
 pub(crate) struct SpillDir {
-    path: PathBuf,
-    created: Mutex<bool>,
+    shared: Arc<Shared>,
     next: AtomicU64,
     spilled: AtomicU64,
 }
 
 impl SpillDir {
-    /// Names `wordbench-spill-PID-N` under `parent` (created when first needed).
+    /// Names `wordbench-spill-PID-N` under `parent` (created when first
+    /// needed), after removing the ones there of processes that no longer
+    /// run (killed before they could clean up).
     pub fn create(parent: &Path) -> Result<SpillDir> {
+        remove_stale(parent);
         let n = NEXT_DIR.fetch_add(1, Ordering::Relaxed);
-        let path = parent.join(format!("wordbench-spill-{}-{n}", std::process::id()));
-        Ok(SpillDir {
+        let path = parent.join(format!("{PREFIX}{}-{n}", std::process::id()));
+        let shared = Arc::new(Shared {
             path,
-            created: Mutex::new(false),
+            state: Mutex::new(State::default()),
+        });
+        if let Ok(mut live) = LIVE.lock() {
+            live.push(Arc::clone(&shared));
+        }
+        Ok(SpillDir {
+            shared,
             next: AtomicU64::new(0),
             spilled: AtomicU64::new(0),
         })
     }
 
-    /// Makes the directory, listed for the signal handler, once.
-    fn ensure(&self) -> Result<()> {
-        let mut created = self.created.lock().unwrap_or_else(|p| p.into_inner());
-        if !*created {
-            if let Ok(mut live) = LIVE.lock() {
-                live.push(self.path.clone());
-            }
-            std::fs::create_dir_all(&self.path).map_err(|e| Error::io(&self.path, e))?;
-            *created = true;
-        }
-        Ok(())
-    }
-
     /// The directory.
     #[cfg(test)]
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.shared.path
     }
 
     /// Runs written so far (spills and merges on disk).
@@ -95,16 +130,29 @@ impl SpillDir {
         self.spilled.load(Ordering::Relaxed)
     }
 
-    fn new_file(&self) -> Result<PathBuf> {
-        self.ensure()?;
+    /// A new run file, made (with the directory the first time) while no
+    /// signal handler can close the directory in between.
+    fn new_file(&self) -> Result<RunWriter> {
+        let dir = &self.shared.path;
+        let mut state = self.shared.state();
+        if state.closed {
+            return Err(Error::format(
+                dir,
+                "the count was interrupted; no more runs are spilled",
+            ));
+        }
+        if !state.created {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            state.created = true;
+        }
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         self.spilled.fetch_add(1, Ordering::Relaxed);
-        Ok(self.path.join(format!("run-{n}.bin")))
+        RunWriter::create(&dir.join(format!("run-{n}.bin")))
     }
 
     /// Writes `run` to a new file.
     pub fn write(&self, run: &Run) -> Result<DiskRun> {
-        let mut w = RunWriter::create(&self.new_file()?)?;
+        let mut w = self.new_file()?;
         for (&k, &v) in run.keys.iter().zip(&run.vals) {
             w.push(k, v)?;
         }
@@ -114,7 +162,7 @@ impl SpillDir {
     /// Merges two runs (`a` the older) into a new file: common keys sum as
     /// `a + b`, exactly as [`Run::merge_into`] does.
     pub fn merge(&self, a: &Slot, b: &Slot) -> Result<DiskRun> {
-        let mut w = RunWriter::create(&self.new_file()?)?;
+        let mut w = self.new_file()?;
         let (mut ra, mut rb) = (a.reader()?, b.reader()?);
         let (mut x, mut y) = (ra.next()?, rb.next()?);
         loop {
@@ -148,11 +196,34 @@ impl SpillDir {
 
 impl Drop for SpillDir {
     fn drop(&mut self) {
-        if *self.created.lock().unwrap_or_else(|p| p.into_inner()) {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
+        self.shared.close();
         if let Ok(mut live) = LIVE.lock() {
-            live.retain(|p| p != &self.path);
+            live.retain(|d| !Arc::ptr_eq(d, &self.shared));
+        }
+    }
+}
+
+/// Removes the spill directories under `parent` of processes that no
+/// longer run (their PID has no `/proc` entry; elsewhere than Linux
+/// nothing is removed).
+fn remove_stale(parent: &Path) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PREFIX)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        if !alive && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -362,8 +433,59 @@ mod tests {
             // What the signal handler does, for this directory only (tests run in parallel).
             remove_live(|d| d == path);
             assert!(!path.exists(), "listed for the signal handler");
+            // A worker spilling after the handler gets an error, not a file.
+            let e = dir.write(&a).unwrap_err().to_string();
+            assert!(
+                e.ends_with("the count was interrupted; no more runs are spilled"),
+                "{e}"
+            );
+            assert!(!path.exists(), "not made again");
         }
         assert!(!path.exists());
-        assert!(LIVE.lock().unwrap().iter().all(|p| p != &path));
+        assert!(LIVE.lock().unwrap().iter().all(|d| d.path != path));
+    }
+
+    #[test]
+    fn workers_spilling_while_the_handler_runs_leave_nothing() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = SpillDir::create(parent.path()).unwrap();
+        let path = dir.path().to_path_buf();
+        let a = run(&[1, 2, 3], &[1.0, 2.0, 3.0]);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    // Spill until the directory is closed.
+                    while dir.write(&a).is_ok() {}
+                });
+            }
+            while !path.exists() {
+                std::thread::yield_now();
+            }
+            remove_live(|d| d == path);
+        });
+        assert!(!path.exists(), "no worker made a file after the handler");
+        drop(dir);
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn spill_directories_of_dead_processes_are_swept() {
+        let parent = tempfile::tempdir().unwrap();
+        // PID 4194304 is above Linux's pid_max: never a running process.
+        let dead = parent.path().join("wordbench-spill-4194304-3");
+        std::fs::create_dir(&dead).unwrap();
+        std::fs::write(dead.join("run-0.bin"), [0u8; 16]).unwrap();
+        let mine = parent
+            .path()
+            .join(format!("wordbench-spill-{}-999999", std::process::id()));
+        std::fs::create_dir(&mine).unwrap();
+        let other = parent.path().join("wordbench-spill-notes");
+        std::fs::create_dir(&other).unwrap();
+        let _dir = SpillDir::create(parent.path()).unwrap();
+        if Path::new("/proc/self").exists() {
+            assert!(!dead.exists(), "a dead process's directory goes");
+        }
+        assert!(mine.exists(), "this process's are its own business");
+        assert!(other.exists(), "only PID-named directories are touched");
     }
 }

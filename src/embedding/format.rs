@@ -334,12 +334,34 @@ fn finish_read(
 /// Words that are empty or contain whitespace cannot be stored and are an error.
 ///
 /// A multi-sense embedding also writes its sense inventory beside the
-/// vectors (`PATH.senses`, see [`super::senses`]).
+/// vectors (`PATH.senses`, see [`super::senses`]); the files of one output
+/// (with a `.npy`'s vocabulary or the Projector's metadata) land together
+/// or not at all. An embedding without senses removes an old inventory
+/// left beside `path`, which would otherwise be read back with the new
+/// vectors.
 pub fn write(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result<()> {
-    write_vectors(embedding, path, format)?;
+    let mut files = vector_files(embedding, path, format)?;
+    let sidecar = super::senses::sidecar_path(path);
     match embedding.senses() {
-        Some(senses) => senses.save_beside(path),
-        None => Ok(()),
+        Some(senses) => {
+            let text = senses.to_text();
+            let shown = sidecar.clone();
+            files.push((
+                sidecar,
+                Box::new(move |out| {
+                    out.write_all(text.as_bytes())
+                        .map_err(|e| Error::io(&shown, e))
+                }),
+            ));
+            atomic::write_all_or_none(files)
+        }
+        None => {
+            atomic::write_all_or_none(files)?;
+            if super::senses::is_sidecar(&sidecar) {
+                std::fs::remove_file(&sidecar).map_err(|e| Error::io(&sidecar, e))?;
+            }
+            Ok(())
+        }
     }
 }
 
@@ -372,35 +394,43 @@ pub fn check_output(path: &Path, format: VectorFormat) -> Result<()> {
     }
 }
 
-fn write_vectors(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result<()> {
+/// The files of the vectors themselves, for [`atomic::write_all_or_none`]:
+/// one, compressed as its name asks, or the two of a paired format.
+fn vector_files<'a>(
+    embedding: &'a Embedding,
+    path: &Path,
+    format: VectorFormat,
+) -> Result<Vec<(std::path::PathBuf, atomic::Fill<'a>)>> {
     check_output(path, format)?;
     match format {
-        VectorFormat::Npy => return paired::write_npy(embedding, path),
-        VectorFormat::ProjectorTsv => return paired::write_projector(embedding, path),
+        VectorFormat::Npy => return paired::npy_files(embedding, path),
+        VectorFormat::ProjectorTsv => return paired::projector_files(embedding, path),
         VectorFormat::FastTextBin => unreachable!("refused by check_output"),
         _ => {}
     }
-    atomic::write_with(path, |out| {
-        let io = |e| Error::io(path, e);
-        match source::Compression::of_name(path) {
+    let shown = path.to_path_buf();
+    let fill: atomic::Fill<'a> = Box::new(move |out| {
+        let io = |e| Error::io(&shown, e);
+        match source::Compression::of_name(&shown) {
             source::Compression::Gzip => {
                 let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::default());
-                write_body(&mut enc, embedding, path, format)?;
+                write_body(&mut enc, embedding, &shown, format)?;
                 enc.finish().map(drop).map_err(io)
             }
             source::Compression::Bzip2 => {
                 let mut enc = bzip2::write::BzEncoder::new(out, bzip2::Compression::default());
-                write_body(&mut enc, embedding, path, format)?;
+                write_body(&mut enc, embedding, &shown, format)?;
                 enc.finish().map(drop).map_err(io)
             }
             source::Compression::Xz => {
                 let mut enc = xz2::write::XzEncoder::new(out, 6);
-                write_body(&mut enc, embedding, path, format)?;
+                write_body(&mut enc, embedding, &shown, format)?;
                 enc.finish().map(drop).map_err(io)
             }
-            source::Compression::None => write_body(out, embedding, path, format),
+            source::Compression::None => write_body(out, embedding, &shown, format),
         }
-    })
+    });
+    Ok(vec![(path.to_path_buf(), fill)])
 }
 
 fn write_body(
@@ -542,6 +572,33 @@ mod tests {
             e.save(dir.path(), VectorFormat::GloveText),
             Err(Error::IsDirectory { .. })
         ));
+    }
+
+    #[test]
+    fn a_sense_inventory_lands_with_its_vectors_and_a_stale_one_goes() {
+        use crate::embedding::senses::{sidecar_path, Sense, SenseTable};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.txt");
+        let sense = |name: &str| Sense {
+            name: name.into(),
+            word: "the".into(),
+            mass: 0.5,
+            contexts: vec![("x".into(), 1.0)],
+        };
+        let senses = SenseTable::new(vec![sense("the#1"), sense("the#2")]);
+        let with = sample().with_senses(senses);
+        with.save(&path, VectorFormat::Word2VecText).unwrap();
+        let sidecar = sidecar_path(&path);
+        assert!(read(&path, None).unwrap().0.senses().is_some());
+        // Plain vectors over them: the old inventory would be read back with
+        // vectors it does not describe.
+        sample().save(&path, VectorFormat::Word2VecText).unwrap();
+        assert!(!sidecar.exists());
+        assert!(read(&path, None).unwrap().0.senses().is_none());
+        // A file of that name that is not an inventory is left alone.
+        std::fs::write(&sidecar, "my notes\n").unwrap();
+        sample().save(&path, VectorFormat::Word2VecText).unwrap();
+        assert_eq!(std::fs::read_to_string(&sidecar).unwrap(), "my notes\n");
     }
 
     #[test]

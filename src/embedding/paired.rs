@@ -22,8 +22,9 @@ use ndarray::Array2;
 
 use super::text_line::{check_word, unique_index, Parsed};
 use super::Embedding;
+use crate::atomic::Fill;
 use crate::words::WordIndex;
-use crate::{atomic, Error, Result};
+use crate::{Error, Result};
 
 const NPY_MAGIC: &[u8] = b"\x93NUMPY";
 
@@ -46,8 +47,12 @@ fn sibling(path: &Path, ext: &str) -> PathBuf {
     path.with_extension(ext)
 }
 
-/// Writes `path` (`.npy`, `f32`) and its vocabulary file, each atomically.
-pub(crate) fn write_npy(embedding: &Embedding, path: &Path) -> Result<()> {
+/// The files of `path` as `.npy` (`f32`): its vocabulary file, then the
+/// matrix, for [`atomic::write_all_or_none`] (both land or neither).
+pub(crate) fn npy_files<'a>(
+    embedding: &'a Embedding,
+    path: &Path,
+) -> Result<Vec<(PathBuf, Fill<'a>)>> {
     let vectors = embedding.vectors();
     let (n, d) = vectors.dim();
     let mut dict = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({n}, {d}), }}");
@@ -56,9 +61,11 @@ pub(crate) fn write_npy(embedding: &Embedding, path: &Path) -> Result<()> {
     dict.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     dict.push('\n');
     let header_len = u16::try_from(dict.len()).expect("a 2-D shape fits a short header");
-    write_words(embedding.words(), &npy_vocab_path(path))?;
-    atomic::write_with(path, |out| {
-        let io = |e| Error::io(path, e);
+    let vocab = npy_vocab_path(path);
+    let words = words_fill(embedding.words(), &vocab)?;
+    let shown = path.to_path_buf();
+    let matrix: Fill<'a> = Box::new(move |out| {
+        let io = |e| Error::io(&shown, e);
         out.write_all(NPY_MAGIC).map_err(io)?;
         out.write_all(&[1, 0]).map_err(io)?;
         out.write_all(&header_len.to_le_bytes()).map_err(io)?;
@@ -70,15 +77,22 @@ pub(crate) fn write_npy(embedding: &Embedding, path: &Path) -> Result<()> {
             out.write_all(&bytes).map_err(io)?;
         }
         Ok(())
-    })
+    });
+    Ok(vec![(vocab, words), (path.to_path_buf(), matrix)])
 }
 
-/// Writes the Projector's tensor TSV (`path`) and its metadata TSV, each atomically.
+/// The files of the Projector's pair for `path`: the metadata TSV, then
+/// the tensor TSV (both land or neither).
 ///
 /// A one-column metadata file has no header line, as the Projector expects.
-pub(crate) fn write_projector(embedding: &Embedding, path: &Path) -> Result<()> {
-    write_words(embedding.words(), &projector_metadata_path(path))?;
-    atomic::write_with(path, |out| {
+pub(crate) fn projector_files<'a>(
+    embedding: &'a Embedding,
+    path: &Path,
+) -> Result<Vec<(PathBuf, Fill<'a>)>> {
+    let metadata = projector_metadata_path(path);
+    let words = words_fill(embedding.words(), &metadata)?;
+    let shown = path.to_path_buf();
+    let tensor: Fill<'a> = Box::new(move |out| {
         let mut line = String::new();
         for row in embedding.vectors().rows() {
             line.clear();
@@ -90,25 +104,40 @@ pub(crate) fn write_projector(embedding: &Embedding, path: &Path) -> Result<()> 
             }
             line.push('\n');
             out.write_all(line.as_bytes())
-                .map_err(|e| Error::io(path, e))?;
+                .map_err(|e| Error::io(&shown, e))?;
         }
         Ok(())
-    })
+    });
+    Ok(vec![(metadata, words), (path.to_path_buf(), tensor)])
 }
 
-/// One word a line; words must be non-empty and free of whitespace.
-fn write_words(words: &WordIndex, path: &Path) -> Result<()> {
+/// One word a line; words must be non-empty and free of whitespace
+/// (checked now, before any file is written).
+fn words_fill<'a>(words: &'a WordIndex, path: &Path) -> Result<Fill<'a>> {
     for (id, word) in words.words().iter().enumerate() {
         check_word(word, id, path)?;
     }
-    atomic::write_with(path, |out| {
+    let shown = path.to_path_buf();
+    Ok(Box::new(move |out| {
         for word in words.words() {
             out.write_all(word.as_bytes())
                 .and_then(|()| out.write_all(b"\n"))
-                .map_err(|e| Error::io(path, e))?;
+                .map_err(|e| Error::io(&shown, e))?;
         }
         Ok(())
-    })
+    }))
+}
+
+/// Writes `path` (`.npy`) and its vocabulary file: both or neither.
+#[cfg(test)]
+pub(crate) fn write_npy(embedding: &Embedding, path: &Path) -> Result<()> {
+    crate::atomic::write_all_or_none(npy_files(embedding, path)?)
+}
+
+/// Writes the Projector's pair: both or neither.
+#[cfg(test)]
+pub(crate) fn write_projector(embedding: &Embedding, path: &Path) -> Result<()> {
+    crate::atomic::write_all_or_none(projector_files(embedding, path)?)
 }
 
 /// Reads a `.npy` matrix (the first `limit` rows) and the words beside it.
@@ -148,13 +177,14 @@ pub(crate) fn read_npy(
         ));
     }
     let vocab_path = npy_vocab_path(path);
-    let words = read_words(&vocab_path, keep)?;
-    if words.len() < keep {
+    let (words, lines) = read_words(&vocab_path, keep)?;
+    if lines != n {
+        // A pair written apart (or half-written) would put words on rows
+        // that are not theirs: a mismatch is an error, never a cut.
         return Err(Error::format(
             &vocab_path,
             format!(
-                "holds {} words, but {} has {n} rows",
-                words.len(),
+                "holds {lines} words, but {} has {n} rows; the two files do not belong together",
                 path.display()
             ),
         ));
@@ -291,18 +321,20 @@ fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
     Some(rest.trim_start().strip_prefix(':')?.trim_start())
 }
 
-/// The first `keep` lines of a vocabulary file (each line bounded, like
-/// every line reader's).
-fn read_words(path: &Path, keep: usize) -> Result<Vec<String>> {
+/// The first `keep` lines of a vocabulary file, and how many lines it has
+/// in all (each line bounded, like every line reader's; lines past `keep`
+/// are counted, not kept).
+fn read_words(path: &Path, keep: usize) -> Result<(Vec<String>, usize)> {
     let mut lines = super::text_line::Lines::new(crate::corpus::source::open(path)?);
     let mut words = Vec::with_capacity(keep.min(1 << 20));
-    while words.len() < keep {
-        match lines.next_line(path)? {
-            Some((_, word)) => words.push(word.to_string()),
-            None => break,
+    let mut count = 0;
+    while let Some((_, word)) = lines.next_line(path)? {
+        if words.len() < keep {
+            words.push(word.to_string());
         }
+        count += 1;
     }
-    Ok(words)
+    Ok((words, count))
 }
 
 #[cfg(test)]
@@ -424,6 +456,58 @@ mod tests {
         assert_eq!(
             std::fs::read_to_string(dir.path().join("p.metadata.tsv")).unwrap(),
             "the\nnaïve\nx\n"
+        );
+    }
+
+    #[test]
+    fn a_vocabulary_that_does_not_match_its_matrix_is_an_error_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.npy");
+        write_npy(&small(), &path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let vocab = dir.path().join("v.vocab.txt");
+        for words in ["the\nnaïve\nx\nextra\n", "the\nnaïve\n"] {
+            std::fs::write(&vocab, words).unwrap();
+            for limit in [None, Some(2)] {
+                let e = read_npy(&bytes[..], &path, None, limit)
+                    .unwrap_err()
+                    .to_string();
+                let n = words.lines().count();
+                assert_eq!(
+                    e,
+                    format!(
+                        "{}: holds {n} words, but {} has 3 rows; the two files do not belong together",
+                        vocab.display(),
+                        path.display()
+                    )
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_pair_whose_matrix_fails_keeps_the_old_pair() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.npy");
+        write_npy(&small(), &path).unwrap();
+        let (old_npy, old_vocab) = (
+            std::fs::read(&path).unwrap(),
+            std::fs::read(dir.path().join("v.vocab.txt")).unwrap(),
+        );
+        // A word that cannot be stored: refused before either file is written.
+        let words = WordIndex::from_words(vec!["a b".into(), "c".into()]);
+        let bad = Embedding::new(words, array![[1.0], [2.0]]).unwrap();
+        assert!(write_npy(&bad, &path).is_err());
+        // The matrix fails while written, after the vocabulary was: neither lands.
+        let words = WordIndex::from_words(vec!["p".into(), "q".into()]);
+        let two = Embedding::new(words, array![[1.0], [2.0]]).unwrap();
+        let mut files = npy_files(&two, &path).unwrap();
+        files[1].1 = Box::new(|_| Err(Error::format("v.npy", "no space left on device")));
+        assert!(crate::atomic::write_all_or_none(files).is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), old_npy);
+        assert_eq!(
+            std::fs::read(dir.path().join("v.vocab.txt")).unwrap(),
+            old_vocab
         );
     }
 }

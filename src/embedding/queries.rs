@@ -31,6 +31,30 @@ impl Combine {
     }
 }
 
+/// The words of a query like `king -man +woman`: a word or `+word` adds,
+/// `-word` subtracts, and a lone `-` or `+` signs the next word.
+pub fn signed_terms(text: &str) -> (Vec<String>, Vec<String>) {
+    let (mut positive, mut negative) = (Vec::new(), Vec::new());
+    let mut minus = false;
+    for token in text.split_whitespace() {
+        match token {
+            "-" => minus = true,
+            "+" => minus = false,
+            _ => {
+                let (m, word) = match token.strip_prefix('-') {
+                    Some(w) => (true, w),
+                    None => (minus, token.strip_prefix('+').unwrap_or(token)),
+                };
+                if !word.is_empty() {
+                    if m { &mut negative } else { &mut positive }.push(word.to_string());
+                }
+                minus = false;
+            }
+        }
+    }
+    (positive, negative)
+}
+
 impl Embedding {
     fn ids(&self, words: &[&str]) -> Result<Vec<u32>> {
         words
@@ -142,6 +166,21 @@ mod tests {
 
     use super::*;
     use crate::words::WordIndex;
+
+    #[test]
+    fn signed_terms_read_plus_and_minus_as_gensim_lists() {
+        let (p, n) = signed_terms("king -man +woman");
+        assert_eq!(
+            (p, n),
+            (vec!["king".into(), "woman".into()], vec!["man".into()])
+        );
+        let (p, n) = signed_terms("king - man + woman -");
+        assert_eq!(
+            (p, n),
+            (vec!["king".into(), "woman".into()], vec!["man".into()])
+        );
+        assert_eq!(signed_terms("-a"), (vec![], vec!["a".to_string()]));
+    }
 
     fn emb() -> Embedding {
         let words = ["king", "queen", "man", "woman", "apple"]

@@ -71,6 +71,14 @@ pub struct SenseTable {
     by_word: FxHashMap<String, Vec<usize>>,
 }
 
+/// Whether `path` is a sidecar file (it starts with the sidecar's first line).
+pub fn is_sidecar(path: &Path) -> bool {
+    let mut head = [0u8; 18];
+    std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| HEADER.as_bytes().starts_with(&head))
+}
+
 /// The sidecar path of a vector file: `VECTORS.senses`.
 pub fn sidecar_path(vectors: &Path) -> PathBuf {
     let mut name = vectors.as_os_str().to_owned();
@@ -178,11 +186,6 @@ impl SenseTable {
             out.push('\n');
         }
         out
-    }
-
-    /// Writes the sidecar of `vectors` atomically.
-    pub fn save_beside(&self, vectors: &Path) -> Result<()> {
-        crate::atomic::write_bytes(&sidecar_path(vectors), self.to_text().as_bytes())
     }
 
     /// Reads the sidecar of `vectors` if there is one.

@@ -11,6 +11,7 @@
 pub mod export;
 pub mod font;
 pub mod kmeans;
+pub mod layout;
 pub mod manifold;
 pub mod options;
 pub mod pca;

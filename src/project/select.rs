@@ -191,7 +191,7 @@ pub fn read_word_list(path: &Path) -> Result<Vec<(String, Option<String>)>> {
 }
 
 /// Colour groups: a label per word and the groups' names.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Groups {
     /// Group index of each word.
     pub labels: Vec<usize>,

@@ -112,7 +112,7 @@ impl CorpusRef {
 pub fn hash_file(path: &Path) -> Result<(u64, String)> {
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut buf = vec![0u8; 1 << 16];
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = FNV_OFFSET;
     let mut bytes = 0u64;
     loop {
         let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
@@ -120,11 +120,25 @@ pub fn hash_file(path: &Path) -> Result<(u64, String)> {
             break;
         }
         bytes += n as u64;
-        for &b in &buf[..n] {
-            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
-        }
+        h = fnv1a(h, &buf[..n]);
     }
     Ok((bytes, format!("{h:016x}")))
+}
+
+/// FNV-1a 64 hash (hex) of `bytes`, as [`hash_file`] gives for a file holding them.
+pub fn fnv_hex(bytes: &[u8]) -> String {
+    format!("{:016x}", fnv1a(FNV_OFFSET, bytes))
+}
+
+/// FNV-1a 64's starting state.
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a 64: `h` advanced over `bytes`.
+fn fnv1a(mut h: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+    }
+    h
 }
 
 /// How a session saved as `session_file` refers to `target` (a corpus or
@@ -185,6 +199,7 @@ mod tests {
         assert_eq!(hash_file(&p).unwrap(), (1, "af63dc4c8601ec8c".to_string()));
         std::fs::write(&p, b"").unwrap();
         assert_eq!(hash_file(&p).unwrap().1, "cbf29ce484222325");
+        assert_eq!(fnv_hex(b"a"), "af63dc4c8601ec8c");
     }
 
     #[test]

@@ -63,7 +63,7 @@ pub fn from_str(text: &str, path: &Path) -> Result<Session> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::collections::BTreeMap;
     use std::path::PathBuf;
 
@@ -88,6 +88,7 @@ mod tests {
             },
             datasets: vec![PathBuf::from("extra/sim.tsv")],
             studies: Vec::new(),
+            projection: None,
             runs: vec![Run {
                 method: "sgns".into(),
                 label: Some("baseline".into()),
@@ -128,6 +129,7 @@ mod tests {
                 evaluation: None,
                 plots: Vec::new(),
                 vectors: Some(PathBuf::from("v.txt")),
+                kept: None,
                 source: None,
             }],
         }
@@ -180,9 +182,9 @@ mod tests {
     fn newer_versions_are_refused_clearly() {
         let text = to_string(&sample())
             .unwrap()
-            .replacen("version: 2", "version: 9", 1);
+            .replacen("version: 3", "version: 9", 1);
         let err = from_str(&text, Path::new("s.ron")).unwrap_err().to_string();
-        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 2); update wordbench");
+        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 3); update wordbench");
     }
 
     #[test]

@@ -13,13 +13,15 @@
 //! and its data move together); [`Session::anchor`] turns paths usable from
 //! the working directory into that form before saving, and
 //! [`Session::resolve`] turns them back after loading. [`mod@file`] reads and writes it atomically with located
-//! errors; [`record`] builds a run from engine events; [`replay()`] re-runs one
+//! errors, [`guard`] keeps a save from overwriting what another writer put there; [`record`] builds a run from engine events; [`replay()`] re-runs one
 //! and compares the curves.
 
 pub mod corpus_ref;
 pub mod file;
+pub mod guard;
 pub mod record;
 pub mod replay;
+pub mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,14 +32,16 @@ pub use corpus_ref::{path_for_session, resolve_path, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
 pub use replay::{replay, ReplayReport};
+pub use store::KeptVectors;
 
 use crate::train::{Method, Params, Progress, Value};
 use crate::{algo, Error, Result};
 
 /// The session format version this build writes (and the newest it reads).
-/// Version 2 added each run's own corpus and the added evaluation files;
-/// version-1 runs take the session's corpus.
-pub const VERSION: u32 = 2;
+/// Version 2 added each run's own corpus and the added evaluation files
+/// (version-1 runs take the session's corpus); version 3 each run's kept
+/// vectors ([`store`]).
+pub const VERSION: u32 = 3;
 
 /// A whole session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,6 +60,26 @@ pub struct Session {
     /// Classification studies of the Classify screen, in the order they ran.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub studies: Vec<StudyRecord>,
+    /// The Projection screen's layout and view, so it reopens as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub projection: Option<ProjectionRecord>,
+}
+
+/// The Projection screen as it was saved: the layout shown (its `run`, and
+/// a pair's run B, numbered as the session's runs from 0) and the view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectionRecord {
+    /// The layout.
+    pub layout: crate::project::layout::Layout,
+    /// Zoom factor (1 = everything visible).
+    pub zoom: f64,
+    /// View centre offset, as a fraction of the full extent.
+    pub pan: (f64, f64),
+    /// How a UBE sphere is turned before it is mapped.
+    pub turn: [[f64; 3]; 3],
+    /// The settings the layout was made with, by name.
+    pub settings: BTreeMap<String, String>,
 }
 
 /// One classification study: the Classify screen's fields as typed, and
@@ -94,6 +118,7 @@ impl Session {
             datasets: Vec::new(),
             runs: Vec::new(),
             studies: Vec::new(),
+            projection: None,
         }
     }
 
@@ -120,6 +145,9 @@ impl Session {
                 c.path = f(&c.path);
             }
             run.vectors = run.vectors.as_deref().map(&f);
+            if let Some(kept) = &mut run.kept {
+                kept.file = f(&kept.file);
+            }
             if let Some(source) = &mut run.source {
                 source.path = f(&source.path);
             }
@@ -171,9 +199,13 @@ pub struct Run {
     /// Plots exported from this run.
     #[serde(default)]
     pub plots: Vec<PlotRecord>,
-    /// Where the vectors were saved.
+    /// Where the user exported the vectors.
     #[serde(default)]
     pub vectors: Option<PathBuf>,
+    /// The vectors the session keeps for this run beside its file, read
+    /// back when the session is opened (absent when not kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<KeptVectors>,
     /// For a run of kind [`IMPORTED`]: the pre-trained file it opened
     /// (absent from the file for trained runs, so older files read as before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -281,6 +313,7 @@ impl Run {
             evaluation: None,
             plots: Vec::new(),
             vectors: Some(source.path.clone()),
+            kept: None,
             source: Some(source),
         }
     }

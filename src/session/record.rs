@@ -33,6 +33,7 @@ impl Recorder {
                 evaluation: None,
                 plots: Vec::new(),
                 vectors: None,
+                kept: None,
                 source: None,
             },
         }

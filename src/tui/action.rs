@@ -187,6 +187,8 @@ pub enum Action {
     DeleteSelected,
     /// Ask for a name for the selected run.
     RenameSelectedPrompt,
+    /// Turn keeping the selected run's vectors in the session on or off.
+    ToggleKeepSelected,
     /// Ask for a vectors file to open as an imported run.
     ImportVectorsPrompt,
     /// Ask for a word to find in the selected run's vocabulary.
@@ -250,6 +252,9 @@ pub enum Action {
     Autosave,
     /// Show run `n`'s charts on the Train screen.
     ShowRun(usize),
+    /// Ask for another file to save the session to (after the session
+    /// file changed on disk).
+    SaveSessionElsewhere,
 
     // -- user-level actions (journaled) --
     /// Set a corpus option (`path`, `format`, `min-count`...) from text.
@@ -281,6 +286,8 @@ pub enum Action {
     DeleteRun(usize),
     /// Name a run.
     RenameRun(usize, String),
+    /// Keep (true) or stop keeping run N's vectors beside the session file.
+    KeepVectors(usize, bool),
     /// Tag a run (comma- or space-separated tags; empty removes them).
     TagRun(usize, String),
     /// Show only the runs matching every word of the text (empty: all).
@@ -324,6 +331,9 @@ pub enum Action {
     },
     /// Remove an added evaluation file (index among the added ones).
     RemoveDataset(usize),
+    /// Carry out a write (`ExportRun`, `ExportPlot`, `SaveSession`) that
+    /// replaces the existing file the user said yes to.
+    Overwrite(Box<Action>),
     /// Quit now: a run still training is discarded; with a session file,
     /// the session is saved first (without that run).
     QuitNow,
@@ -348,6 +358,7 @@ impl Action {
                 | Action::ReplayRun(_)
                 | Action::DeleteRun(_)
                 | Action::RenameRun(..)
+                | Action::KeepVectors(..)
                 | Action::TagRun(..)
                 | Action::FilterRuns(_)
                 | Action::ImportVectors(..)
@@ -366,6 +377,7 @@ impl Action {
                 | Action::OpenSession(_)
                 | Action::OpenSessionNow { .. }
                 | Action::RemoveDataset(_)
+                | Action::Overwrite(_)
                 | Action::GoTo(_)
                 | Action::QuitNow
         )

@@ -347,6 +347,13 @@ static FIXED: &[Binding] = &[
     b(RUNS, &[c('t')], Action::TagSelectedPrompt, "tag run", false),
     b(
         RUNS,
+        &[c('k')],
+        Action::ToggleKeepSelected,
+        "keep vectors in the session (on/off)",
+        false,
+    ),
+    b(
+        RUNS,
         &[c('f')],
         Action::FilterRunsPrompt,
         "filter runs (name, method, tags…)",

@@ -19,7 +19,8 @@ use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, VectorFormat};
 use crate::eval::{EvalPlan, Report};
-use crate::session::{CorpusRef, Session};
+use crate::session::guard::{Blocked, Expect, Fingerprint};
+use crate::session::{CorpusRef, KeptVectors, Session};
 use crate::train::{Command, Event, JobConfig, Method, TrainInput};
 
 /// A corpus read for the workbench, with what sessions record of it.
@@ -42,6 +43,17 @@ pub struct LoadedSession {
     pub corpus: Result<PathBuf, String>,
     /// Non-fatal findings (changed corpus hash).
     pub warnings: Vec<String>,
+    /// The file as read, to notice a change on disk before saving over it.
+    pub fingerprint: Option<Fingerprint>,
+}
+
+/// Why a session save wrote nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SaveFailure {
+    /// The file is not what this workbench last read or wrote: ask.
+    Blocked(Blocked),
+    /// An error (a full disk, a file that is not a session).
+    Failed(String),
 }
 
 /// Why a session file could not be opened.
@@ -119,8 +131,11 @@ pub enum Msg {
         path: PathBuf,
         /// Whether it was an autosave.
         autosave: bool,
-        /// Success or the error.
-        result: Result<(), String>,
+        /// The file as written, or why not.
+        result: Result<Fingerprint, SaveFailure>,
+        /// The vectors this save kept beside the file for the first time,
+        /// each with the run's vectors it holds (none when it failed).
+        kept: Vec<(Arc<Embedding>, KeptVectors)>,
     },
     /// A session file was read.
     SessionLoaded {
@@ -231,13 +246,25 @@ pub enum Effect {
         path: PathBuf,
         /// What, with paths as the workbench uses them.
         session: Box<Session>,
+        /// Runs whose vectors the save keeps beside the file for the first
+        /// time: index in `session.runs`, and the vectors.
+        keep: Vec<(usize, Arc<Embedding>)>,
         /// Whether it is an autosave (quieter status).
         autosave: bool,
+        /// What the file should be now; anything else is not overwritten.
+        expect: Expect,
     },
     /// Read a session file.
     LoadSession {
         /// The file.
         path: PathBuf,
+    },
+    /// Read the vectors a session keeps for a run.
+    LoadKept {
+        /// Run index.
+        run: usize,
+        /// The kept file.
+        kept: KeptVectors,
     },
     /// Read a run's saved vectors.
     LoadVectors {
@@ -298,6 +325,7 @@ impl Effect {
             Effect::SaveSession { .. } => "SaveSession",
             Effect::LoadSession { .. } => "LoadSession",
             Effect::LoadVectors { .. } => "LoadVectors",
+            Effect::LoadKept { .. } => "LoadKept",
             Effect::ImportVectors { .. } => "ImportVectors",
             Effect::Projection(_) => "Projection",
             Effect::Classify { .. } => "Classify",

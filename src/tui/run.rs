@@ -107,6 +107,9 @@ pub struct RunEntry {
     pub replay_of: Option<usize>,
     /// Co-occurrence counting in progress while the run starts.
     pub counting: Option<CountProgress>,
+    /// Whether the session keeps its vectors beside its file (`k` on Runs
+    /// turns it off, for runs too large to keep).
+    pub keep_vectors: bool,
 }
 
 impl RunEntry {
@@ -136,6 +139,7 @@ impl RunEntry {
             loading: Arc::default(),
             replay_of: None,
             counting: None,
+            keep_vectors: true,
         }
     }
 
@@ -163,6 +167,7 @@ impl RunEntry {
             loading: Arc::default(),
             replay_of: None,
             counting: None,
+            keep_vectors: true,
         }
     }
 
@@ -210,6 +215,9 @@ impl RunEntry {
             RunStatus::Failed(_) | RunStatus::Recorded(RunEnd::Failed(_)) => {
                 format!("run #{n} failed: it has no vectors")
             }
+            RunStatus::Recorded(_) if self.record().kept.is_some() => {
+                format!("run #{n}'s vectors are being read from the session's folder")
+            }
             RunStatus::Recorded(_) => {
                 format!("run #{n} came from the session without vectors: R on 3 Runs replays it")
             }
@@ -220,6 +228,21 @@ impl RunEntry {
                 format!("run #{n} has no vectors yet (they are being collected)")
             }
             RunStatus::Importing => format!("run #{n} is still being read from its file"),
+        }
+    }
+
+    /// Where its vectors are, for the Runs table: the file they were
+    /// exported to, or kept in the session (with the size), or in memory.
+    pub fn vectors_text(&self) -> String {
+        let kept = self.record().kept.as_ref();
+        match (&self.exported, &self.embedding, kept) {
+            (Some(p), Some(_), _) => p.display().to_string(),
+            (_, None, Some(k)) => format!("kept {} (reading)", session::store::size_text(k.bytes)),
+            (_, Some(_), Some(k)) => format!("kept {}", session::store::size_text(k.bytes)),
+            (Some(p), None, None) => format!("{} (not read)", p.display()),
+            (None, Some(_), None) if !self.keep_vectors => "in memory, not kept".into(),
+            (None, Some(_), None) => "in memory".into(),
+            (None, None, None) => "-".into(),
         }
     }
 

@@ -15,13 +15,14 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use super::msg::{
-    Effect, Found, LoadedSession, Msg, OpenedCorpus, Query, Ranking, SessionLoadError,
+    Effect, Found, LoadedSession, Msg, OpenedCorpus, Query, Ranking, SaveFailure, SessionLoadError,
 };
 use super::project_worker::{self, ensure_parent};
 use crate::classify::study::{Outcome, Study};
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, NeighborParams};
-use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef};
+use crate::session::guard::{Expect, Fingerprint};
+use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef, KeptVectors, Session};
 use crate::tui::model::neighbors::SenseNeighbors;
 
 /// Hashes the corpus file for the session record.
@@ -148,11 +149,17 @@ impl Runtime {
             Effect::SaveSession {
                 path,
                 session,
+                keep,
                 autosave,
-            } => self.spawn("session-save", move || Msg::SessionSaved {
-                result: session::save(&session.anchor(&path), &path).map_err(|e| e.to_string()),
-                path,
-                autosave,
+                expect,
+            } => self.spawn("session-save", move || {
+                let (result, kept) = save_session(*session, &path, &expect, keep);
+                Msg::SessionSaved {
+                    result,
+                    kept,
+                    path,
+                    autosave,
+                }
             }),
             Effect::LoadSession { path } => {
                 self.spawn("session-load", move || Msg::SessionLoaded {
@@ -168,6 +175,14 @@ impl Runtime {
                 request,
                 result: classify(&study, threads),
             }),
+            Effect::LoadKept { run, kept } => {
+                self.spawn("kept-vectors", move || Msg::VectorsLoaded {
+                    run,
+                    result: session::store::read(&kept)
+                        .map(Arc::new)
+                        .map_err(|e| e.to_string()),
+                })
+            }
             Effect::LoadVectors { run, path } => {
                 self.spawn("vectors", move || Msg::VectorsLoaded {
                     run,
@@ -387,6 +402,7 @@ fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
     if !path.exists() {
         return Err(SessionLoadError::Missing);
     }
+    let fingerprint = Fingerprint::of(path).ok().flatten();
     let session = session::load(path)
         .map_err(|e| SessionLoadError::Invalid(e.to_string()))?
         .resolve(path);
@@ -414,6 +430,7 @@ fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
         session,
         corpus: located,
         warnings,
+        fingerprint,
     })
 }
 
@@ -452,6 +469,34 @@ pub fn import_vectors(
         source,
         notes,
     })
+}
+
+/// Saves `session` to `path` with the vectors of the runs in `keep` kept
+/// beside it, unless the file is not what the workbench expects (changed on
+/// disk, or there when it should not be); answers how, and which vectors
+/// went into which kept file.
+fn save_session(
+    session: Session,
+    path: &Path,
+    expect: &Expect,
+    keep: Vec<(usize, Arc<Embedding>)>,
+) -> (
+    Result<Fingerprint, SaveFailure>,
+    Vec<(Arc<Embedding>, KeptVectors)>,
+) {
+    let refs: Vec<(usize, &Embedding)> = keep.iter().map(|(i, e)| (*i, e.as_ref())).collect();
+    match session::store::save_keeping(session, path, expect, &refs) {
+        Ok(Ok((written, made))) => {
+            let kept = keep
+                .iter()
+                .zip(made)
+                .map(|((_, e), (_, kept))| (Arc::clone(e), kept))
+                .collect();
+            (Ok(written), kept)
+        }
+        Ok(Err(blocked)) => (Err(SaveFailure::Blocked(blocked)), Vec::new()),
+        Err(e) => (Err(SaveFailure::Failed(e.to_string())), Vec::new()),
+    }
 }
 
 #[cfg(test)]

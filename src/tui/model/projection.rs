@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
+pub use crate::project::layout::{Layout, PairLayout, B_MARK};
 use crate::project::options::{applies, OPTIONS};
 use crate::train::Params;
 use crate::tui::form::Form;
@@ -38,86 +39,6 @@ impl Selection {
             0 => Selection::Top(n),
             1 => Selection::Neighborhood(words[0].clone(), n),
             _ => Selection::List(words),
-        }
-    }
-}
-
-/// A computed 2-D layout.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Layout {
-    /// The run projected.
-    pub run: usize,
-    /// `pca`, `tsne`, `isomap`, `lle`, `laplacian` or `ube`.
-    pub method: String,
-    /// The words, in the order of `coords`.
-    pub words: Vec<String>,
-    /// Coordinates.
-    pub coords: Vec<[f64; 2]>,
-    /// Words labelled (the first `labels` words).
-    pub labels: usize,
-    /// One line describing how it was made.
-    pub description: String,
-    /// Colour groups (k-means clusters of the vectors).
-    pub groups: Option<crate::project::select::Groups>,
-    /// Axis names (PCA's components), none for t-SNE.
-    pub axes: Option<(String, String)>,
-    /// The word the neighbourhood was asked around (highlighted).
-    pub focus: Option<usize>,
-    /// What was projected, for plot subtitles: `#1 sgns dim=50, 50-d vectors`.
-    pub source: String,
-    /// The points on the unit sphere (UBE), in the order of `words`: what a
-    /// CSV export writes (`word,x,y,z`); `coords` is their equal-area map as
-    /// the view is turned.
-    pub sphere: Option<Vec<[f64; 3]>>,
-    /// Runs A and B on shared axes: the first `pair.a_points` points are
-    /// A's, the rest the same words in B rotated onto A.
-    pub pair: Option<PairLayout>,
-}
-
-/// Two runs laid out together after Procrustes alignment of B onto A.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PairLayout {
-    /// Run B's index.
-    pub b_run: usize,
-    /// Points of run A (B's follow, one per word in the same order).
-    pub a_points: usize,
-    /// Words the rotation was fitted on.
-    pub shared: usize,
-    /// Mean cosine of a shared word's two vectors after alignment.
-    pub mean_cosine: f64,
-    /// The shared words whose two vectors agree least, lowest first.
-    pub moved: Vec<(String, f64)>,
-}
-
-/// The mark after a word's name on run B's points of a pair layout.
-pub const B_MARK: char = '\u{2032}';
-
-impl Layout {
-    /// A layout of run `run`'s `words` at `coords`, every word labelled and
-    /// nothing else set (colours, axes, focus, sphere, pair).
-    pub fn new(run: usize, method: &str, words: Vec<String>, coords: Vec<[f64; 2]>) -> Layout {
-        Layout {
-            run,
-            method: method.to_string(),
-            labels: words.len(),
-            words,
-            coords,
-            description: String::new(),
-            groups: None,
-            axes: None,
-            focus: None,
-            source: String::new(),
-            sphere: None,
-            pair: None,
-        }
-    }
-
-    /// The word a point stands for (run B's points without their mark).
-    pub fn word_of(&self, point: usize) -> &str {
-        let w = &self.words[point];
-        match &self.pair {
-            Some(p) if point >= p.a_points => w.strip_suffix(B_MARK).unwrap_or(w),
-            _ => w,
         }
     }
 }

@@ -2,8 +2,9 @@
 //! saves in order: what changed since the last save, the save in flight,
 //! one queued behind it, and what to do once it is written.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use crate::session::guard::{Expect, Fingerprint};
 use crate::tui::run::RunEntry;
 
 /// Seconds between autosaves while a run trains.
@@ -43,6 +44,14 @@ pub struct SessionState {
     /// Runs of the opened file this build cannot show (an unknown method,
     /// say, from a newer build): written back unchanged on every save.
     pub kept: Vec<crate::session::Run>,
+    /// `path` as this workbench last read or wrote it: a save over a file
+    /// that differs (another workbench, a hand edit) asks first.
+    pub(crate) on_disk: Option<Fingerprint>,
+    /// A save found the file changed (or there unexpectedly) and asked:
+    /// autosaves wait until a save succeeds.
+    pub(crate) blocked: bool,
+    /// A file the user said may be replaced, whatever session it holds.
+    pub(crate) overwrite: Option<PathBuf>,
 }
 
 impl SessionState {
@@ -59,7 +68,18 @@ impl SessionState {
             queued: None,
             quit_save_failed: false,
             kept: Vec::new(),
+            on_disk: None,
+            blocked: false,
+            overwrite: None,
         }
+    }
+
+    /// What the next save to `path` (the session file) should find there.
+    pub(crate) fn expect(&self, path: &Path) -> Expect {
+        if self.overwrite.as_deref() == Some(path) {
+            return Expect::AnySession;
+        }
+        self.on_disk.clone().map_or(Expect::Nothing, Expect::Same)
     }
 
     /// Something that session files hold changed.

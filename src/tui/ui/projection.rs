@@ -200,10 +200,11 @@ fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
     );
 }
 
-/// Labels of the first `layout.labels` words inside the view (and of the
-/// focus and selected words), in order of importance, skipping any that
-/// would overlap or touch one already placed; labels that would run past the
-/// right edge are moved left to fit.
+/// Labels of the `layout.labels` most important (frequent) words inside the
+/// view, after the focus and selected words, skipping any that would
+/// overlap or touch one already placed; labels that would run
+/// past the right edge are moved left to fit. Zooming in brings the words
+/// in view their labels, so a dense layout reads as the user closes in.
 fn place_labels(
     layout: &crate::tui::model::projection::Layout,
     picked: Option<usize>,
@@ -225,12 +226,17 @@ fn place_labels(
     let order = first
         .iter()
         .copied()
-        .chain((0..layout.labels.min(layout.words.len())).filter(|i| !first.contains(i)));
+        .chain((0..layout.words.len()).filter(|i| !first.contains(i)));
+    let mut others = 0;
     for i in order {
+        if others >= layout.labels {
+            break;
+        }
         let ([x, y], w) = (&layout.coords[i], &layout.words[i]);
         if !(xb[0] <= *x && *x <= xb[1] && yb[0] <= *y && *y <= yb[1]) {
             continue;
         }
+        others += usize::from(!first.contains(&i));
         let len = w.chars().count() as f64;
         let x = x.min(xb[1] - len * cell).max(xb[0]);
         let col = ((x - xb[0]) / cell) as i64;
@@ -322,7 +328,7 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
             if Some(i) == v.picked {
                 (x, y, format!("◉{w}"), theme::title().fg(theme::PERPLEXITY))
             } else if Some(i) == layout.focus {
-                (x, y, w.clone(), theme::title().fg(theme::CHANGE))
+                (x, y, format!("◆{w}"), theme::title().fg(theme::CHANGE))
             } else {
                 (x, y, w.clone(), Style::new().fg(theme::CHANGE))
             }
@@ -362,6 +368,28 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
 mod tests {
     use super::*;
     use crate::tui::model::projection::Layout;
+
+    /// 200 words on a diagonal, 5 labels: the whole view labels the 5 most
+    /// frequent; zoomed onto words 100-120, those get labels instead.
+    #[test]
+    fn zooming_in_labels_the_words_in_view() {
+        let words: Vec<String> = (0..200).map(|i| format!("w{i}")).collect();
+        let coords: Vec<[f64; 2]> = (0..200).map(|i| [i as f64, i as f64]).collect();
+        let mut layout = Layout::new(0, "tsne", words, coords);
+        layout.labels = 5;
+        let area = Rect::new(0, 0, 120, 40);
+        let whole = place_labels(&layout, None, [0.0, 199.0], [0.0, 199.0], area);
+        assert!(whole.iter().all(|p| p.2 < 5), "only the 5 most frequent");
+        let zoomed = place_labels(&layout, Some(150), [100.0, 120.0], [100.0, 120.0], area);
+        let ids: Vec<usize> = zoomed.iter().map(|p| p.2).collect();
+        assert!(
+            !ids.is_empty() && ids.iter().all(|i| (100..105).contains(i)),
+            "{ids:?}"
+        );
+        layout.focus = Some(110);
+        let focused = place_labels(&layout, None, [100.0, 120.0], [100.0, 120.0], area);
+        assert_eq!(focused[0].2, 110, "the focus word comes first");
+    }
 
     /// Many words packed close: as the canvas prints them, no two labels on a
     /// row touch (so none reads as a made-up word like `ofthe`).

@@ -90,13 +90,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             if show_corpus {
                 cells.push(fit(&r.corpus().map_or("-".into(), |c| c.name()), 12));
             }
-            let vectors = match (&r.exported, &r.embedding) {
-                (Some(p), Some(_)) => p.display().to_string(),
-                (Some(p), None) => format!("{} (not read)", p.display()),
-                (None, Some(_)) => "in memory".into(),
-                (None, None) => "-".into(),
-            };
-            cells.push(fit(&vectors, VECTORS_WIDTH as usize));
+            cells.push(fit(&r.vectors_text(), VECTORS_WIDTH as usize));
             Row::new(cells)
         })
         .collect();

@@ -18,6 +18,7 @@ pub mod projection;
 pub mod runs;
 pub mod session;
 pub mod train;
+pub mod writes;
 
 use std::path::PathBuf;
 
@@ -108,7 +109,11 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             path,
             autosave,
             result,
-        } => session::saved(app, path, autosave, result),
+            kept,
+        } => {
+            session::note_kept(app, kept);
+            session::saved(app, path, autosave, result)
+        }
         Msg::SessionLoaded { path, result } => session::loaded(app, path, result),
         Msg::VectorsLoaded { run, result } => {
             runs::vectors_loaded(app, run, result);
@@ -173,7 +178,9 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             );
             Vec::new()
         }
-        Action::SaveSession(path) => session::save(app, PathBuf::from(path), false),
+        Action::SaveSession(path) => session::save_as(app, PathBuf::from(path), false),
+        Action::SaveSessionElsewhere => session::save_elsewhere(app),
+        Action::Overwrite(write) => overwrite(app, *write),
         Action::OpenSession(path) => session::open(app, PathBuf::from(path)),
         Action::OpenSessionNow { path, save_first } => {
             session::open_now(app, PathBuf::from(path), save_first)
@@ -199,11 +206,12 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
         }
         Action::ToggleOverlay => train::toggle_overlay(app),
         Action::PickRun(slot, run) => runs::pick(app, slot, run),
-        Action::ExportRun(run, path) => runs::export(app, run, &path),
+        Action::ExportRun(run, path) => runs::export(app, run, &path, false),
         Action::EvaluateRun(run) => evaluate::evaluate(app, run),
         Action::ReplayRun(run) => train::replay(app, run),
         Action::DeleteRun(run) => runs::delete(app, run),
         Action::RenameRun(run, name) => runs::rename(app, run, &name),
+        Action::KeepVectors(run, keep) => runs::keep_vectors(app, run, keep),
         Action::TagRun(run, tags) => runs::tag(app, run, &tags),
         Action::FilterRuns(text) => runs::filter(app, &text),
         Action::ImportVectors(path, limit) => runs::import(app, &path, limit),
@@ -215,7 +223,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
         Action::SetProjectionOption(name, text) => projection::set_option(app, &name, &text),
         Action::Project => projection::project(app),
         Action::ProjectPair => projection::project_pair(app),
-        Action::ExportPlot(path) => projection::export(app, &path),
+        Action::ExportPlot(path) => projection::export(app, &path, false),
         Action::SelectPoint(word) => projection::select_point(app, &word),
         Action::SetClassifyField(name, text) => classify::set_field(app, &name, &text),
         Action::Classify => classify::start(app),
@@ -231,6 +239,16 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             Screen::Projection => projection::navigate(app, nav),
             Screen::Classify => classify::navigate(app, nav),
         },
+    }
+}
+
+/// A write the user said may replace the file that is there.
+fn overwrite(app: &mut App, write: Action) -> Vec<Effect> {
+    match write {
+        Action::ExportRun(run, path) => runs::export(app, run, &path, true),
+        Action::ExportPlot(path) => projection::export(app, &path, true),
+        Action::SaveSession(path) => session::save_as(app, PathBuf::from(path), true),
+        other => act(app, other),
     }
 }
 

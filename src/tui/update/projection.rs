@@ -2,12 +2,15 @@
 //! the background (t-SNE's KL arrives as it goes), exports, finding and
 //! stepping through words.
 
+use crate::outputs::Kind;
+use crate::project::plot::ImageFormat;
 use crate::session::PlotRecord;
 use crate::train::Params;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
 use crate::tui::model::projection::{PairSource, ProjectionJob, ProjectionResult, Selection};
 use crate::tui::msg::Effect;
+use crate::tui::update::writes;
 
 /// Sets an option (or `focus`) from text.
 pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
@@ -139,7 +142,7 @@ fn picked_vectors(
 }
 
 /// Exports the layout shown.
-pub fn export(app: &mut App, path: &str) -> Vec<Effect> {
+pub fn export(app: &mut App, path: &str, overwrite: bool) -> Vec<Effect> {
     let Some(layout) = app.projection.layout.clone() else {
         app.set_status(Level::Warn, "nothing to export yet: project first (p)");
         return Vec::new();
@@ -150,6 +153,18 @@ pub fn export(app: &mut App, path: &str) -> Vec<Effect> {
             "t-SNE is still running: export when its layout is final",
         );
         return Vec::new();
+    }
+    let file = std::path::Path::new(path);
+    let kind = match file.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("csv") => Some(Kind::Csv("word,")),
+        _ => ImageFormat::from_path(file).map(|_| Kind::Image),
+    };
+    let again = Action::ExportPlot(path.to_string());
+    // An unknown extension is the worker's error to report.
+    if let Some(kind) = kind {
+        if !writes::may_write(app, "export", file, kind, overwrite, again) {
+            return Vec::new();
+        }
     }
     app.set_status(Level::Info, format!("writing {path}…"));
     vec![Effect::Projection(Box::new(ProjectionJob::Export {
@@ -540,7 +555,10 @@ mod tests {
             app.projection.layout.as_ref().unwrap().coords[1],
             [1.0, 1.0]
         );
-        assert!(export(&mut app, "p.png").is_empty(), "not while it forms");
+        assert!(
+            export(&mut app, "p.png", false).is_empty(),
+            "not while it forms"
+        );
         app.projection.zoom = 2.0;
         // A frame of an older request is ignored.
         let old = ProjectionResult::Preview {
@@ -567,7 +585,7 @@ mod tests {
         assert_eq!(app.projection.zoom, 2.0, "the zoom set while it ran stays");
         assert_eq!(app.projection.pending, None);
         assert_eq!(app.projection.previewing, None);
-        assert_eq!(export(&mut app, "p.png").len(), 1);
+        assert_eq!(export(&mut app, "p.png", false).len(), 1);
     }
 
     #[test]

@@ -7,11 +7,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
+use crate::outputs::Kind;
+use crate::session::store;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
 use crate::tui::model::runs::{format_for, parse_tags};
 use crate::tui::msg::{Effect, Imported};
 use crate::tui::run::{RunEntry, RunStatus};
+use crate::tui::update::writes;
 
 /// Picks run `run` for a slot; picking A's run as B (or B's as A) swaps.
 pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
@@ -41,8 +44,9 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Exports run `run`'s vectors.
-pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
+/// Exports run `run`'s vectors; a file there is replaced only when
+/// `overwrite` (asked first), never an input (docs/writes.md).
+pub fn export(app: &mut App, run: usize, path: &str, overwrite: bool) -> Vec<Effect> {
     let Some(embedding) = app.runs.get(run).and_then(|r| r.embedding.clone()) else {
         let why = app
             .runs
@@ -51,8 +55,19 @@ pub fn export(app: &mut App, run: usize, path: &str) -> Vec<Effect> {
         app.set_status(Level::Warn, why);
         return Vec::new();
     };
+    let again = Action::ExportRun(run, path.to_string());
     let path = PathBuf::from(path);
     let format = format_for(&path);
+    if !writes::may_write(
+        app,
+        "export",
+        &path,
+        Kind::Vectors(format),
+        overwrite,
+        again,
+    ) {
+        return Vec::new();
+    }
     app.set_status(
         Level::Info,
         format!("writing {} ({})…", path.display(), format.name()),
@@ -132,6 +147,39 @@ pub fn rename(app: &mut App, run: usize, name: &str) -> Vec<Effect> {
     let label = r.label(run);
     app.session.changed();
     app.set_status(Level::Info, format!("run is now {label}"));
+    Vec::new()
+}
+
+/// Keeps run `run`'s vectors beside the session file, or stops keeping
+/// them (the kept file goes at the next save).
+pub fn keep_vectors(app: &mut App, run: usize, keep: bool) -> Vec<Effect> {
+    let Some(r) = app.runs.get_mut(run) else {
+        app.set_status(Level::Warn, "no such run");
+        return Vec::new();
+    };
+    if r.is_imported() {
+        app.set_status(
+            Level::Info,
+            "imported vectors are read again from their file: nothing to keep",
+        );
+        return Vec::new();
+    }
+    r.keep_vectors = keep;
+    let label = r.label(run);
+    let note = if keep {
+        format!("{label}: its vectors are kept in the session from the next save")
+    } else {
+        let size = r
+            .recorder
+            .run_mut()
+            .kept
+            .take()
+            .map(|k| format!(" ({} freed at the next save)", store::size_text(k.bytes)))
+            .unwrap_or_default();
+        format!("{label}: its vectors are no longer kept in the session{size}")
+    };
+    app.session.changed();
+    app.set_status(Level::Info, note);
     Vec::new()
 }
 
@@ -405,6 +453,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PickSelected(slot) => return app.user_action(Action::PickRun(slot, sel)),
         Action::EvaluateSelected => return app.user_action(Action::EvaluateRun(sel)),
         Action::ReplaySelected => return app.user_action(Action::ReplayRun(sel)),
+        Action::ToggleKeepSelected => {
+            let keep = !app.runs[sel].keep_vectors;
+            return app.user_action(Action::KeepVectors(sel, keep));
+        }
         Action::DeleteSelected => {
             let question = format!(
                 "Delete {}? It leaves the session (exported files stay on disk).",

@@ -5,20 +5,29 @@
 //! ended, and runs whose vectors were exported get them read back.
 //!
 //! The rules that keep a user's work: a file that is not a session is never
-//! written over; opening a session replaces the runs on screen, after asking
-//! to save or discard those not saved; a run discarded at quit is left out
-//! of the file; every path is stored relative to the session file.
+//! written over, nor an input of the workbench (the corpus...); saving to
+//! another session file asks first; a session file that changed on disk
+//! since it was read or saved here (another workbench, a hand edit) is not
+//! overwritten without asking (overwrite it, or save elsewhere), and
+//! autosaves wait meanwhile; opening a session replaces the runs on screen,
+//! after asking to save or discard those not saved; a run discarded at quit
+//! is left out of the file; every path is stored relative to the session
+//! file.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::session::{Run, Session};
+use crate::embedding::Embedding;
+use crate::outputs::Kind;
+use crate::session::guard::{Blocked, Fingerprint};
+use crate::session::{KeptVectors, ProjectionRecord, Run, Session};
 use crate::train::Command;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Level, PromptKind, TICKS_PER_SECOND};
 use crate::tui::model::session::{AfterSave, AUTOSAVE_SECONDS};
-use crate::tui::msg::{Effect, LoadedSession, SessionLoadError};
+use crate::tui::msg::{Effect, LoadedSession, SaveFailure, SessionLoadError};
 use crate::tui::run::{RunEntry, RunStatus};
+use crate::tui::update::writes;
 
 /// Ctrl-S: save to the session file, asking for one the first time.
 pub fn save_prompt(app: &mut App) -> Vec<Effect> {
@@ -40,15 +49,37 @@ pub fn save_prompt(app: &mut App) -> Vec<Effect> {
 /// them; the runtime makes them relative to the file). `None` when there is
 /// no corpus to name.
 pub fn snapshot(app: &App) -> Option<Session> {
-    let runs: Vec<Run> = app
-        .runs
+    snapshot_keeping(app).map(|(session, _)| session)
+}
+
+/// The runs a save writes, in file order, with their index on screen.
+fn saved_runs(app: &App) -> impl Iterator<Item = (usize, &RunEntry)> {
+    app.runs
         .iter()
-        .filter(|r| !r.discarded && r.status != RunStatus::Queued)
+        .enumerate()
+        .filter(|(_, r)| !r.discarded && r.status != RunStatus::Queued)
         // An imported run is saved once its file is read (and described).
-        .filter(|r| !r.is_imported() || r.record().source.is_some())
-        .map(|r| r.record().clone())
-        .chain(app.session.kept.iter().cloned())
-        .collect();
+        .filter(|(_, r)| !r.is_imported() || r.record().source.is_some())
+}
+
+/// [`snapshot`], and the runs whose vectors the save keeps for the first
+/// time (index in the session's runs, and the vectors): trained runs with
+/// vectors that are not kept yet, unless the user chose not to keep them.
+fn snapshot_keeping(app: &App) -> Option<(Session, Vec<(usize, Arc<Embedding>)>)> {
+    let mut keep = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
+    let mut in_file = vec![None; app.runs.len()];
+    for (i, (shown, entry)) in saved_runs(app).enumerate() {
+        in_file[shown] = Some(i);
+        let mut run = entry.record().clone();
+        if !entry.keep_vectors || entry.is_imported() {
+            run.kept = None;
+        } else if let (None, Some(e)) = (&run.kept, &entry.embedding) {
+            keep.push((i, Arc::clone(e)));
+        }
+        runs.push(run);
+    }
+    runs.extend(app.session.kept.iter().cloned());
     let corpus = match &app.corpus.loaded {
         Some(l) => l.reference.clone(),
         None => runs.iter().find_map(|r| r.corpus.clone())?,
@@ -57,19 +88,111 @@ pub fn snapshot(app: &App) -> Option<Session> {
     session.datasets = app.eval.added.clone();
     session.runs = runs;
     session.studies = app.classify.history.clone();
-    Some(session)
+    session.projection = projection_record(app, &in_file);
+    Some((session, keep))
+}
+
+/// The Projection screen's final layout and view, its runs numbered as in
+/// the file (`in_file` maps a run on screen to its place there); none while
+/// a layout still forms or when its run is left out of the file.
+fn projection_record(app: &App, in_file: &[Option<usize>]) -> Option<ProjectionRecord> {
+    let view = &app.projection;
+    if view.pending.is_some() {
+        return None;
+    }
+    let mut layout = view.layout.clone()?;
+    layout.run = in_file.get(layout.run).copied().flatten()?;
+    if let Some(pair) = &mut layout.pair {
+        pair.b_run = in_file.get(pair.b_run).copied().flatten()?;
+    }
+    Some(ProjectionRecord {
+        layout,
+        zoom: view.zoom,
+        pan: view.pan,
+        turn: view.turn,
+        settings: view.settings.clone(),
+    })
+}
+
+/// Shows a saved projection again, its runs renumbered from the file's
+/// (`shown` maps a run's place in the file to its index on screen).
+fn restore_projection(app: &mut App, record: ProjectionRecord, shown: &[Option<usize>]) {
+    let ProjectionRecord {
+        mut layout,
+        zoom,
+        pan,
+        turn,
+        settings,
+    } = record;
+    let Some(run) = shown.get(layout.run).copied().flatten() else {
+        return;
+    };
+    layout.run = run;
+    if let Some(pair) = &mut layout.pair {
+        match shown.get(pair.b_run).copied().flatten() {
+            Some(b) => pair.b_run = b,
+            None => return,
+        }
+    }
+    let view = &mut app.projection;
+    view.layout = Some(layout);
+    view.zoom = zoom;
+    view.pan = pan;
+    view.turn = turn;
+    view.settings = settings;
+}
+
+/// The save dialog's answer (`SaveSession`): a file other than the
+/// session's own is checked first: never an input of the workbench or a
+/// file that is not a session, and another session only after a yes
+/// (`overwrite`).
+pub fn save_as(app: &mut App, path: PathBuf, overwrite: bool) -> Vec<Effect> {
+    let own = app
+        .session
+        .path
+        .as_ref()
+        .is_some_and(|p| crate::atomic::same_file(p, &path));
+    let again = Action::SaveSession(path.display().to_string());
+    if !own && !writes::may_write(app, "save", &path, Kind::Session, overwrite, again) {
+        return Vec::new();
+    }
+    if overwrite {
+        app.session.overwrite = Some(path.clone());
+    }
+    save(app, path, false)
+}
+
+/// "Save elsewhere" after the session file changed on disk: asks for a file.
+pub fn save_elsewhere(app: &mut App) -> Vec<Effect> {
+    let current = app
+        .session
+        .path
+        .as_ref()
+        .map_or(String::new(), |p| p.display().to_string());
+    app.prompt(
+        PromptKind::SaveSession,
+        "Save session as",
+        current,
+        "another RON file; the changed one is left as it is",
+    );
+    Vec::new()
 }
 
 /// Saves the session to `path` (atomically, on a worker). While another
 /// save is being written this one waits for it.
 pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
+    if app.session.path.as_ref() != Some(&path) {
+        // What is known of the old file says nothing of the new one.
+        app.session.on_disk = None;
+        app.session.blocked = false;
+    }
     if app.session.saving.is_some() {
         let autosave = autosave && app.session.queued.as_ref().is_none_or(|q| q.1);
         app.session.path = Some(path.clone());
         app.session.queued = Some((path, autosave));
         return Vec::new();
     }
-    let Some(session) = snapshot(app) else {
+    let Some((session, keep)) = snapshot_keeping(app) else {
         app.set_status(Level::Error, "nothing to save: no corpus is loaded");
         return Vec::new();
     };
@@ -77,8 +200,10 @@ pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
     app.session.saving = Some(app.session.revision);
     app.session.last_save_tick = app.tick;
     vec![Effect::SaveSession {
+        expect: app.session.expect(&path),
         path,
         session: Box::new(session),
+        keep,
         autosave,
     }]
 }
@@ -87,7 +212,7 @@ pub fn save(app: &mut App, path: PathBuf, autosave: bool) -> Vec<Effect> {
 pub fn autosave_now(app: &mut App) -> Vec<Effect> {
     let s = &app.session;
     match &s.path {
-        Some(path) if s.revision != s.saved_revision && s.saving.is_none() => {
+        Some(path) if s.revision != s.saved_revision && s.saving.is_none() && !s.blocked => {
             save(app, path.clone(), true)
         }
         _ => Vec::new(),
@@ -110,23 +235,22 @@ pub fn saved(
     app: &mut App,
     path: PathBuf,
     autosave: bool,
-    result: Result<(), String>,
+    result: Result<Fingerprint, SaveFailure>,
 ) -> Vec<Effect> {
     let revision = app.session.saving.take();
-    if let Err(e) = result {
-        app.set_status(Level::Error, format!("saving the session failed: {e}"));
-        if app.session.after_save.take() == Some(AfterSave::Quit) {
-            app.session.quit_save_failed = true;
-            app.set_status(
-                Level::Error,
-                format!("saving the session failed: {e}; q again quits without saving"),
-            );
-        }
-        return match app.session.queued.take() {
-            Some((next, quiet)) => save(app, next, quiet),
-            None => Vec::new(),
-        };
+    let written = match result {
+        Ok(w) => w,
+        Err(SaveFailure::Blocked(why)) => return blocked(app, path, why),
+        Err(SaveFailure::Failed(e)) => return failed(app, e),
+    };
+    if app.session.path.as_ref() == Some(&path) {
+        app.session.on_disk = Some(written);
+        app.session.blocked = false;
     }
+    if app.session.overwrite.as_ref() == Some(&path) {
+        app.session.overwrite = None;
+    }
+    app.session.quit_save_failed = false;
     if let Some(r) = revision {
         app.session.saved_revision = r;
     }
@@ -152,6 +276,73 @@ pub fn saved(
             vec![Effect::Quit]
         }
         None => Vec::new(),
+    }
+}
+
+/// A save wrote nothing because the file is not what this workbench last
+/// read or wrote: ask whether to overwrite it or save elsewhere. Autosaves
+/// wait for the answer; a quit or an open that waited for the save is
+/// called off (q again quits without saving).
+fn blocked(app: &mut App, path: PathBuf, why: Blocked) -> Vec<Effect> {
+    app.session.blocked = true;
+    app.session.queued = None;
+    if app.session.after_save.take() == Some(AfterSave::Quit) {
+        app.session.quit_save_failed = true;
+    }
+    let file = path.display().to_string();
+    let question = match why {
+        Blocked::Changed => format!(
+            "{file} changed on disk since this workbench read or saved it (another workbench, or an edit). Overwrite it with the runs on screen, or save them elsewhere?"
+        ),
+        Blocked::Exists => format!(
+            "{file} was made by someone else meanwhile. Overwrite it with the runs on screen, or save them elsewhere?"
+        ),
+    };
+    app.choose(
+        question,
+        (
+            Action::Overwrite(Box::new(Action::SaveSession(file))),
+            "overwrite it",
+        ),
+        (Action::SaveSessionElsewhere, "save elsewhere"),
+    );
+    app.set_status(
+        Level::Warn,
+        "session not saved: autosave waits (Ctrl-S asks again; q twice quits without saving)",
+    );
+    Vec::new()
+}
+
+/// A save failed: say so; a quit that waited for it may now leave without.
+fn failed(app: &mut App, e: String) -> Vec<Effect> {
+    app.set_status(Level::Error, format!("saving the session failed: {e}"));
+    if app.session.after_save.take() == Some(AfterSave::Quit) {
+        app.session.quit_save_failed = true;
+        app.set_status(
+            Level::Error,
+            format!("saving the session failed: {e}; q again quits without saving"),
+        );
+    }
+    match app.session.queued.take() {
+        Some((next, quiet)) => save(app, next, quiet),
+        None => Vec::new(),
+    }
+}
+
+/// Records in each run's record the file its vectors are now kept in (the
+/// run whose vectors they are, found by identity: runs may have moved while
+/// the save was written).
+pub fn note_kept(app: &mut App, kept: Vec<(Arc<Embedding>, KeptVectors)>) {
+    for (vectors, file) in kept {
+        let owner = app.runs.iter_mut().find(|r| {
+            r.keep_vectors
+                && r.embedding
+                    .as_ref()
+                    .is_some_and(|e| Arc::ptr_eq(e, &vectors))
+        });
+        if let Some(run) = owner {
+            run.recorder.run_mut().kept = Some(file);
+        }
     }
 }
 
@@ -259,8 +450,12 @@ pub fn loaded(
         session,
         corpus,
         warnings,
+        fingerprint,
     } = loaded;
     app.session.path = Some(path.clone());
+    app.session.on_disk = fingerprint;
+    app.session.blocked = false;
+    app.session.overwrite = None;
     app.session.quit_save_failed = false;
     app.corpus.set_config(&session.corpus.config);
     clear_runs(app);
@@ -268,7 +463,11 @@ pub fn loaded(
     notes.extend(app.eval.restore(&session.datasets));
     notes.extend(app.classify.restore(session.studies));
     let mut effects = Vec::new();
+    let mut shown = vec![None; session.runs.len()];
     for (k, run) in session.runs.into_iter().enumerate() {
+        if run.source.is_some() || run.settings(&path, k).is_ok() {
+            shown[k] = Some(app.runs.len());
+        }
         if let Some(source) = run.source.clone() {
             let entry = RunEntry::imported_recorded(run);
             effects.push(Effect::ImportVectors {
@@ -295,7 +494,12 @@ pub fn loaded(
         notes.extend(problem.clone());
         let (method, params) = (settings.method, settings.params);
         let index = app.runs.len();
-        if let Some(v) = run.vectors.as_ref().filter(|v| v.is_file()) {
+        if let Some(kept) = &run.kept {
+            effects.push(Effect::LoadKept {
+                run: index,
+                kept: kept.clone(),
+            });
+        } else if let Some(v) = run.vectors.as_ref().filter(|v| v.is_file()) {
             effects.push(Effect::LoadVectors {
                 run: index,
                 path: v.clone(),
@@ -304,6 +508,9 @@ pub fn loaded(
         let mut entry = RunEntry::recorded(method, params, run);
         entry.problem = problem;
         app.runs.push(entry);
+    }
+    if let Some(record) = session.projection {
+        restore_projection(app, record, &shown);
     }
     if !app.runs.is_empty() {
         app.picks[0] = Some(0);
@@ -405,12 +612,20 @@ fn clear_runs(app: &mut App) {
     app.train.shown = None;
     app.runs_view.selected = 0;
     app.eval.selected = 0;
+    let view = &mut app.projection;
+    view.layout = None;
+    view.picked = None;
+    view.near.clear();
+    view.zoom = 1.0;
+    view.pan = (0.0, 0.0);
+    view.turn = crate::ube::sphere::IDENTITY;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::corpus::CorpusConfig;
+    use crate::session::guard::Expect;
     use crate::session::{CorpusRef, Session};
     use crate::train::Value;
     use crate::tui::app::{AppOptions, Modal};
@@ -455,6 +670,15 @@ mod tests {
         s
     }
 
+    /// What the runtime answers for a file it wrote.
+    fn written() -> Fingerprint {
+        Fingerprint {
+            modified: None,
+            bytes: 1,
+            hash: "0".into(),
+        }
+    }
+
     fn load(a: &mut App, session: Session, corpus: Result<PathBuf, String>) -> Vec<Effect> {
         loaded(
             a,
@@ -463,8 +687,57 @@ mod tests {
                 session,
                 corpus,
                 warnings: Vec::new(),
+                fingerprint: None,
             }),
         )
+    }
+
+    #[test]
+    fn the_projection_reopens_as_it_was_with_runs_renumbered() {
+        let mut a = app();
+        let mut s = session_with_run("sgns");
+        // Run 1 of the file has a method this build does not know: it is
+        // kept in the file, not shown, so the file's run 2 is run 1 on screen.
+        s.runs
+            .insert(0, session_with_run("from-the-future").runs.remove(0));
+        let mut layout = crate::project::layout::Layout::new(
+            1,
+            "ube",
+            vec!["king".into(), "queen".into()],
+            vec![[0.5, -1.0], [2.0, 3.0]],
+        );
+        layout.sphere = Some(vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+        let turn = crate::ube::sphere::turn(0.3, -0.2);
+        s.projection = Some(ProjectionRecord {
+            layout: layout.clone(),
+            zoom: 4.0,
+            pan: (0.25, -0.5),
+            turn,
+            settings: [("method".to_string(), "ube".to_string())].into(),
+        });
+        let text = crate::session::file::to_string(&s).unwrap();
+        let s = crate::session::file::from_str(&text, "s.ron".as_ref()).unwrap();
+        load(&mut a, s, Err("no corpus".into()));
+        assert_eq!(a.runs.len(), 1);
+        let view = &a.projection;
+        let shown = view.layout.as_ref().expect("the layout is back");
+        assert_eq!(shown.run, 0, "renumbered to the run on screen");
+        assert_eq!(
+            (shown.words.clone(), shown.coords.clone()),
+            (layout.words, layout.coords)
+        );
+        assert_eq!(shown.sphere, layout.sphere);
+        assert_eq!((view.zoom, view.pan, view.turn), (4.0, (0.25, -0.5), turn));
+        // Saved again, it names the run by its new place in the file (shown
+        // runs first, the kept unknown one after them).
+        a.corpus.loaded = None;
+        let again = snapshot(&a).unwrap();
+        assert_eq!(again.runs[0].method, "sgns");
+        assert_eq!(again.projection.unwrap().layout.run, 0);
+        // A session without a projection clears the one on screen.
+        load(&mut a, session_with_run("sgns"), Err("no corpus".into()));
+        assert!(a.projection.layout.is_none());
+        assert_eq!(a.projection.zoom, 1.0);
     }
 
     #[test]
@@ -508,6 +781,7 @@ mod tests {
                 session: session_with_run("word2vec-9000"),
                 corpus: Ok("c.txt".into()),
                 warnings: vec!["corpus c.txt changed".into()],
+                fingerprint: None,
             }),
         );
         assert!(a.runs.is_empty());
@@ -641,7 +915,7 @@ mod tests {
             matches!(effects[..], [Effect::SaveSession { .. }]),
             "{effects:?}"
         );
-        let effects = saved(&mut a, "s.ron".into(), false, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), false, Ok(written()));
         let [Effect::LoadSession { path }] = &effects[..] else {
             panic!("{effects:?}")
         };
@@ -673,7 +947,7 @@ mod tests {
         assert!(effects
             .iter()
             .any(|e| matches!(e, Effect::JobCommand { run: 1, .. })));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         assert!(matches!(effects[..], [Effect::Quit]));
         assert!(a.quit);
     }
@@ -691,13 +965,13 @@ mod tests {
         // ...q, y arrives before it is written; the run is still winding down.
         let effects = quit_now(&mut a);
         assert!(!effects.iter().any(|e| matches!(e, Effect::Quit)));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         let [Effect::SaveSession { session, .. }] = &effects[..] else {
             panic!("saves again before quitting: {effects:?}")
         };
         assert_eq!(session.runs.len(), 1);
         assert!(!a.quit);
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         assert!(matches!(effects[..], [Effect::Quit]));
     }
 
@@ -707,7 +981,8 @@ mod tests {
         load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
         a.session.changed();
         assert!(!quit_now(&mut a).is_empty());
-        assert!(saved(&mut a, "s.ron".into(), true, Err("disk full".into())).is_empty());
+        let failure = Err(SaveFailure::Failed("disk full".into()));
+        assert!(saved(&mut a, "s.ron".into(), true, failure).is_empty());
         assert!(!a.quit);
         assert!(a.status.text.contains("disk full"));
         assert!(matches!(quit_now(&mut a)[..], [Effect::Quit]));
@@ -723,7 +998,7 @@ mod tests {
         a.session.changed();
         assert!(save(&mut a, "s.ron".into(), false).is_empty(), "waits");
         assert!(a.session.unsaved(&a.runs));
-        let effects = saved(&mut a, "s.ron".into(), true, Ok(()));
+        let effects = saved(&mut a, "s.ron".into(), true, Ok(written()));
         let [Effect::SaveSession { session, .. }] = &effects[..] else {
             panic!("{effects:?}")
         };
@@ -733,7 +1008,125 @@ mod tests {
             "the newest state"
         );
         assert!(a.session.unsaved(&a.runs), "not until it is written");
-        assert!(saved(&mut a, "s.ron".into(), false, Ok(())).is_empty());
+        assert!(saved(&mut a, "s.ron".into(), false, Ok(written())).is_empty());
         assert!(!a.session.unsaved(&a.runs));
+    }
+
+    #[test]
+    fn a_session_changed_on_disk_is_not_overwritten_without_asking() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.on_disk = Some(written());
+        a.session.changed();
+        let [Effect::SaveSession { expect, .. }] = &autosave_now(&mut a)[..] else {
+            panic!("an autosave")
+        };
+        assert_eq!(expect, &Expect::Same(written()));
+        // The runtime found the file changed: nothing written, a question.
+        let why = Err(SaveFailure::Blocked(Blocked::Changed));
+        assert!(saved(&mut a, "s.ron".into(), true, why).is_empty());
+        let Some(Modal::Confirm {
+            question,
+            yes,
+            no: Some((no, _)),
+            ..
+        }) = a.modal.clone()
+        else {
+            panic!("{:?}", a.modal)
+        };
+        assert!(question.contains("s.ron changed on disk"), "{question}");
+        assert_eq!(
+            yes,
+            Action::Overwrite(Box::new(Action::SaveSession("s.ron".into())))
+        );
+        assert_eq!(no, Action::SaveSessionElsewhere);
+        assert!(a.session.unsaved(&a.runs));
+        a.session.changed();
+        assert!(autosave_now(&mut a).is_empty(), "autosaves wait");
+        // Overwrite: whatever session is there is replaced.
+        let effects = update(&mut a, Msg::Action(Action::Yes));
+        let [Effect::SaveSession { expect, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(expect, &Expect::AnySession);
+        let now = Fingerprint {
+            hash: "1".into(),
+            ..written()
+        };
+        saved(&mut a, "s.ron".into(), false, Ok(now.clone()));
+        assert_eq!(a.session.overwrite, None);
+        a.session.changed();
+        let [Effect::SaveSession { expect, .. }] = &autosave_now(&mut a)[..] else {
+            panic!("autosaves go on")
+        };
+        assert_eq!(expect, &Expect::Same(now), "guarded again");
+    }
+
+    #[test]
+    fn save_elsewhere_asks_for_a_file_and_a_quit_waiting_is_called_off() {
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok("c.txt".into()));
+        a.session.changed();
+        assert!(!quit_now(&mut a).is_empty(), "saves before quitting");
+        let why = Err(SaveFailure::Blocked(Blocked::Exists));
+        assert!(saved(&mut a, "s.ron".into(), true, why).is_empty());
+        assert!(!a.quit, "not without the user's answer");
+        update(&mut a, Msg::Action(Action::No));
+        let Some(Modal::Prompt { kind, .. }) = &a.modal else {
+            panic!("{:?}", a.modal)
+        };
+        assert_eq!(*kind, PromptKind::SaveSession);
+        update(&mut a, Msg::Action(Action::Cancel));
+        assert!(
+            matches!(quit_now(&mut a)[..], [Effect::Quit]),
+            "q again leaves"
+        );
+    }
+
+    #[test]
+    fn the_save_dialog_refuses_inputs_and_other_files_and_asks_before_another_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = dir.path().join("c.txt");
+        std::fs::write(&corpus, "the cat sat\n").unwrap();
+        let notes = dir.path().join("notes.txt");
+        std::fs::write(&notes, "my notes\n").unwrap();
+        let other = dir.path().join("other.ron");
+        crate::session::save(&session_with_run("sgns"), &other).unwrap();
+        let mut a = app();
+        load(&mut a, session_with_run("sgns"), Ok(corpus.clone()));
+        for (file, why) in [
+            (&corpus, "is the corpus; refusing to overwrite it"),
+            (
+                &notes,
+                "exists and is not a wordbench session; refusing to replace it",
+            ),
+        ] {
+            let text = file.display().to_string();
+            let effects = update(&mut a, Msg::Action(Action::SaveSession(text.clone())));
+            assert!(effects.is_empty());
+            assert_eq!(a.status.level, Level::Error);
+            assert!(
+                a.status.text.starts_with(&format!("save {text}: {why}")),
+                "{}",
+                a.status.text
+            );
+            assert_eq!(a.session.path, Some(PathBuf::from("s.ron")), "unchanged");
+        }
+        assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes\n");
+        let text = other.display().to_string();
+        let effects = update(&mut a, Msg::Action(Action::SaveSession(text.clone())));
+        assert!(effects.is_empty(), "asks first");
+        let Some(Modal::Confirm { yes, .. }) = a.modal.clone() else {
+            panic!("{:?}", a.modal)
+        };
+        assert_eq!(
+            yes,
+            Action::Overwrite(Box::new(Action::SaveSession(text.clone())))
+        );
+        let effects = update(&mut a, Msg::Action(Action::Yes));
+        let [Effect::SaveSession { path, expect, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!((path, expect), (&other, &Expect::AnySession));
     }
 }
