@@ -1,9 +1,13 @@
 //! The library's one error type.
 //!
 //! Every message is meant to be shown to a user as a single line: it names the
-//! file (and line) or the parameter at fault, so the binary can print it as is.
+//! file (and line) or the parameter at fault, so the binary can print it as is:
+//! whatever of an input a message quotes (and every file name) is escaped by
+//! [`crate::quote`], so no message can act on the terminal that shows it.
 
 use std::path::{Path, PathBuf};
+
+use crate::quote;
 
 /// Result alias used throughout the library.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -12,7 +16,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A file could not be opened, read or written.
-    #[error("{}: {error}", path.display())]
+    #[error("{}: {}", quote::path(path), quote::text(&error.to_string()))]
     Io {
         /// The file involved.
         path: PathBuf,
@@ -20,13 +24,16 @@ pub enum Error {
         error: std::io::Error,
     },
     /// A directory was given where a file is expected.
-    #[error("{}: is a directory, expected a file", path.display())]
+    #[error("{}: is a directory, expected a file", quote::path(path))]
     IsDirectory {
         /// The path given.
         path: PathBuf,
     },
     /// A text input holds binary data (NUL bytes).
-    #[error("{}: looks like binary data (NUL byte at offset {offset}), expected text", path.display())]
+    #[error(
+        "{}: looks like binary data (NUL byte at offset {offset}), expected text",
+        quote::path(path)
+    )]
     Binary {
         /// The file involved.
         path: PathBuf,
@@ -34,7 +41,7 @@ pub enum Error {
         offset: u64,
     },
     /// A line of a text file could not be parsed.
-    #[error("{}:{line}: {message}", path.display())]
+    #[error("{}:{line}: {}", quote::path(path), quote::text(message))]
     Parse {
         /// The file involved.
         path: PathBuf,
@@ -44,7 +51,7 @@ pub enum Error {
         message: String,
     },
     /// A file as a whole is malformed (bad header, truncated binary data, ...).
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {}", quote::path(path), quote::text(message))]
     Format {
         /// The file involved.
         path: PathBuf,
@@ -52,7 +59,7 @@ pub enum Error {
         message: String,
     },
     /// The corpus yields no vocabulary (empty, or everything removed by min-count).
-    #[error("{}: empty vocabulary: {tokens} tokens of {types} types seen, none kept with min-count {min_count}", path.display())]
+    #[error("{}: empty vocabulary: {tokens} tokens of {types} types seen, none kept with min-count {min_count}", quote::path(path))]
     EmptyVocabulary {
         /// The corpus file.
         path: PathBuf,
@@ -64,7 +71,7 @@ pub enum Error {
         min_count: u64,
     },
     /// A parameter has an invalid value.
-    #[error("invalid value for {name}: {message}")]
+    #[error("invalid value for {}: {}", quote::text(name), quote::text(message))]
     InvalidParam {
         /// The parameter's name as the user writes it.
         name: String,
@@ -72,7 +79,7 @@ pub enum Error {
         message: String,
     },
     /// A word asked for is not in the vocabulary.
-    #[error("word not in vocabulary: {0}")]
+    #[error("word not in vocabulary: {}", quote::text(.0))]
     UnknownWord(String),
 
     /// An output was refused before anything was written: it would land on
@@ -83,7 +90,7 @@ pub enum Error {
 
     /// A training job failed (divergence, or an error from its method); the
     /// message came across the job's channel and is already one line.
-    #[error("{0}")]
+    #[error("{}", quote::text(.0))]
     Training(String),
 }
 

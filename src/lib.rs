@@ -23,8 +23,9 @@
 //! - [`ube`]: unit-ball (sphere) embedding on elbow-cut Gaussian affinities;
 //! - [`linalg`]: the sparse eigensolver and truncated SVD behind the spectral methods;
 //! - [`fast`]: every `unsafe` fast path (SIMD lanes, Hogwild rows, blocked kernels);
-//! - [`topk`], [`words`], [`atomic`], [`error`], [`memory`]: bounded top-k selection, the
-//!   word/id map, crash-safe file writes, the one error type, and memory budgets;
+//! - [`topk`], [`words`], [`atomic`], [`error`], [`memory`], [`quote`]: bounded top-k selection, the
+//!   word/id map, crash-safe file writes, the one error type, memory budgets, and
+//!   escaping input quoted in messages;
 //! - [`assets`]: where the bundled corpus, evaluation and labelled sets are.
 
 // Numeric kernels index several arrays in lockstep (`acc[q] += a[g] * b[q]`),
@@ -53,6 +54,7 @@ pub mod manifold;
 pub mod memory;
 pub mod outputs;
 pub mod project;
+pub mod quote;
 pub mod session;
 pub mod topk;
 pub mod train;

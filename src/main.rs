@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         wordbench::atomic::remove_live_temp_files();
         wordbench::cooc::spill::remove_live_spill_dirs();
         if wordbench::tui::event_loop::holds_terminal() {
-            ratatui::restore();
+            wordbench::tui::event_loop::give_back_terminal();
         }
         std::process::exit(130);
     });
@@ -31,7 +31,8 @@ fn main() -> ExitCode {
             if INTERRUPTED.load(Ordering::SeqCst) {
                 return ExitCode::from(130);
             }
-            eprintln!("wordbench: {e:#}");
+            // What an error quotes of an input cannot act on the terminal.
+            eprintln!("wordbench: {}", wordbench::quote::text(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }

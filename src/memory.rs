@@ -3,6 +3,8 @@
 //! factorisation) are refused before they start when they would not fit,
 //! with the memory they would need, instead of swapping the machine to a halt.
 
+use std::path::Path;
+
 use crate::{Error, Result};
 
 /// Bytes of RAM the machine has (`MemTotal` of `/proc/meminfo`), or 8 GiB
@@ -41,13 +43,36 @@ pub fn check(param: &str, what: &str, needed: u64, budget: u64) -> Result<()> {
     ))
 }
 
+/// Refuses to hold `rows x cols` `f32` values of the file `path` (a vectors
+/// matrix, as its header declares it or as far as it has been read) when
+/// they would need more than `budget` bytes: the message gives both sizes,
+/// so a matrix that cannot fit is refused before it is allocated rather
+/// than aborting the process (or swapping the machine) part way.
+pub fn check_matrix(path: &Path, what: &str, rows: u64, cols: u64, budget: u64) -> Result<()> {
+    let needed = rows.saturating_mul(cols).saturating_mul(4);
+    if needed <= budget {
+        return Ok(());
+    }
+    Err(Error::format(
+        path,
+        format!(
+            "{what} of {rows} x {cols} values would need about {} of memory, more than the budget of {} \
+             (half of this machine's memory); read fewer words (--limit)",
+            human(needed),
+            human(budget)
+        ),
+    ))
+}
+
 /// `3.9 GB`, `512 MB`: decimal units, as `free -h` users read them.
 pub fn human(bytes: u64) -> String {
     let b = bytes as f64;
     match bytes {
         0..=999_999 => format!("{:.0} kB", b / 1e3),
         1_000_000..=999_999_999 => format!("{:.0} MB", b / 1e6),
-        _ => format!("{:.1} GB", b / 1e9),
+        1_000_000_000..=999_999_999_999 => format!("{:.1} GB", b / 1e9),
+        1_000_000_000_000..=999_999_999_999_999 => format!("{:.1} TB", b / 1e12),
+        _ => format!("{:.1} PB", b / 1e15),
     }
 }
 
@@ -61,6 +86,23 @@ mod tests {
         assert_eq!(parse_mem_total(text), Some(24_546_300 * 1024));
         assert_eq!(parse_mem_total("MemFree: 1 kB"), None);
         assert!(total_ram() > 0);
+    }
+
+    #[test]
+    fn a_matrix_over_the_budget_is_refused_with_both_sizes() {
+        let p = Path::new("v.npy");
+        assert!(check_matrix(p, "the matrix", 1000, 250, 1_000_000).is_ok());
+        let e = check_matrix(p, "the matrix", 1000, 500, 1_000_000)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "v.npy: the matrix of 1000 x 500 values would need about 2 MB of memory, \
+             more than the budget of 1 MB (half of this machine's memory); read fewer words (--limit)"
+        );
+        // Sizes that overflow 64 bits are still refused, not wrapped.
+        let e = check_matrix(p, "the matrix", u64::MAX, u64::MAX, 1 << 30).unwrap_err();
+        assert!(e.to_string().contains("18446.7 PB"), "{e}");
     }
 
     #[test]

@@ -156,3 +156,50 @@ fn bad_input_is_one_located_line() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+/// A task label that only test documents carry is refused, not learned
+/// from nothing and averaged into the scores.
+#[test]
+fn a_label_never_seen_in_training_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let train = dir.path().join("train.txt");
+    let test = dir.path().join("test.txt");
+    let lines = |labels: &[&str]| {
+        (0..40)
+            .map(|i| {
+                format!(
+                    "__label__{} word{} other{}\n",
+                    labels[i % labels.len()],
+                    i % 7,
+                    i % 3
+                )
+            })
+            .collect::<String>()
+    };
+    std::fs::write(&train, lines(&["pos", "neg"])).unwrap();
+    std::fs::write(&test, lines(&["pos", "neg", "unseen"])).unwrap();
+    let (train, test) = (train.to_str().unwrap(), test.to_str().unwrap());
+    let base = [
+        "classify",
+        "--train",
+        train,
+        "--test",
+        test,
+        "--labelled",
+        "10",
+    ];
+    let ok = wordbench(&[&base[..], &["--label", "pos"]].concat());
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let out = wordbench(&[&base[..], &["--label", "pos", "--label", "unseen"]].concat());
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no training document is labelled `unseen`"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

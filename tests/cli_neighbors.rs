@@ -50,8 +50,28 @@ fn walk_and_cosine_rankings() {
     assert_eq!(listed(&walk), ["c", "b", "a"], "{walk}");
     let cos = stdout_of(&["neighbors", &v, "a", "-k", "3"]);
     assert_eq!(listed(&cos), ["b", "d", "c"], "{cos}");
-    let unknown = stdout_of(&["neighbors", &v, "zzz", "--by", "walk"]);
-    assert!(unknown.starts_with("zzz:"), "{unknown}");
+}
+
+/// A word without neighbours (not in the vocabulary, no subwords) is a
+/// failure, for either ranking: the others are listed, it is named on
+/// stderr, and the exit status is 1.
+#[test]
+fn an_absent_word_is_named_and_fails_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = simplex_vectors(dir.path());
+    for by in ["walk", "cosine"] {
+        let out = wordbench(&["neighbors", &v, "a", "zzz", "--by", by]);
+        assert!(!out.status.success(), "{by}");
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(listed(&stdout).len(), 3, "a is listed: {stdout}");
+        assert!(
+            stderr.contains("zzz:") && stderr.contains("1 of 2 word(s) have no neighbours"),
+            "{by}: {stderr}"
+        );
+    }
 }
 
 #[test]
@@ -77,6 +97,9 @@ fn negative_vectors_are_refused_with_one_line() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.contains("non-negative"), "{err}");
+        if args[0] == "topics" {
+            assert!(!err.contains("--by"), "topics has no --by: {err}");
+        }
     }
     // Cosine still works on them.
     assert!(wordbench(&["neighbors", v, "x"]).status.success());

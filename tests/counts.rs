@@ -239,6 +239,74 @@ fn bad_imports_name_the_file_and_line() {
     assert!(err.contains("record 0"), "{err}");
 }
 
+/// What a counts file cannot hold is refused at import, located: a word
+/// listed twice in a vocabulary, a negative or non-finite count, counts
+/// whose total passes 2^53 (GloVe's records too).
+#[test]
+fn duplicate_words_and_bad_counts_are_refused_at_import_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).unwrap();
+    let part = parts.join("part-0.csv");
+    let vocab = dir.path().join("vocab.txt");
+    std::fs::write(&part, "word,context,count\na,b,1\nb,a,1\n").unwrap();
+    std::fs::write(&vocab, "a 5\nb 3\na 2\n").unwrap();
+    let err = import::parts(&parts, Some(&vocab)).unwrap_err().to_string();
+    assert!(
+        err.starts_with(&format!(
+            "{}:3: word 'a' appears again (first on line 1)",
+            vocab.display()
+        )),
+        "{err}"
+    );
+    let err = import::glove(&dir.path().join("none.bin"), &vocab)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("vocab.txt:3: word 'a' appears again"), "{err}");
+    std::fs::write(&vocab, "a 18446744073709551615\nb 3\n").unwrap();
+    let err = import::parts(&parts, Some(&vocab)).unwrap_err().to_string();
+    assert!(err.contains("vocab.txt:1: the counts sum past"), "{err}");
+    for (cells, line, why) in [
+        (
+            "a,b,1\nb,a,-2\n",
+            2,
+            "cell (b, a): count -2 is not a finite count of 0 or more",
+        ),
+        (
+            "a,b,1\nb,a,inf\n",
+            2,
+            "cell (b, a): count inf is not a finite count",
+        ),
+        (
+            "a,b,9e15\nb,a,9e15\n",
+            2,
+            "cell (b, a): the counts sum past",
+        ),
+    ] {
+        std::fs::write(&part, cells).unwrap();
+        let err = import::parts(&parts, None).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}:{line}: {why}", part.display())),
+            "{err}"
+        );
+    }
+    // GloVe cooccur records: a negative value, located by record.
+    std::fs::write(&vocab, "a 5\nb 3\n").unwrap();
+    let bin = dir.path().join("cooccur.bin");
+    let mut records = Vec::new();
+    for (w1, w2, v) in [(1i32, 2i32, 1.0f64), (2, 1, -1.0)] {
+        records.extend(w1.to_le_bytes());
+        records.extend(w2.to_le_bytes());
+        records.extend(v.to_le_bytes());
+    }
+    std::fs::write(&bin, &records).unwrap();
+    let err = import::glove(&bin, &vocab).unwrap_err().to_string();
+    assert!(
+        err.contains("cooccur.bin: record 1: value -1 is not a finite count"),
+        "{err}"
+    );
+}
+
 #[test]
 fn counting_reports_tokens_spilled_runs_and_merging() {
     let corpus = open(0);
@@ -406,6 +474,39 @@ fn the_cli_counts_with_a_tiny_budget_and_trains_from_the_file() {
     assert!(
         recorded.contains("large.wbc"),
         "the session names the counts file"
+    );
+    // Options a counts file cannot apply are refused, not ignored; a file
+    // that is not a counts file is refused as `--counts`.
+    let train = |input: &str, extra: &[&str]| {
+        let mut args = vec![
+            "train", "--counts", input, "--algo", "svd", "--dim", "4", "-q",
+        ];
+        args.extend_from_slice(extra);
+        args.extend(["--out", vectors.to_str().unwrap()]);
+        wordbench(&args)
+    };
+    for (extra, named) in [
+        (&["--min-count", "3"][..], "--min-count"),
+        (&["--max-vocab", "10"], "--max-vocab"),
+        (&["--heldout", "0.1"], "--heldout"),
+        (
+            &["--keep-case", "--min-count", "2"],
+            "--keep-case, --min-count",
+        ),
+    ] {
+        let o = train(large.to_str().unwrap(), extra);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{extra:?}");
+        assert!(
+            err.contains(&format!("large.wbc: a counts file keeps the vocabulary it was counted with, so {named} cannot apply")),
+            "{extra:?}: {err}"
+        );
+    }
+    let o = train(c, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("corpus.txt: not a counts file"),
+        "{err}"
     );
     // Training that counts shows the counting on stderr.
     let out = ok(&[

@@ -677,3 +677,230 @@ fn max_vocab_zero_means_no_limit() {
         assert_eq!(json["vocabulary"], vocabulary, "--max-vocab {max}");
     }
 }
+
+/// Issue 33: files that are read whole (vectors, evaluation sets, labelled
+/// text, vocabularies) are regular files. A FIFO without a writer, which
+/// would block for ever, a pipe, whose start format detection would eat,
+/// and a device are refused at once, naming what they are; a regular file
+/// without line ends is refused after a bounded line.
+#[test]
+fn pipes_devices_and_endless_lines_are_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let f = fifo.to_str().unwrap();
+    let parts = dir.path().join("parts");
+    std::fs::create_dir(&parts).unwrap();
+    std::fs::write(parts.join("part-0.tsv"), "a\tb\t1\n").unwrap();
+    let out = dir.path().join("c.wbc");
+    let vectors = dir.path().join("v.txt");
+    std::fs::write(&vectors, "2 2\na 1 0\nb 0 1\n").unwrap();
+    let v = vectors.to_str().unwrap();
+    // No writer ever opens the FIFO: each command must refuse, not wait.
+    for args in [
+        vec!["eval", f],
+        vec!["neighbors", f, "a"],
+        vec!["convert", f, "x.txt"],
+        vec!["eval", v, "--similarity", f],
+        vec!["classify", "--train", f],
+        vec![
+            "counts",
+            "--from-parts",
+            parts.to_str().unwrap(),
+            "--vocab",
+            f,
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        vec!["cluster", v, "--k", "2", "--labels", f],
+    ] {
+        let o = wordbench(&args);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            stderr(&o).contains("pipe: is a pipe (FIFO)"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = wordbench(&["eval", "/dev/zero"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("/dev/zero: is a character device"),
+        "{}",
+        stderr(&o)
+    );
+    // 20 MB without a line end: refused at line 1, not buffered whole.
+    let endless = dir.path().join("endless.txt");
+    std::fs::write(&endless, vec![b'7'; 20 << 20]).unwrap();
+    let o = wordbench(&["eval", endless.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("endless.txt:1: line longer than 17 MB"),
+        "{}",
+        stderr(&o)
+    );
+    // A directory is said to be one (not "not found").
+    let o = wordbench(&["eval", dir.path().to_str().unwrap()]);
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+}
+
+/// Issue 33: what an error quotes of a file (a word, a header) and the file
+/// name itself reach the terminal escaped: a file cannot clear the screen,
+/// retitle the window or stop the output through an error.
+#[test]
+fn errors_escape_every_control_character_they_quote() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = dir.path().join("v\x1b[2J.txt");
+    let cases: [&[u8]; 4] = [
+        b"2 2\n\x1b]0;pwned\x07 1 x\nb 0 1\n",
+        b"\x1b[2J\x13 1 2\nb 1\n",
+        b"\x1b[31m 1 2\n\x1b[31m 3 4\n",
+        b"huge\x1b[H header\n",
+    ];
+    for bytes in cases {
+        std::fs::write(&evil, bytes).unwrap();
+        for cmd in ["eval", "convert"] {
+            let args = match cmd {
+                "eval" => vec!["eval", evil.to_str().unwrap()],
+                _ => vec!["convert", evil.to_str().unwrap(), "out.txt"],
+            };
+            let o = wordbench(&args);
+            assert!(!o.status.success());
+            let err = stderr(&o);
+            let line = err.trim_end();
+            assert!(
+                !line.chars().any(|c| c.is_control()),
+                "a control character reached the terminal: {line:?}"
+            );
+            assert!(line.contains("v\\u{1b}[2J.txt"), "{line:?}");
+        }
+    }
+}
+
+/// Issue 33: a matrix that cannot fit in memory is refused before it is
+/// allocated, with its size and the budget: here a gzipped `.npy` whose
+/// header declares 10^11 x 1000 values (its size cannot be checked against
+/// the file's), and a gzipped word2vec binary header.
+#[test]
+fn a_matrix_beyond_the_memory_budget_is_refused_up_front() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let gz = |path: &Path, bytes: &[u8]| {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(bytes).unwrap();
+        std::fs::write(path, e.finish().unwrap()).unwrap();
+    };
+    let dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (100000000000, 1000), }";
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend((dict.len() as u16).to_le_bytes());
+    npy.extend(dict.as_bytes());
+    npy.extend([0u8; 64]);
+    let npy_gz = dir.path().join("m.npy.gz");
+    gz(&npy_gz, &npy);
+    let bin_gz = dir.path().join("w.bin.gz");
+    gz(&bin_gz, b"100000000000 1000\nx \x01\x02\x03\x04");
+    for path in [&npy_gz, &bin_gz] {
+        let o = wordbench(&["eval", path.to_str().unwrap()]);
+        assert!(!o.status.success());
+        let err = stderr(&o);
+        assert!(
+            err.contains(
+                "the header's matrix of 100000000000 x 1000 values would need about 400.0 TB"
+            ) && err.contains("more than the budget of")
+                && err.contains("--limit"),
+            "{err}"
+        );
+    }
+}
+
+/// Issue 33: an output path is checked before the work: a folder name
+/// (`--out DIR/missing/`) and a compressed name for a file written plain
+/// are refused up front; a compressed name for vectors is compressed.
+#[test]
+fn output_names_are_checked_before_training_and_compressed_names_compress() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = corpus(dir.path());
+    let missing = format!("{}/missing/", dir.path().display());
+    let o = train(&c, &["--out", &missing]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("names a folder"), "{}", stderr(&o));
+    let npy_gz = dir.path().join("v.npy.gz");
+    let o = train(&c, &["--out", npy_gz.to_str().unwrap(), "--format", "npy"]);
+    assert!(
+        stderr(&o).contains("written uncompressed"),
+        "{}",
+        stderr(&o)
+    );
+    let o = train(&c, &["--out", "v.txt", "--session-out", "s.ron.xz"]);
+    assert!(
+        stderr(&o).contains("--session-out s.ron.xz"),
+        "{}",
+        stderr(&o)
+    );
+    // Nothing was trained: every refusal came first.
+    assert!(!stderr(&o).contains("loss"), "{}", stderr(&o));
+    let v = dir.path().join("v.txt");
+    assert!(train(&c, &["--out", v.to_str().unwrap()]).status.success());
+    for name in ["v.txt.xz", "v.txt.bz2", "v.bin.gz"] {
+        let out = dir.path().join(name);
+        let o = wordbench(&["convert", v.to_str().unwrap(), out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let head = std::fs::read(&out).unwrap();
+        assert!(
+            head.starts_with(&[0xfd, b'7'])
+                || head.starts_with(b"BZh")
+                || head.starts_with(&[0x1f, 0x8b]),
+            "{name}"
+        );
+        assert!(wordbench(&["neighbors", out.to_str().unwrap(), "king"])
+            .status
+            .success());
+    }
+}
+
+/// Issue 33: file names that are not UTF-8 are read, named in messages
+/// (lossily, one line), and refused up front where they cannot be stored:
+/// a session records paths as text.
+#[test]
+fn non_utf8_file_names_are_read_and_refused_only_where_they_cannot_be_stored() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let good = corpus(dir.path());
+    let odd = dir.path().join(OsStr::from_bytes(b"c\xff.txt"));
+    std::fs::rename(&good, &odd).unwrap();
+    let run = |args: &[&OsStr]| {
+        Command::new(env!("CARGO_BIN_EXE_wordbench"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["corpus".as_ref(), "stats".as_ref(), odd.as_os_str()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v = dir.path().join("v.txt");
+    let s = dir.path().join("s.ron");
+    let o = run(&[
+        "train".as_ref(),
+        odd.as_os_str(),
+        "--algo".as_ref(),
+        "sgns".as_ref(),
+        "--out".as_ref(),
+        v.as_os_str(),
+        "--session-out".as_ref(),
+        s.as_os_str(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("c\u{fffd}.txt: the name is not UTF-8"),
+        "{err}"
+    );
+    assert!(!v.exists() && !s.exists(), "refused before training");
+    let o = run(&["eval".as_ref(), odd.as_os_str()]);
+    assert!(!o.status.success());
+    assert_eq!(stderr(&o).trim_end().lines().count(), 1, "{}", stderr(&o));
+}

@@ -141,8 +141,8 @@ fn a_conflated_pair_splits_into_senses_with_the_originals_neighbours() {
 
     // Induction: a sentence about one topic picks that topic's sense.
     let (ia, ib) = if good == straight { (0, 1) } else { (1, 0) };
-    assert_eq!(senses.induce(MERGED, about_a).unwrap().best, ia);
-    assert_eq!(senses.induce(MERGED, about_b).unwrap().best, ib);
+    assert_eq!(senses.induce(MERGED, about_a).unwrap().best, Some(ia));
+    assert_eq!(senses.induce(MERGED, about_b).unwrap().best, Some(ib));
 
     // Saved vectors carry the inventory beside them.
     let out = dir.path().join("v.txt");

@@ -265,6 +265,47 @@ fn a_refused_value_names_the_file_and_the_run() {
     );
 }
 
+/// A recorded mid-run change this build would refuse (not a finite value,
+/// an unknown or not-live name) is not skipped: the replay refuses the run,
+/// naming the session file, the run and the timeline entry, like a refused
+/// `--change` flag.
+#[test]
+fn an_invalid_recorded_change_is_refused_not_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("sessions/sgns.ron")).unwrap();
+    let good = "(step: 3, event: Set(name: \"lr\", value: 0.01)),";
+    assert!(text.contains(good));
+    let s = dir.path().join("s.ron");
+    for (entry, why) in [
+        ("Set(name: \"lr\", value: NaN)", "invalid value for lr"),
+        ("Set(name: \"lr\", value: 1e300)", "invalid value for lr"),
+        (
+            "Set(name: \"nope\", value: 1)",
+            "sgns has no such hyperparameter",
+        ),
+        (
+            "Set(name: \"dim\", value: 8)",
+            "cannot change during a sgns run",
+        ),
+    ] {
+        let bad = format!("(step: 3, event: {entry}),");
+        std::fs::write(&s, text.replace(good, &bad)).unwrap();
+        let loaded = session::load(&s).unwrap();
+        let settings = loaded.runs[0].settings(&s, 0).unwrap();
+        let refused = settings.refused().expect(entry).to_string();
+        assert!(
+            refused.starts_with(&format!(
+                "{}: run 1 (sgns): timeline entry 1 (step 3): ",
+                s.display()
+            )) && refused.contains(why),
+            "{entry}: {refused}"
+        );
+        let out = wordbench(&["replay", s.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(why), "{entry}: {err}");
+    }
+}
+
 #[test]
 fn train_session_out_keeps_the_vectors_and_file_hash_n_reads_them() {
     let dir = tempfile::tempdir().unwrap();

@@ -232,11 +232,13 @@ impl Study {
         within: Option<u32>,
     ) -> Result<Vec<u32>> {
         if !self.labels.is_empty() {
+            // A label only test documents carry cannot be learned: its task
+            // would score a classifier that never saw it, averaged in.
             return self
                 .labels
                 .iter()
                 .map(|name| {
-                    reader.labels.get(name).ok_or_else(|| {
+                    let id = reader.labels.get(name).ok_or_else(|| {
                         Error::param(
                             "label",
                             format!(
@@ -244,7 +246,17 @@ impl Study {
                                 reader.labels.names().join(", ")
                             ),
                         )
-                    })
+                    })?;
+                    if !train.iter().any(|d| d.has(id)) {
+                        return Err(Error::param(
+                            "label",
+                            format!(
+                                "no training document is labelled `{name}` (only test documents are): \
+                                 a classifier cannot learn it; leave it out"
+                            ),
+                        ));
+                    }
+                    Ok(id)
                 })
                 .collect();
         }

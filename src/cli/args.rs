@@ -2,9 +2,24 @@
 
 use std::path::PathBuf;
 
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use super::schema_args::{CorpusFormat, CorpusOpts};
+
+/// A count option's parser: an integer in `lo..=hi`. Every count has an
+/// upper bound, so that no option asks for work (or memory) without end
+/// (`cluster --runs 4000000000`); the bounds are far above any real use.
+pub fn count(lo: u64, hi: u64) -> RangedU64ValueParser<usize> {
+    RangedU64ValueParser::new().range(lo..=hi)
+}
+
+/// The bound of `--limit`-like options: words of a file.
+pub const MAX_WORDS: u64 = 4_000_000_000;
+/// The bound of `-k`-like options: items listed.
+pub const MAX_LISTED: u64 = 1_000_000;
+/// The bound of `--threads`: more are capped at the CPUs with a warning.
+pub const MAX_THREADS: u64 = 1 << 20;
 
 /// wordbench: a workbench for word embeddings.
 #[derive(Debug, Parser)]
@@ -76,7 +91,7 @@ pub struct StatsArgs {
     #[command(flatten)]
     pub opts: CorpusOpts,
     /// How many of the most frequent words to list.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = count(0, MAX_LISTED))]
     pub top: usize,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -97,7 +112,7 @@ pub struct TrainArgs {
     #[arg(long)]
     pub algo: String,
     /// Embedding dimension (shorthand for `--set dim=N`).
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, 1 << 32))]
     pub dim: Option<usize>,
     /// Set a hyperparameter: `--set name=value` (repeatable; see `wordbench methods`).
     #[arg(long, value_name = "NAME=VALUE")]
@@ -110,7 +125,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = wordbench::train::DEFAULT_SEED)]
     pub seed: u64,
     /// Worker threads (default: all cores). With 1 thread a run is bit-for-bit reproducible.
-    #[arg(long)]
+    #[arg(long, value_parser = count(0, MAX_THREADS))]
     pub threads: Option<usize>,
     /// Where to write the vectors.
     #[arg(long)]
@@ -159,7 +174,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     pub check: bool,
     /// Only this run (numbered from 1, as the workbench's Runs screen shows them).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub run: Option<u64>,
     /// Write each replayed run's vectors to this folder (`run<N>-<method>.txt`,
     /// word2vec text); the folder is created if needed.
@@ -208,7 +223,7 @@ pub struct EvalArgs {
     /// header, fastText .vec or .bin, .npy; .gz/.bz2/.xz ok).
     pub vectors: PathBuf,
     /// Read only the first N words of the file (like gensim's `limit`).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
     pub limit: Option<usize>,
     /// Similarity dataset (`word1 word2 score`); repeatable. Default: the bundled WordSim-353 and SimLex-999.
     #[arg(long)]
@@ -217,7 +232,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub analogy: Option<PathBuf>,
     /// Analogy candidates: the N most frequent words (first N rows).
-    #[arg(long, default_value_t = 30_000)]
+    #[arg(long, default_value_t = 30_000, value_parser = count(1, MAX_WORDS))]
     pub restrict: usize,
     /// Analogy objective.
     #[arg(long, value_enum, default_value = "add")]
@@ -249,10 +264,10 @@ pub struct NeighborsArgs {
     #[arg(required = true)]
     pub words: Vec<String>,
     /// Read only the first N words of the file (like gensim's `limit`).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
     pub limit: Option<usize>,
     /// Neighbours per word.
-    #[arg(short, default_value_t = 10)]
+    #[arg(short, default_value_t = 10, value_parser = count(1, MAX_LISTED))]
     pub k: usize,
     /// Ranking: cosine, or `walk` for dsnmf vectors (the learned similarity
     /// S_hat_ij = sum_k W_ik W_jk / s_k, a word -> topic -> word walk).
@@ -281,7 +296,7 @@ pub struct ConvertArgs {
     #[arg(long, value_enum)]
     pub format: Option<VectorFormatArg>,
     /// Keep only the first N words.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
     pub limit: Option<usize>,
 }
 
@@ -293,13 +308,13 @@ pub struct AlignArgs {
     /// The vectors whose axes they are rotated into.
     pub b: PathBuf,
     /// Align on the shared words among A's first N words (files list frequent words first).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
     pub top: Option<usize>,
     /// How many of the words that moved most to list.
-    #[arg(short, default_value_t = 20)]
+    #[arg(short, default_value_t = 20, value_parser = count(0, MAX_LISTED))]
     pub k: usize,
     /// Read only the first N words of each file.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
     pub limit: Option<usize>,
     /// Write A's vectors rotated into B's axes (format by extension).
     #[arg(long)]
@@ -312,7 +327,7 @@ pub struct TopicsArgs {
     /// Vectors file written by `wordbench train --algo dsnmf`.
     pub vectors: PathBuf,
     /// Words per topic.
-    #[arg(short, default_value_t = 10)]
+    #[arg(short, default_value_t = 10, value_parser = count(1, MAX_LISTED))]
     pub k: usize,
 }
 
@@ -329,7 +344,7 @@ pub struct TuiArgs {
     #[arg(long, value_name = "FILE", num_args = 1..)]
     pub vectors: Vec<PathBuf>,
     /// With --vectors: read only the first N words of each file.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
     pub limit: Option<usize>,
     /// Append each key's latency (key event to frame, in microseconds) to this file.
     #[arg(long, value_name = "FILE", hide = true)]
@@ -345,13 +360,13 @@ pub struct DemoArgs {
     #[arg(long = "word", short = 'w')]
     pub words: Vec<String>,
     /// Window size for the co-occurrence counts.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = count(1, 1000))]
     pub window: usize,
     /// Keep the N most frequent words in the PPMI matrix.
-    #[arg(long, default_value_t = 30_000)]
+    #[arg(long, default_value_t = 30_000, value_parser = count(1, 10_000_000))]
     pub matrix_words: usize,
     /// Neighbours per word.
-    #[arg(short, default_value_t = 8)]
+    #[arg(short, default_value_t = 8, value_parser = count(1, MAX_LISTED))]
     pub k: usize,
     /// Reading and vocabulary options.
     #[command(flatten)]
@@ -367,5 +382,62 @@ mod tests {
     #[test]
     fn every_command_is_well_formed() {
         super::Cli::command().debug_assert();
+    }
+
+    /// Every subcommand with its path of names (`corpus stats`).
+    fn leaves(cmd: &clap::Command, path: Vec<String>, out: &mut Vec<(Vec<String>, clap::Command)>) {
+        if cmd.get_subcommands().next().is_none() {
+            out.push((path.clone(), cmd.clone()));
+        }
+        for sub in cmd.get_subcommands() {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            leaves(sub, p, out);
+        }
+    }
+
+    /// The class of `cluster --runs 4000000000`: every integer option of
+    /// every command but a seed refuses a huge value when parsed, before
+    /// any work. (Options generated from a schema are text checked by the
+    /// schema's ranges; their own tests cover them.)
+    #[test]
+    fn every_count_option_has_an_upper_bound() {
+        use std::any::TypeId;
+        let mut commands = Vec::new();
+        leaves(&super::Cli::command(), Vec::new(), &mut commands);
+        let integers = [
+            TypeId::of::<usize>(),
+            TypeId::of::<u64>(),
+            TypeId::of::<u32>(),
+        ];
+        let mut checked = 0;
+        for (path, cmd) in &commands {
+            for arg in cmd.get_arguments() {
+                let integer = integers
+                    .iter()
+                    .any(|t| arg.get_value_parser().type_id() == *t);
+                if !integer || arg.get_id() == "seed" {
+                    continue;
+                }
+                let flag = match (arg.get_long(), arg.get_short()) {
+                    (Some(l), _) => format!("--{l}"),
+                    (None, Some(s)) => format!("-{s}"),
+                    (None, None) => continue,
+                };
+                let argv = std::iter::once("wordbench".to_string())
+                    .chain(path.iter().cloned())
+                    .chain([flag.clone(), u64::MAX.to_string()]);
+                let err = super::Cli::command()
+                    .try_get_matches_from(argv)
+                    .expect_err(&format!("{path:?} {flag} accepts {}", u64::MAX));
+                assert_eq!(
+                    err.kind(),
+                    clap::error::ErrorKind::ValueValidation,
+                    "{path:?} {flag}: {err}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "only {checked} options checked");
     }
 }

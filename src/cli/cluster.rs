@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+
+use super::args::{count, MAX_LISTED, MAX_THREADS};
 use ndarray::Array2;
 use wordbench::eval::clustering::{kmeans_study, label_ids, read_labels};
 use wordbench::outputs::{Guard, Kind};
@@ -18,16 +20,16 @@ pub struct ClusterArgs {
     /// Vectors file (word2vec text or binary, GloVe text; .gz ok) or a `project` CSV (word,x,y[,z]).
     pub vectors: PathBuf,
     /// Number of clusters.
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, MAX_LISTED))]
     pub k: usize,
     /// Class labels, `word label` per line: NMI against them (only labelled words are clustered).
     #[arg(long)]
     pub labels: Option<PathBuf>,
     /// Independent k-means runs (NMI reported as mean ± sd over them).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = count(1, 1000))]
     pub runs: usize,
     /// k-means++ seedings per run; the one with the lowest inertia is kept.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = count(1, 1000))]
     pub restarts: usize,
     /// Scale rows to unit length first (cosine geometry).
     #[arg(long)]
@@ -36,7 +38,7 @@ pub struct ClusterArgs {
     #[arg(long, default_value_t = wordbench::train::DEFAULT_SEED)]
     pub seed: u64,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = count(0, MAX_THREADS))]
     pub threads: Option<usize>,
     /// Write `word,cluster` of the best run (lowest inertia) here.
     #[arg(long)]
@@ -55,6 +57,7 @@ pub fn run(args: ClusterArgs) -> Result<()> {
         bail!("invalid value for --runs/--restarts: 0 (expected at least 1)");
     }
     if let Some(out) = &args.out {
+        super::check_output_name("--out", out, false)?;
         let mut guard = Guard::new();
         guard.vectors_input("the vectors being clustered", &args.vectors);
         if let Some(labels) = &args.labels {

@@ -32,7 +32,7 @@ pub struct CountsArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Window size L (default 10 when counting; recorded as given for imports).
-    #[arg(long)]
+    #[arg(long, value_parser = super::args::count(1, 10_000))]
     pub window: Option<usize>,
     /// Distance weighting.
     #[arg(long, value_enum, default_value = "uniform")]
@@ -102,6 +102,8 @@ fn check_output(args: &CountsArgs) -> Result<()> {
 
 /// Runs `wordbench counts`.
 pub fn run(args: CountsArgs) -> Result<()> {
+    super::check_output_name("--out", &args.out, false)?;
+    wordbench::atomic::check_writable(&args.out).context("--out")?;
     check_output(&args)?;
     let started = Instant::now();
     let imported = match (&args.from_glove, &args.from_parts) {

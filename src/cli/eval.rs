@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use wordbench::algo::dsnmf::walk;
 use wordbench::embedding::NeighborParams;
 use wordbench::eval::{AnalogyConfig, AnalogyMethod, EvalPlan, Report};
@@ -155,13 +155,14 @@ fn percent(v: f64) -> String {
 pub fn neighbors(args: NeighborsArgs) -> Result<()> {
     let embedding = super::vectors::load(&args.vectors, args.limit)?;
     if args.by == NeighborRanking::Walk {
-        walk::check_simplex(&embedding)?;
+        walk::check_simplex(&embedding).context("--by walk (use --by cosine)")?;
     }
     let mut out = std::io::stdout().lock();
     let params = NeighborParams {
         k: args.k,
         limit: None,
     };
+    let mut missing = 0;
     for word in &args.words {
         let mut heading = word.clone();
         let found: wordbench::Result<Vec<(String, f64)>> = match args.by {
@@ -203,8 +204,18 @@ pub fn neighbors(args: NeighborsArgs) -> Result<()> {
                     }
                 }
             }
-            Err(e) => writeln!(out, "{word}: {e}")?,
+            Err(e) => {
+                eprintln!("wordbench: {}: {e}", wordbench::quote::text(word));
+                missing += 1;
+            }
         }
+    }
+    // Like `eval` with nothing scored: a word without neighbours is a failure.
+    if missing > 0 {
+        bail!(
+            "{missing} of {} word(s) have no neighbours (not in the vocabulary)",
+            args.words.len()
+        );
     }
     Ok(())
 }

@@ -74,8 +74,32 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
 /// Prints what opening a corpus noticed, as warnings on stderr.
 fn corpus_warnings(corpus: &wordbench::corpus::Corpus) {
     for w in corpus.warnings() {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", wordbench::quote::text(w));
     }
+}
+
+/// Checks, before the work, that an output path names a file a writer can
+/// produce: not a folder (`out/`, `.`), and, unless `compressed_ok`, not a
+/// compressed name (`.gz`, `.bz2`, `.xz`) that would get plain bytes.
+fn check_output_name(flag: &str, path: &std::path::Path, compressed_ok: bool) -> Result<()> {
+    let text = path.as_os_str().as_encoded_bytes();
+    let names_folder =
+        text.ends_with(b"/") || text.ends_with(b"/.") || text == b"." || path.file_name().is_none();
+    if names_folder {
+        anyhow::bail!(
+            "{flag} {}: names a folder; give a file name",
+            wordbench::quote::path(path)
+        );
+    }
+    let compression = wordbench::corpus::source::Compression::of_name(path);
+    if !compressed_ok && compression != wordbench::corpus::source::Compression::None {
+        anyhow::bail!(
+            "{flag} {}: this file is written uncompressed; drop the .{} suffix",
+            wordbench::quote::path(path),
+            path.extension().unwrap_or_default().to_string_lossy()
+        );
+    }
+    Ok(())
 }
 
 /// The worker threads for `--threads` (default: every CPU), capped at the
@@ -84,7 +108,7 @@ fn threads(asked: Option<usize>) -> usize {
     let (threads, warning) =
         wordbench::train::cap_threads(asked.unwrap_or_else(wordbench::train::cpus), "--threads");
     if let Some(w) = warning {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", wordbench::quote::text(&w));
     }
     threads
 }

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+
+use super::args::{count, MAX_THREADS, MAX_WORDS};
 use indicatif::{ProgressBar, ProgressStyle};
 use ndarray::Array2;
 use wordbench::manifold::Phase;
@@ -36,7 +38,7 @@ pub struct ProjectArgs {
     #[arg(long, allow_hyphen_values = true)]
     pub perplexity: Option<String>,
     /// The N most frequent words (default 500); with --around, the number of neighbours (default 100).
-    #[arg(long, conflicts_with = "words")]
+    #[arg(long, conflicts_with = "words", value_parser = count(1, MAX_WORDS))]
     pub top: Option<usize>,
     /// Words from a file, `word [group]` per line (groups colour the plot).
     #[arg(long, conflicts_with = "around")]
@@ -48,10 +50,10 @@ pub struct ProjectArgs {
     #[arg(long, value_enum, default_value = "cosine")]
     pub metric: MetricArg,
     /// Colour by K k-means clusters of the vectors (0: one colour); word-list groups win.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = count(0, 10_000))]
     pub clusters: usize,
     /// Neighbours per point for isomap, lle and laplacian (shorthand for `--set k=K`).
-    #[arg(long)]
+    #[arg(long, value_parser = count(1, 100_000))]
     pub neighbours: Option<usize>,
     /// A t-SNE or graph-method option, `--set name=value` (repeatable; see `--help-tsne`, `--help-graph`).
     #[arg(long, value_name = "NAME=VALUE")]
@@ -69,14 +71,14 @@ pub struct ProjectArgs {
     #[arg(long, default_value_t = options::SEED_DEFAULT)]
     pub seed: u64,
     /// Worker threads (default: all cores).
-    #[arg(long)]
+    #[arg(long, value_parser = count(0, MAX_THREADS))]
     pub threads: Option<usize>,
     /// Output file: .png, .svg (scatter plot) or .csv (coordinates).
     #[arg(long, required_unless_present_any = ["help_tsne", "help_graph", "help_ube"])]
     pub out: Option<PathBuf>,
     /// Output dimensions, 2 or 3: PCA components written to CSV (plots show the
     /// first two); UBE's sphere (default 3; plots show its equal-area map).
-    #[arg(long, visible_alias = "dim")]
+    #[arg(long, visible_alias = "dim", value_parser = count(1, 1000))]
     pub dims: Option<usize>,
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "1600x1200")]

@@ -21,7 +21,7 @@ pub struct SenseArgs {
     #[arg(long)]
     pub context: Option<String>,
     /// Neighbours (and label words) per sense.
-    #[arg(short, default_value_t = 8)]
+    #[arg(short, default_value_t = 8, value_parser = super::args::count(1, super::args::MAX_LISTED))]
     pub k: usize,
 }
 
@@ -56,7 +56,7 @@ pub fn run(args: SenseArgs) -> Result<()> {
             Some(Some(r)) => format!(
                 "  score {:.4}{}",
                 r.scores[j],
-                if r.best == j { "  <- picked" } else { "" }
+                if r.best == Some(j) { "  <- picked" } else { "" }
             ),
             _ => String::new(),
         };
@@ -65,14 +65,12 @@ pub fn run(args: SenseArgs) -> Result<()> {
         writeln!(out, "  neighbours: {}", names.join(", "))?;
     }
     if let Some(Some(r)) = &induction {
-        if r.matched == 0 {
-            writeln!(
+        match r.best {
+            Some(best) => writeln!(out, "sense: {}", list[best].name)?,
+            None => writeln!(
                 out,
-                "no word of the context is among the senses' contexts: {} by mass",
-                list[r.best].name
-            )?;
-        } else {
-            writeln!(out, "sense: {}", list[r.best].name)?;
+                "no sense picked: no word of the context supports one (every score is 0)"
+            )?,
         }
     }
     Ok(())

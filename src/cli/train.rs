@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::cooc::{CountPhase, CountProgress};
-use wordbench::corpus::Corpus;
+use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::outputs::{Guard, Kind};
 use wordbench::session::{self, CorpusRef, Recorder};
 use wordbench::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
@@ -71,9 +71,27 @@ pub fn train(args: TrainArgs) -> Result<()> {
             .check_change(name, value)
             .with_context(|| format!("--change {step}:{name}={value}"))?;
     }
+    super::check_output_name("--out", &args.out, true)?;
+    wordbench::embedding::format::check_output(&args.out, args.format.into())?;
+    for (flag, path) in [
+        ("--session-out", &args.session_out),
+        ("--metrics-out", &args.metrics_out),
+    ] {
+        if let Some(p) = path {
+            super::check_output_name(flag, p, false)?;
+        }
+    }
     check_outputs(&args)?;
+    if let Some(s) = &args.session_out {
+        check_session_paths(&[
+            ("corpus", args.input()),
+            ("--out", &args.out),
+            ("--session-out", s),
+        ])?;
+    }
     let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
+    check_counts_input(&args, &config)?;
     let corpus = Corpus::open_for_training(args.input(), config)?;
     super::corpus_warnings(&corpus);
     let threads = super::threads(args.threads);
@@ -191,6 +209,78 @@ pub fn train(args: TrainArgs) -> Result<()> {
         eprintln!("wrote session {}", out.path().display());
     }
     Ok(())
+}
+
+/// `--counts FILE` must be a counts file, and a counts file keeps the
+/// vocabulary it was counted with: the corpus options that shape a
+/// vocabulary from text (reading, case, punctuation, numbers, min-count,
+/// max-vocab, held-out share) are refused with one rather than ignored.
+fn check_counts_input(args: &TrainArgs, config: &CorpusConfig) -> Result<()> {
+    let input = args.input();
+    let is_counts = wordbench::counts::is_counts_file(input);
+    if args.counts.is_some() && !is_counts {
+        wordbench::corpus::source::check_regular(input)?;
+        bail!(
+            "--counts {}: not a counts file (make one with `wordbench counts CORPUS --out FILE`, \
+             or give a corpus without --counts)",
+            wordbench::quote::path(input)
+        );
+    }
+    if !is_counts {
+        return Ok(());
+    }
+    let (given, default) = (config, CorpusConfig::default());
+    let (t, d) = (&given.read.tokenizer, &default.read.tokenizer);
+    let ignored: Vec<&str> = [
+        ("--corpus-format", given.read.format != default.read.format),
+        ("--keep-case", t.lowercase != d.lowercase),
+        ("--keep-punct", t.strip_punctuation != d.strip_punctuation),
+        ("--numbers", t.numbers != d.numbers),
+        (
+            "--min-count",
+            given.vocab.min_count != default.vocab.min_count,
+        ),
+        (
+            "--max-vocab",
+            given.vocab.max_size != default.vocab.max_size,
+        ),
+        ("--heldout", given.read.heldout != default.read.heldout),
+    ]
+    .into_iter()
+    .filter_map(|(flag, set)| set.then_some(flag))
+    .collect();
+    if !ignored.is_empty() {
+        bail!(
+            "{}: a counts file keeps the vocabulary it was counted with, so {} cannot apply; \
+             give them to `wordbench counts` instead, or leave them out",
+            wordbench::quote::path(input),
+            ignored.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// A session file records its paths as text: a name that is not UTF-8
+/// could not be saved, which the first autosave would find only after
+/// training started.
+fn check_session_paths(paths: &[(&str, &Path)]) -> Result<()> {
+    for (what, path) in paths {
+        if path.to_str().is_none() {
+            bail!(
+                "{what} {}: the name is not UTF-8, and a session file records paths as text; \
+                 rename it or leave out --session-out",
+                wordbench::quote::path(path)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Saves the session with the run so far (atomically).
+fn autosave(path: &Path, session: &Session, recorder: &Recorder) -> wordbench::Result<()> {
+    let mut s = session.clone();
+    s.runs.push(recorder.run().clone());
+    session::save(&s, path)
 }
 
 /// Counting progress as lines on stderr: the first report, every phase

@@ -75,6 +75,8 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
     let format = args
         .format
         .map_or_else(|| VectorFormat::for_path(&args.output), Into::into);
+    super::check_output_name("OUTPUT", &args.output, true)?;
+    wordbench::embedding::format::check_output(&args.output, format)?;
     Guard::new()
         .vectors_input("the vectors being converted", &args.input)
         .output("OUTPUT", &args.output, Kind::Vectors(format))?;
@@ -93,6 +95,8 @@ pub fn convert(args: ConvertArgs) -> Result<()> {
 /// and lists the words that moved most.
 pub fn align(args: AlignArgs) -> Result<()> {
     if let Some(path) = &args.out {
+        super::check_output_name("--out", path, true)?;
+        wordbench::embedding::format::check_output(path, VectorFormat::for_path(path))?;
         Guard::new()
             .vectors_input("vectors A", &args.a)
             .vectors_input("vectors B", &args.b)

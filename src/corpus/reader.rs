@@ -166,7 +166,7 @@ pub fn read_within(
         documents: 0,
     };
     let mut tokenizer = Tokenizer::new(config.tokenizer);
-    let mut input = source::open(path)?;
+    let mut input = source::open_stream(path)?;
     let mut warnings = Vec::new();
     let head = input.fill_buf().map_err(|e| Error::io(path, e))?;
     if let Some(w) = not_text_warning(path, head) {

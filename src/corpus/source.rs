@@ -18,6 +18,84 @@ use crate::{Error, Result};
 /// The largest piece of one line handed out at once.
 pub const MAX_SEGMENT: usize = 1 << 20;
 
+/// The longest line a line-by-line reader (vectors, vocabularies, counts
+/// parts, labels, word lists) accepts: a longer one is an error, not a
+/// buffer that grows with the file.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// [`BufRead::lines`] with each line bounded by [`MAX_LINE`] bytes: a file
+/// without line ends (or `/dev/zero`) is an error after that many bytes
+/// instead of filling the memory. Errors say which line.
+pub trait BoundedLines: BufRead + Sized {
+    /// The lines (without `\n` or `\r\n`), each at most [`MAX_LINE`] bytes.
+    fn bounded_lines(self) -> Lines<Self> {
+        Lines {
+            inner: self,
+            line: 0,
+            done: false,
+        }
+    }
+}
+
+impl<R: BufRead> BoundedLines for R {}
+
+/// The iterator of [`BoundedLines::bounded_lines`].
+pub struct Lines<R> {
+    inner: R,
+    line: usize,
+    done: bool,
+}
+
+impl<R: BufRead> Iterator for Lines<R> {
+    type Item = io::Result<String>;
+
+    fn next(&mut self) -> Option<io::Result<String>> {
+        if self.done {
+            return None;
+        }
+        let mut raw = Vec::new();
+        let read = (&mut self.inner)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut raw);
+        let fail = |done: &mut bool, message: String| {
+            *done = true;
+            Some(Err(io::Error::new(io::ErrorKind::InvalidData, message)))
+        };
+        match read {
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+            Ok(0) => None,
+            Ok(_) => {
+                self.line += 1;
+                if raw.last() == Some(&b'\n') {
+                    raw.pop();
+                    if raw.last() == Some(&b'\r') {
+                        raw.pop();
+                    }
+                } else if raw.len() > MAX_LINE {
+                    return fail(
+                        &mut self.done,
+                        format!(
+                            "line {} is longer than {} (no line end); is this a text file?",
+                            self.line,
+                            crate::memory::human(MAX_LINE as u64)
+                        ),
+                    );
+                }
+                match String::from_utf8(raw) {
+                    Ok(text) => Some(Ok(text)),
+                    Err(_) => fail(
+                        &mut self.done,
+                        format!("line {} is not UTF-8 text", self.line),
+                    ),
+                }
+            }
+        }
+    }
+}
+
 /// Compression of an input file, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compression {
@@ -42,6 +120,20 @@ impl Compression {
         }
     }
 
+    /// The compression a file name asks for (`.gz`, `.bz2`, `.xz`, any
+    /// case): what a writer must produce under that name.
+    pub fn of_name(path: &Path) -> Self {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("gz") => Compression::Gzip,
+            Some("bz2") => Compression::Bzip2,
+            Some("xz") => Compression::Xz,
+            _ => Compression::None,
+        }
+    }
+
     /// Recognises compression from a file's leading bytes.
     pub fn sniff(head: &[u8]) -> Self {
         if head.starts_with(&[0x1f, 0x8b]) {
@@ -56,10 +148,20 @@ impl Compression {
     }
 }
 
-/// Opens `path` for reading, decompressing transparently.
+/// Opens the regular file `path` for reading, decompressing transparently.
 ///
-/// Fails with a clear error for a missing file or a directory.
+/// Fails with a clear error for a missing file, a directory, and a pipe or
+/// device ([`check_regular`]): every input but a corpus is read through
+/// here, and none of them may block on a FIFO without a writer or read
+/// `/dev/zero` for ever. A corpus may be a pipe: see [`open_stream`].
 pub fn open(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    check_regular(path)?;
+    open_stream(path)
+}
+
+/// [`open`], also for a pipe or device (`/dev/stdin`, a FIFO): what a
+/// corpus read once, with its format given, may be.
+pub fn open_stream(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
         return Err(Error::IsDirectory {
@@ -120,6 +222,47 @@ impl<R: BufRead> BufRead for CountConsumed<R> {
     }
 }
 
+/// Refuses anything but a regular file (after symlinks), before opening it:
+/// a missing file is the system's error, a directory is
+/// [`Error::IsDirectory`], and a pipe, FIFO, device or socket is a one-line
+/// error saying what it is. Opening a FIFO would wait for a writer for ever,
+/// a device such as `/dev/zero` never ends, and neither can be read twice
+/// (format detection reads the start of a file, then the file).
+pub fn check_regular(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_file() {
+        return Ok(());
+    }
+    if meta.is_dir() {
+        return Err(Error::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    Err(Error::format(
+        path,
+        format!(
+            "is {}, not a regular file; save what it gives to a file first",
+            kind_of(&meta.file_type())
+        ),
+    ))
+}
+
+/// What a file that is not a regular file is, in words.
+fn kind_of(kind: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "a pipe (FIFO), which can be read only once and waits for a writer"
+    } else if kind.is_char_device() {
+        "a character device"
+    } else if kind.is_block_device() {
+        "a block device"
+    } else if kind.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    }
+}
+
 /// A decoder whose errors say where they happened: after how many
 /// decompressed bytes, and how far the decoder had read into the compressed
 /// file (it reads ahead, so the damage is at or before that byte).
@@ -161,10 +304,11 @@ pub fn plain_len(path: &Path) -> Result<Option<u64>> {
     if !meta.is_file() {
         return Ok(None);
     }
-    let mut head = Vec::with_capacity(4);
+    // Six bytes: xz's magic is that long (four let `.xz` pass as plain).
+    let mut head = Vec::with_capacity(6);
     File::open(path)
         .map_err(|e| Error::io(path, e))?
-        .take(4)
+        .take(6)
         .read_to_end(&mut head)
         .map_err(|e| Error::io(path, e))?;
     Ok((Compression::sniff(&head) == Compression::None).then_some(meta.len()))
@@ -431,5 +575,59 @@ mod tests {
         assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
         assert_eq!(Compression::sniff(b"\xfd7zXZ\x00\x00"), Compression::Xz);
         assert_eq!(Compression::sniff(b"hello"), Compression::None);
+        assert_eq!(Compression::of_name(Path::new("v.txt.XZ")), Compression::Xz);
+        assert_eq!(Compression::of_name(Path::new("v.bz2")), Compression::Bzip2);
+        assert_eq!(
+            Compression::of_name(Path::new("v.gz.txt")),
+            Compression::None
+        );
+        // A plain length only for an uncompressed file (xz's magic is 6 bytes).
+        let dir = tempfile::tempdir().unwrap();
+        let (xz, txt) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&xz, b"\xfd7zXZ\x00rest").unwrap();
+        std::fs::write(&txt, b"\xfd7zXY\x00rest").unwrap();
+        assert_eq!(plain_len(&xz).unwrap(), None);
+        assert_eq!(plain_len(&txt).unwrap(), Some(10));
+    }
+
+    #[test]
+    fn only_regular_files_are_opened_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f.txt");
+        std::fs::write(&file, "x\n").unwrap();
+        assert!(check_regular(&file).is_ok());
+        assert!(matches!(
+            check_regular(dir.path()),
+            Err(Error::IsDirectory { .. })
+        ));
+        let e = open(Path::new("/dev/null")).err().unwrap().to_string();
+        assert_eq!(
+            e,
+            "/dev/null: is a character device, not a regular file; save what it gives to a file first"
+        );
+        assert!(
+            open_stream(Path::new("/dev/null")).is_ok(),
+            "a corpus may be one"
+        );
+        let missing = check_regular(&dir.path().join("nope")).unwrap_err();
+        assert!(matches!(missing, Error::Io { .. }));
+    }
+
+    #[test]
+    fn bounded_lines_end_at_max_line_with_the_line_named() {
+        let text = b"a\r\nb\n\xffc\n";
+        let lines: Vec<_> = (&text[..]).bounded_lines().collect();
+        assert_eq!(lines[0].as_ref().unwrap(), "a");
+        assert_eq!(lines[1].as_ref().unwrap(), "b");
+        assert_eq!(
+            lines[2].as_ref().unwrap_err().to_string(),
+            "line 3 is not UTF-8 text"
+        );
+        assert_eq!(lines.len(), 3, "nothing after an error");
+        let endless = std::io::BufReader::new(std::io::repeat(b'x').take(2 * MAX_LINE as u64));
+        let mut lines = endless.bounded_lines();
+        let e = lines.next().unwrap().unwrap_err().to_string();
+        assert!(e.starts_with("line 1 is longer than 17 MB"), "{e}");
+        assert!(lines.next().is_none());
     }
 }

@@ -64,7 +64,8 @@ impl Vocabulary {
             ));
         }
         let counts: Vec<u64> = pairs.iter().map(|p| p.1).collect();
-        let total = counts.iter().sum();
+        // Readers refuse totals that overflow; saturate rather than panic.
+        let total = counts.iter().fold(0u64, |t, &c| t.saturating_add(c));
         let index = WordIndex::from_words(pairs.into_iter().map(|p| p.0).collect());
         Ok(Vocabulary {
             index,

@@ -384,6 +384,7 @@ pub fn read(path: &Path) -> Result<Counts> {
     if le_u64(&stored) != expected {
         return Err(corrupt(path, "checksum mismatch"));
     }
+    check_vocabulary(&pairs, path)?;
     let vocab = Vocabulary::from_sorted(pairs)
         .map_err(|_| corrupt(path, "word counts are not in descending order"))?;
     let matrix = CsMat::try_new((n, n), indptr, indices, data)
@@ -393,6 +394,25 @@ pub fn read(path: &Path) -> Result<Counts> {
         matrix,
         meta: CountsMeta { window, tokens },
     })
+}
+
+/// A word stored twice (two rows for one word: lookups would pick one
+/// silently) or counts whose total overflows are damage.
+fn check_vocabulary(pairs: &[(String, u64)], path: &Path) -> Result<()> {
+    let mut first = std::collections::HashMap::with_capacity(pairs.len());
+    let mut total = 0u64;
+    for (i, (word, count)) in pairs.iter().enumerate() {
+        if let Some(j) = first.insert(word.as_str(), i) {
+            return Err(corrupt(
+                path,
+                &format!("word {i} '{word}' appears again (first as word {j})"),
+            ));
+        }
+        total = total
+            .checked_add(*count)
+            .ok_or_else(|| corrupt(path, &format!("the word counts overflow at word {i}")))?;
+    }
+    Ok(())
 }
 
 fn not_counts(path: &Path) -> Error {
@@ -459,6 +479,31 @@ mod tests {
         // 4 cells, 4 row pointers, trailer.
         let len = std::fs::metadata(&path).unwrap().len();
         assert_eq!(len, 64 + 24 + 24 + 16 + 4 * 16 + 32 + 24);
+    }
+
+    #[test]
+    fn a_word_stored_twice_or_overflowing_counts_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.wbc");
+        let (_, matrix) = sample();
+        let twice =
+            Vocabulary::from_sorted(vec![("the".into(), 9), ("a".into(), 4), ("a".into(), 4)])
+                .unwrap();
+        write(&path, &twice, &matrix, meta()).unwrap();
+        let e = read(&path).unwrap_err().to_string();
+        assert!(
+            e.contains("c.wbc") && e.contains("word 2 'a' appears again (first as word 1)"),
+            "{e}"
+        );
+        let huge = Vocabulary::from_sorted(vec![
+            ("the".into(), u64::MAX),
+            ("café".into(), 4),
+            ("a".into(), 4),
+        ])
+        .unwrap();
+        write(&path, &huge, &matrix, meta()).unwrap();
+        let e = read(&path).unwrap_err().to_string();
+        assert!(e.contains("the word counts overflow at word 1"), "{e}");
     }
 
     #[test]

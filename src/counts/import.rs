@@ -5,8 +5,13 @@
 //! Both become a [`Counts`] (vocabulary + matrix) that
 //! [`super::file::write`] saves as a counts file. Duplicate cells are summed,
 //! so part files may split one cell's count between them.
+//!
+//! What a counts file cannot hold is refused here, naming the file and line
+//! (or record, or Parquet row), rather than imported and found by `train`:
+//! a word listed twice in a vocabulary, a count that is negative or not
+//! finite, and counts whose total passes [`MAX_TOTAL`].
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
@@ -14,18 +19,28 @@ use sprs::TriMat;
 
 use super::file::{Counts, CountsMeta};
 use super::parquet_parts;
-use crate::corpus::{source, Vocabulary};
+use crate::corpus::source::{self, BoundedLines};
+use crate::corpus::Vocabulary;
 use crate::{Error, Result};
 
 /// Bytes of one GloVe `cooccur` record: `int word1, int word2, double value`.
 const GLOVE_RECORD: usize = 16;
 
+/// The largest total of the counts of one import (2^53): up to it every
+/// whole count is exact in an `f64` and every sum of them fits a `u64`.
+/// A corpus of a trillion tokens counted with a window of 10 stays 400
+/// times below it.
+pub const MAX_TOTAL: f64 = 9_007_199_254_740_992.0;
+
 /// Reads a `word count` vocabulary file (GloVe's `vocab_count` output):
-/// the words in id order.
+/// the words in id order. A word listed twice, or counts summing past
+/// [`MAX_TOTAL`], is an error at its line.
 pub fn read_vocab_file(path: &Path) -> Result<Vec<(String, u64)>> {
     let reader = source::open(path)?;
     let mut words = Vec::new();
-    for (i, line) in reader.lines().enumerate() {
+    let mut first_line: FxHashMap<String, usize> = FxHashMap::default();
+    let mut total = 0u64;
+    for (i, line) in reader.bounded_lines().enumerate() {
         let line = line.map_err(|e| Error::io(path, e))?;
         if line.trim().is_empty() {
             continue;
@@ -41,6 +56,15 @@ pub fn read_vocab_file(path: &Path) -> Result<Vec<(String, u64)>> {
             .next()
             .and_then(|c| c.parse::<u64>().ok())
             .ok_or_else(|| bad("expected `word count` with a whole count"))?;
+        if let Some(first) = first_line.insert(word.to_string(), i + 1) {
+            return Err(bad(&format!(
+                "word '{word}' appears again (first on line {first}); each word must appear once"
+            )));
+        }
+        total = total
+            .checked_add(count)
+            .filter(|&t| t as f64 <= MAX_TOTAL)
+            .ok_or_else(|| bad(&format!("the counts sum past {MAX_TOTAL} at this line")))?;
         words.push((word.to_string(), count));
     }
     if words.is_empty() {
@@ -54,6 +78,7 @@ pub fn read_vocab_file(path: &Path) -> Result<Vec<(String, u64)>> {
 pub fn glove(cooccur_path: &Path, vocab_path: &Path) -> Result<Counts> {
     let pairs = read_vocab_file(vocab_path)?;
     let n = pairs.len();
+    source::check_regular(cooccur_path)?;
     let file = std::fs::File::open(cooccur_path).map_err(|e| Error::io(cooccur_path, e))?;
     let len = file
         .metadata()
@@ -68,6 +93,7 @@ pub fn glove(cooccur_path: &Path, vocab_path: &Path) -> Result<Counts> {
         ));
     }
     let records = (len / GLOVE_RECORD as u64) as usize;
+    let mut total = 0.0f64;
     let mut tri = TriMat::with_capacity((n, n), records);
     let mut reader = BufReader::with_capacity(1 << 16, file);
     let mut buf = [0u8; GLOVE_RECORD];
@@ -85,10 +111,17 @@ pub fn glove(cooccur_path: &Path, vocab_path: &Path) -> Result<Counts> {
                 format!("record {r}: word ids {w1}, {w2} outside the vocabulary's 1..={n} (wrong vocab file?)"),
             ));
         };
-        if !value.is_finite() {
+        if !value.is_finite() || value < 0.0 {
             return Err(Error::format(
                 cooccur_path,
-                format!("record {r}: value {value} is not finite"),
+                format!("record {r}: value {value} is not a finite count of 0 or more"),
+            ));
+        }
+        total += value;
+        if total > MAX_TOTAL {
+            return Err(Error::format(
+                cooccur_path,
+                format!("record {r}: the values sum past {MAX_TOTAL}"),
             ));
         }
         tri.add_triplet(i, j, value);
@@ -136,6 +169,8 @@ struct Table {
     ids: FxHashMap<String, u32>,
     words: Vec<String>,
     cells: Vec<(u32, u32, f64)>,
+    /// The sum of the counts so far (at most [`MAX_TOTAL`]).
+    total: f64,
 }
 
 impl Table {
@@ -149,15 +184,29 @@ impl Table {
         id
     }
 
-    fn add(&mut self, word: &str, context: &str, count: f64) {
+    /// Adds a cell; a count that is negative or not finite, or that takes
+    /// the total past [`MAX_TOTAL`], is refused with `Err(why)` for the
+    /// caller to locate.
+    fn add(&mut self, word: &str, context: &str, count: f64) -> Result<(), String> {
+        let cell = format!("cell ({word}, {context})");
+        if !count.is_finite() || count < 0.0 {
+            return Err(format!(
+                "{cell}: count {count} is not a finite count of 0 or more"
+            ));
+        }
+        if self.total + count > MAX_TOTAL {
+            return Err(format!("{cell}: the counts sum past {MAX_TOTAL} here"));
+        }
+        self.total += count;
         let (a, b) = (self.id(word), self.id(context));
         self.cells.push((a, b, count));
+        Ok(())
     }
 
     /// Reads one TSV/CSV part file (see [`parts`]).
     fn read_text(&mut self, path: &Path) -> Result<()> {
         let reader = source::open(path)?;
-        for (i, line) in reader.lines().enumerate() {
+        for (i, line) in reader.bounded_lines().enumerate() {
             let line = line.map_err(|e| Error::io(path, e))?;
             if line.trim().is_empty() {
                 continue;
@@ -181,10 +230,7 @@ impl Table {
                 }
                 return Err(bad(format!("count '{}' is not a number", fields[2])));
             };
-            if !count.is_finite() {
-                return Err(bad(format!("count '{}' is not finite", fields[2])));
-            }
-            self.add(fields[0], fields[1], count);
+            self.add(fields[0], fields[1], count).map_err(bad)?;
         }
         Ok(())
     }
@@ -193,14 +239,9 @@ impl Table {
     fn read_parquet(&mut self, path: &Path) -> Result<()> {
         let mut row = 0u64;
         parquet_parts::read(path, |word, context, count| {
-            if !count.is_finite() {
-                return Err(Error::format(
-                    path,
-                    format!("row {row}: count {count} is not finite"),
-                ));
-            }
+            self.add(word, context, count)
+                .map_err(|why| Error::format(path, format!("row {row}: {why}")))?;
             row += 1;
-            self.add(word, context, count);
             Ok(())
         })
     }

@@ -27,7 +27,7 @@ use ndarray::{Array2, Axis};
 use rayon::prelude::*;
 
 use super::progress::LoadProgress;
-use super::subwords::{Rows, Subwords};
+use super::subwords::{Rows, Subwords, MAX_NGRAM};
 use super::text_line::{decode_lossy, unique_index, Parsed};
 use crate::corpus::source;
 use crate::{Error, Result};
@@ -155,6 +155,17 @@ fn read_args<R: BufRead>(input: &mut Input<R>, path: &Path) -> Result<Args> {
             ),
         ));
     }
+    for (name, n) in [("minn", minn), ("maxn", maxn)] {
+        if n as usize > MAX_NGRAM {
+            return Err(bad(
+                path,
+                format!(
+                    "argument {name} {n} is out of range: n-grams of at most {MAX_NGRAM} characters \
+                     are read (fastText's default maxn is 6); is the header damaged?"
+                ),
+            ));
+        }
+    }
     Ok(Args {
         dim: dim as usize,
         bucket: bucket as u32,
@@ -239,15 +250,18 @@ fn read_shape<R: BufRead>(
 
 /// Reads a fastText `.bin`: its first `limit` words with fastText's word
 /// vectors, and the n-gram buckets for words outside the vocabulary.
-/// `progress` counts the words whose vectors are computed.
+/// `progress` counts the words whose vectors are computed; cancelling it
+/// stops the read. What must be in memory (the word vectors; for a
+/// compressed file also the rows read) is refused past `budget` bytes.
 pub(crate) fn read(
     path: &Path,
     limit: Option<usize>,
     progress: &LoadProgress,
+    budget: u64,
 ) -> Result<(Parsed, Subwords)> {
     match source::plain_len(path)? {
-        Some(len) => read_mapped(path, len, limit, progress),
-        None => read_stream(path, limit, progress),
+        Some(len) => read_mapped(path, len, limit, progress, budget),
+        None => read_stream(path, limit, progress, budget),
     }
 }
 
@@ -257,6 +271,7 @@ fn read_mapped(
     len: u64,
     limit: Option<usize>,
     progress: &LoadProgress,
+    budget: u64,
 ) -> Result<(Parsed, Subwords)> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     // SAFETY: the map is read-only; like every reader of memory-mapped files
@@ -274,6 +289,14 @@ fn read_mapped(
     if len - input.pos < need {
         return Err(truncated(path, "the input matrix"));
     }
+    let keep = limit.map_or(words.len(), |l| l.min(words.len()));
+    crate::memory::check_matrix(
+        path,
+        "the word vectors",
+        keep as u64,
+        args.dim as u64,
+        budget,
+    )?;
     let map = Arc::new(map);
     let word_rows = Rows::Mapped {
         map: Arc::clone(&map),
@@ -302,14 +325,19 @@ fn read_stream(
     path: &Path,
     limit: Option<usize>,
     progress: &LoadProgress,
+    budget: u64,
 ) -> Result<(Parsed, Subwords)> {
     let mut input = Input {
-        inner: source::open(path)?,
+        inner: progress.cancellable(source::open(path)?),
         pos: 0,
     };
     let args = read_args(&mut input, path)?;
     let words = read_words(&mut input, path)?;
     read_shape(&mut input, path, args, words.len())?;
+    // The word rows, the bucket rows and the word vectors, all in memory.
+    let keep = limit.map_or(words.len(), |l| l.min(words.len())) as u64;
+    let rows = (words.len() as u64 + u64::from(args.bucket)).saturating_add(keep);
+    crate::memory::check_matrix(path, "the input matrix", rows, args.dim as u64, budget)?;
     let word_rows = read_floats(
         &mut input,
         words.len().saturating_mul(args.dim),
@@ -380,6 +408,7 @@ fn finish(
     let nwords = raw_words.len();
     let keep = limit.map_or(nwords, |l| l.min(nwords));
     progress.start(Some(keep as u64));
+    progress.check(path)?;
     let dim = subwords.dim();
     let mut matrix = Array2::<f32>::zeros((keep, dim));
     matrix
@@ -389,6 +418,9 @@ fn finish(
         .for_each_init(
             || (Vec::new(), Vec::new()),
             |(scratch, buckets), (i, mut row)| {
+                if progress.is_cancelled() {
+                    return;
+                }
                 let acc = row.as_slice_mut().expect("rows of a standard matrix");
                 word_rows.add_to(i, acc);
                 buckets.clear();
@@ -403,6 +435,7 @@ fn finish(
                 progress.add(1);
             },
         );
+    progress.check(path)?;
     if let Some((i, _)) = matrix
         .axis_iter(Axis(0))
         .enumerate()
@@ -486,7 +519,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.bin");
         std::fs::write(&path, bytes).unwrap();
-        read(&path, None, &LoadProgress::default())
+        read(&path, None, &LoadProgress::default(), u64::MAX)
     }
 
     #[test]
@@ -539,6 +572,45 @@ mod tests {
         swapped[at] = 1;
         let err = read_bytes(&swapped).unwrap_err().to_string();
         assert!(err.contains("entry 2 of 2 has type 1"), "{err}");
+    }
+
+    #[test]
+    fn absurd_ngram_lengths_and_matrices_over_the_budget_are_refused() {
+        // maxn is the 11th argument, minn the 10th: i32s from byte 8.
+        for (at, name) in [(8 + 4 * 10, "maxn"), (8 + 4 * 9, "minn")] {
+            let mut m = model(&[], false);
+            m[at..at + 4].copy_from_slice(&100_000i32.to_le_bytes());
+            let err = read_bytes(&m).unwrap_err().to_string();
+            assert!(
+                err.contains(&format!("argument {name} 100000 is out of range")),
+                "{err}"
+            );
+        }
+        let mut m = model(&[], false);
+        m[8 + 40..8 + 44].copy_from_slice(&(MAX_NGRAM as i32).to_le_bytes());
+        assert!(read_bytes(&m).is_ok(), "maxn {MAX_NGRAM} is read");
+        // The word vectors must fit the budget (here 15 bytes: 2 x 2 floats).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.bin");
+        std::fs::write(&path, model(&[], false)).unwrap();
+        let err = read(&path, None, &LoadProgress::default(), 15)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("the word vectors of 2 x 2 values"), "{err}");
+        assert!(read(&path, Some(1), &LoadProgress::default(), 15).is_ok());
+    }
+
+    #[test]
+    fn a_cancelled_read_stops() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.bin");
+        std::fs::write(&path, model(&[], false)).unwrap();
+        let progress = LoadProgress::default();
+        progress.cancel();
+        let err = read(&path, None, &progress, u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(err.ends_with("reading cancelled"), "{err}");
     }
 
     #[test]

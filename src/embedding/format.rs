@@ -8,8 +8,10 @@
 //! (by [`crate::corpus::source::open`]). Plain binary files (word2vec binary,
 //! `.npy`, fastText `.bin`) are read through a memory map. Writing goes to a temporary file in the
 //! target's directory that is renamed over the target only once complete, so
-//! an interrupted export never leaves a partial file behind. A target ending
-//! in `.gz` is written gzip-compressed.
+//! an interrupted export never leaves a partial file behind. A text or
+//! word2vec binary target ending in `.gz`, `.bz2` or `.xz` is written
+//! compressed so; the two-file formats are refused under such a name rather
+//! than written plain under it ([`check_output`]).
 
 use std::io::Write;
 use std::path::Path;
@@ -65,7 +67,10 @@ impl VectorFormat {
             .file_name()
             .map(|n| n.to_string_lossy().to_lowercase())
             .unwrap_or_default();
-        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        let name = [".gz", ".bz2", ".xz"]
+            .iter()
+            .find_map(|ext| name.strip_suffix(ext))
+            .unwrap_or(&name);
         if name.ends_with(".npy") {
             VectorFormat::Npy
         } else if name.ends_with(".tsv") {
@@ -241,11 +246,25 @@ pub fn read_with(path: &Path, options: ReadOptions) -> Result<(Embedding, ReadRe
 }
 
 /// [`read_with`], counting its progress into `progress` (input bytes, or the
-/// words of a fastText model), for a progress bar drawn by another thread.
+/// words of a fastText model), for a progress bar drawn by another thread;
+/// [`LoadProgress::cancel`] stops it.
 pub fn read_observed(
     path: &Path,
     options: ReadOptions,
     progress: &LoadProgress,
+) -> Result<(Embedding, ReadReport)> {
+    read_within(path, options, progress, crate::memory::default_budget())
+}
+
+/// [`read_observed`] with the matrix bounded by `budget` bytes instead of
+/// half the machine's memory: a matrix that would need more is refused
+/// before it is allocated (from the header of a binary or word2vec text
+/// file; a headerless text file once what it has read passes the budget).
+pub fn read_within(
+    path: &Path,
+    options: ReadOptions,
+    progress: &LoadProgress,
+    budget: u64,
 ) -> Result<(Embedding, ReadReport)> {
     let format = match options.format {
         Some(f) => f,
@@ -254,7 +273,7 @@ pub fn read_observed(
     let limit = options.limit;
     let mut subwords = None;
     if format == VectorFormat::FastTextBin {
-        let (parsed, s) = fasttext_bin::read(path, limit, progress)?;
+        let (parsed, s) = fasttext_bin::read(path, limit, progress, budget)?;
         subwords = Some(s);
         return finish_read(path, format, parsed, subwords);
     }
@@ -267,10 +286,10 @@ pub fn read_observed(
     progress.start(size);
     let input = Counted::new(input, progress);
     let parsed = match format {
-        VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit)?,
-        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit)?,
-        VectorFormat::GloveText => glove_text::read(input, path, limit)?,
-        VectorFormat::Npy => paired::read_npy(input, path, size, limit)?,
+        VectorFormat::Word2VecText => word2vec_text::read(input, path, size, limit, budget)?,
+        VectorFormat::Word2VecBinary => word2vec_binary::read(input, path, size, limit, budget)?,
+        VectorFormat::GloveText => glove_text::read(input, path, limit, budget)?,
+        VectorFormat::Npy => paired::read_npy(input, path, size, limit, budget)?,
         VectorFormat::ProjectorTsv => {
             return Err(Error::format(
                 path,
@@ -346,36 +365,69 @@ pub fn write(embedding: &Embedding, path: &Path, format: VectorFormat) -> Result
     }
 }
 
-/// The files of the vectors themselves, for [`atomic::write_all_or_none`].
+/// Checks, before any work, that `path` can be written in `format`: a name
+/// asking for compression (`.gz`, `.bz2`, `.xz`) is refused for the formats
+/// written uncompressed (`.npy` and the Projector pair, whose readers take
+/// plain files) instead of giving plain bytes under a compressed name, and
+/// fastText `.bin` is never written.
+pub fn check_output(path: &Path, format: VectorFormat) -> Result<()> {
+    let compression = source::Compression::of_name(path);
+    match format {
+        VectorFormat::FastTextBin => Err(Error::format(
+            path,
+            "fastText .bin is a format wordbench reads, not one it writes; \
+             write word2vec text (.vec) instead",
+        )),
+        VectorFormat::Npy | VectorFormat::ProjectorTsv
+            if compression != source::Compression::None =>
+        {
+            Err(Error::format(
+                path,
+                format!(
+                    "names a {} file, but {format} is written uncompressed (with a second file beside it); \
+                     drop the compression suffix",
+                    compression.name()
+                ),
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The files of the vectors themselves, for [`atomic::write_all_or_none`]:
+/// one, compressed as its name asks, or the two of a paired format.
 fn vector_files<'a>(
     embedding: &'a Embedding,
     path: &Path,
     format: VectorFormat,
 ) -> Result<Vec<(std::path::PathBuf, atomic::Fill<'a>)>> {
+    check_output(path, format)?;
     match format {
         VectorFormat::Npy => return paired::npy_files(embedding, path),
         VectorFormat::ProjectorTsv => return paired::projector_files(embedding, path),
-        VectorFormat::FastTextBin => {
-            return Err(Error::format(
-                path,
-                "fastText .bin is a format wordbench reads, not one it writes; \
-                 write word2vec text (.vec) instead",
-            ))
-        }
+        VectorFormat::FastTextBin => unreachable!("refused by check_output"),
         _ => {}
     }
-    let gz = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     let shown = path.to_path_buf();
     let fill: atomic::Fill<'a> = Box::new(move |out| {
-        if gz {
-            let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::default());
-            write_body(&mut enc, embedding, &shown, format)?;
-            enc.finish().map_err(|e| Error::io(&shown, e))?;
-            Ok(())
-        } else {
-            write_body(out, embedding, &shown, format)
+        let io = |e| Error::io(&shown, e);
+        match source::Compression::of_name(&shown) {
+            source::Compression::Gzip => {
+                let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+                write_body(&mut enc, embedding, &shown, format)?;
+                enc.finish().map(drop).map_err(io)
+            }
+            source::Compression::Bzip2 => {
+                let mut enc = bzip2::write::BzEncoder::new(out, bzip2::Compression::default());
+                write_body(&mut enc, embedding, &shown, format)?;
+                enc.finish().map(drop).map_err(io)
+            }
+            source::Compression::Xz => {
+                let mut enc = xz2::write::XzEncoder::new(out, 6);
+                write_body(&mut enc, embedding, &shown, format)?;
+                enc.finish().map(drop).map_err(io)
+            }
+            source::Compression::None => write_body(out, embedding, &shown, format),
         }
     });
     Ok(vec![(path.to_path_buf(), fill)])
@@ -448,7 +500,7 @@ mod tests {
             VectorFormat::Word2VecBinary,
             VectorFormat::GloveText,
         ] {
-            for name in ["v.out", "v.out.gz"] {
+            for name in ["v.out", "v.out.gz", "v.out.bz2", "v.out.XZ"] {
                 let path = dir.path().join(name);
                 e.save(&path, format).unwrap();
                 let (back, report) = read(&path, None).unwrap();
@@ -464,7 +516,37 @@ mod tests {
             .unwrap()
             .map(|d| d.unwrap().file_name())
             .collect();
-        assert_eq!(names.len(), 2, "no temporary files left: {names:?}");
+        assert_eq!(names.len(), 4, "no temporary files left: {names:?}");
+    }
+
+    #[test]
+    fn a_compressed_name_is_compressed_or_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = sample();
+        for (name, magic) in [
+            ("v.txt.gz", &[0x1f, 0x8b][..]),
+            ("v.txt.bz2", b"BZh"),
+            ("v.txt.xz", &[0xfd, b'7', b'z', b'X', b'Z', 0]),
+            ("v.bin.xz", &[0xfd, b'7', b'z', b'X', b'Z', 0]),
+        ] {
+            let path = dir.path().join(name);
+            e.save(&path, VectorFormat::for_path(&path)).unwrap();
+            let bytes = std::fs::read(&path).unwrap();
+            assert!(bytes.starts_with(magic), "{name} is compressed");
+            assert_eq!(read(&path, None).unwrap().0.words(), e.words());
+        }
+        assert_eq!(
+            VectorFormat::for_path(Path::new("v.bin.bz2")),
+            VectorFormat::Word2VecBinary
+        );
+        for name in ["v.npy.gz", "v.tsv.xz", "v.npy.bz2"] {
+            let path = dir.path().join(name);
+            let format = VectorFormat::for_path(&path);
+            let err = e.save(&path, format).unwrap_err().to_string();
+            assert!(err.contains("written uncompressed"), "{name}: {err}");
+            assert!(!path.exists(), "{name}: nothing written");
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
     }
 
     #[test]

@@ -12,10 +12,17 @@ use super::word2vec_text::write_rows;
 use crate::words::WordIndex;
 use crate::Result;
 
-/// Reads the whole file (or its first `limit` words).
-pub(crate) fn read(input: impl BufRead, path: &Path, limit: Option<usize>) -> Result<Parsed> {
+/// Reads the whole file (or its first `limit` words); past `budget` bytes
+/// of vectors it stops with an error.
+pub(crate) fn read(
+    input: impl BufRead,
+    path: &Path,
+    limit: Option<usize>,
+    budget: u64,
+) -> Result<Parsed> {
     let spec = RowsSpec {
         limit,
+        budget: Some(budget),
         ..RowsSpec::default()
     };
     Parsed::from_rows(text_rows::read(input, path, spec)?, path)
@@ -36,7 +43,7 @@ mod tests {
     use super::*;
 
     fn read(s: &[u8], path: &Path) -> Result<(WordIndex, Array2<f32>, u64)> {
-        super::read(s, path, None).map(|p| (p.index, p.matrix, p.replacements))
+        super::read(s, path, None, u64::MAX).map(|p| (p.index, p.matrix, p.replacements))
     }
 
     #[test]

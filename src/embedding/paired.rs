@@ -143,12 +143,15 @@ pub(crate) fn write_projector(embedding: &Embedding, path: &Path) -> Result<()> 
 /// Reads a `.npy` matrix (the first `limit` rows) and the words beside it.
 ///
 /// `size` is the file's length when known (a plain file): the declared shape
-/// is checked against it, then the matrix is allocated once.
+/// is checked against it, then the matrix is allocated once. A shape whose
+/// matrix would take more than `budget` bytes is refused before anything
+/// is allocated (a compressed file's shape cannot be checked against its size).
 pub(crate) fn read_npy(
     mut input: impl Read,
     path: &Path,
     size: Option<u64>,
     limit: Option<usize>,
+    budget: u64,
 ) -> Result<Parsed> {
     let (n, d, wide) = read_npy_header(&mut input, path)?;
     let keep = limit.map_or(n, |l| l.min(n));
@@ -156,6 +159,14 @@ pub(crate) fn read_npy(
     let declared = (n as u64)
         .saturating_mul(d as u64)
         .saturating_mul(width as u64);
+    // One row is read at a time, even when none is kept.
+    crate::memory::check_matrix(
+        path,
+        "the header's matrix",
+        keep.max(1) as u64,
+        d as u64,
+        budget,
+    )?;
     if size.is_some_and(|s| s < declared) {
         return Err(Error::format(
             path,
@@ -166,20 +177,19 @@ pub(crate) fn read_npy(
         ));
     }
     let vocab_path = npy_vocab_path(path);
-    let mut words = read_words(&vocab_path)?;
-    if words.len() != n {
+    let (words, lines) = read_words(&vocab_path, keep)?;
+    if lines != n {
         // A pair written apart (or half-written) would put words on rows
         // that are not theirs: a mismatch is an error, never a cut.
         return Err(Error::format(
             &vocab_path,
             format!(
-                "holds {} words, but {} has {n} rows; the two files do not belong together",
-                words.len(),
+                "holds {lines} words, but {} has {n} rows; the two files do not belong together",
                 path.display()
             ),
         ));
     }
-    words.truncate(keep);
+    // Both fit the budget (checked above): no product below overflows.
     let cap = if size.is_some() {
         keep * d
     } else {
@@ -311,14 +321,20 @@ fn dict_value<'a>(dict: &'a str, key: &str) -> Option<&'a str> {
     Some(rest.trim_start().strip_prefix(':')?.trim_start())
 }
 
-/// The lines of a vocabulary file.
-fn read_words(path: &Path) -> Result<Vec<String>> {
-    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let text = String::from_utf8_lossy(&text);
-    Ok(text
-        .lines()
-        .map(|w| w.trim_end_matches('\r').to_string())
-        .collect())
+/// The first `keep` lines of a vocabulary file, and how many lines it has
+/// in all (each line bounded, like every line reader's; lines past `keep`
+/// are counted, not kept).
+fn read_words(path: &Path, keep: usize) -> Result<(Vec<String>, usize)> {
+    let mut lines = super::text_line::Lines::new(crate::corpus::source::open(path)?);
+    let mut words = Vec::with_capacity(keep.min(1 << 20));
+    let mut count = 0;
+    while let Some((_, word)) = lines.next_line(path)? {
+        if words.len() < keep {
+            words.push(word.to_string());
+        }
+        count += 1;
+    }
+    Ok((words, count))
 }
 
 #[cfg(test)]
@@ -347,10 +363,10 @@ mod tests {
             std::fs::read_to_string(dir.path().join("v.vocab.txt")).unwrap(),
             "the\nnaïve\nx\n"
         );
-        let back = read_npy(&bytes[..], &path, None, None).unwrap();
+        let back = read_npy(&bytes[..], &path, None, None, u64::MAX).unwrap();
         assert_eq!(back.index.words(), small().words().words());
         assert_eq!(back.matrix, small().vectors());
-        let two = read_npy(&bytes[..], &path, None, Some(2)).unwrap();
+        let two = read_npy(&bytes[..], &path, None, Some(2), u64::MAX).unwrap();
         assert_eq!((two.matrix.nrows(), two.limited), (2, true));
     }
 
@@ -366,21 +382,66 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.npy");
         std::fs::write(dir.path().join("m.vocab.txt"), "w\n").unwrap();
-        let back = read_npy(&bytes[..], &path, None, None).unwrap();
+        let back = read_npy(&bytes[..], &path, None, None, u64::MAX).unwrap();
         assert_eq!(back.matrix, array![[0.5f32, -2.0]]);
         let mut int = bytes.clone();
         let at = int.windows(3).position(|w| w == b"<f8").unwrap();
         int[at + 1] = b'i';
-        let e = read_npy(&int[..], &path, None, None).unwrap_err();
+        let e = read_npy(&int[..], &path, None, None, u64::MAX).unwrap_err();
         assert!(e.to_string().contains("element type <i8"), "{e}");
-        let e = read_npy(&bytes[..bytes.len() - 8], &path, None, None).unwrap_err();
+        let e = read_npy(&bytes[..bytes.len() - 8], &path, None, None, u64::MAX).unwrap_err();
         assert!(e.to_string().contains("ends in row 1 of 1"), "{e}");
         // A plain file's size is checked against the shape before allocating.
-        let e = read_npy(&bytes[..], &path, Some(12), None).unwrap_err();
+        let e = read_npy(&bytes[..], &path, Some(12), None, u64::MAX).unwrap_err();
         assert!(
             e.to_string().contains("(16 bytes), but the file holds 12"),
             "{e}"
         );
+    }
+
+    /// A `.npy` of `shape` whose data is `data`.
+    fn npy(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let mut bytes = NPY_MAGIC.to_vec();
+        bytes.extend([1, 0]);
+        bytes.extend((dict.len() as u16).to_le_bytes());
+        bytes.extend(dict.as_bytes());
+        bytes.extend(data);
+        bytes
+    }
+
+    #[test]
+    fn shapes_beyond_the_memory_budget_are_refused_before_allocating() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.npy");
+        std::fs::write(dir.path().join("m.vocab.txt"), "w\n").unwrap();
+        let budget = 1 << 30;
+        // A stream (compressed file): the shape alone decides, before the
+        // vocabulary is read and before a row buffer is allocated; a width
+        // times dimension that wraps 64 bits is refused too.
+        for (descr, shape) in [
+            ("<f4", "(1000000, 1000000)"),
+            ("<f4", "(1, 1099511627776)"),
+            ("<f8", "(1, 4611686018427387904)"),
+            ("<f8", "(18446744073709551615, 18446744073709551615)"),
+        ] {
+            let bytes = npy(descr, shape, &[0; 16]);
+            let e = read_npy(&bytes[..], &path, None, None, budget)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("m.npy: the header's matrix of") && e.contains("--limit"),
+                "{shape}: {e}"
+            );
+        }
+        // Within the budget the usual checks apply (a row cut short).
+        let bytes = npy("<f4", "(1, 2)", &[0; 4]);
+        let e = read_npy(&bytes[..], &path, None, None, budget).unwrap_err();
+        assert!(e.to_string().contains("ends in row 1 of 1"), "{e}");
+        // The limit is what must fit.
+        let bytes = npy("<f4", "(1000000000, 2)", &[0; 8]);
+        let back = read_npy(&bytes[..], &path, None, Some(1), budget).unwrap();
+        assert_eq!(back.matrix.dim(), (1, 2));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
+use crate::corpus::source::BoundedLines;
 use crate::{Error, Result};
 
 /// The first line of a sidecar file.
@@ -52,12 +53,14 @@ impl Sense {
 /// Which sense a context picks, and every sense's score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Induction {
-    /// Index into the word's senses (0 = `word#1`).
-    pub best: usize,
+    /// Index into the word's senses (0 = `word#1`) of the highest score;
+    /// `None` when every score is 0: nothing in the context supports any
+    /// sense, and picking one (the first, or the largest) would be a guess
+    /// presented as an answer.
+    pub best: Option<usize>,
     /// Cosine of each sense's sparse vector with the context vector.
     pub scores: Vec<f64>,
-    /// Context words that occur in some sense vector; when 0 no sense is
-    /// supported and `best` falls back to the sense of largest mass.
+    /// Context words that occur in some sense vector.
     pub matched: usize,
 }
 
@@ -159,6 +162,7 @@ impl SenseTable {
             .iter()
             .enumerate()
             .fold(0, |b, (i, &s)| if s > scores[b] { i } else { b });
+        let best = (scores[best] > 0.0).then_some(best);
         Some(Induction {
             best,
             scores,
@@ -187,9 +191,10 @@ impl SenseTable {
     /// Reads the sidecar of `vectors` if there is one.
     pub fn load_beside(vectors: &Path) -> Result<Option<SenseTable>> {
         let path = sidecar_path(vectors);
-        if !path.is_file() {
+        if !path.exists() {
             return Ok(None);
         }
+        crate::corpus::source::check_regular(&path)?;
         let file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
         SenseTable::read(std::io::BufReader::new(file), &path).map(Some)
     }
@@ -197,7 +202,7 @@ impl SenseTable {
     /// Parses sidecar text; `path` names the source in errors.
     pub fn read(input: impl BufRead, path: &Path) -> Result<SenseTable> {
         let mut senses = Vec::new();
-        for (n, line) in input.lines().enumerate() {
+        for (n, line) in input.bounded_lines().enumerate() {
             let line = line.map_err(|e| Error::io(path, e))?;
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
@@ -276,16 +281,25 @@ mod tests {
         let r = t
             .induce("bank", "He took a LOAN from the bank, money!")
             .unwrap();
-        assert_eq!(r.best, 1);
+        assert_eq!(r.best, Some(1));
         assert_eq!(r.matched, 2);
         assert_eq!(r.scores[0], 0.0);
         // q = counts of 7 distinct tokens (bank removed), each 1: |q| = √7.
         let expect = (3.0 + 1.0) / (10f64.sqrt() * 7f64.sqrt());
         assert!((r.scores[1] - expect).abs() < 1e-12);
         let r = t.induce("bank", "the river water").unwrap();
-        assert_eq!(r.best, 0);
+        assert_eq!(r.best, Some(0));
+        // Every score 0 (no context word, or only words of weight 0 in a
+        // sense): no sense is picked.
         let none = t.induce("bank", "nothing here").unwrap();
-        assert_eq!((none.best, none.matched), (0, 0));
+        assert_eq!((none.best, none.matched), (None, 0));
+        assert_eq!(none.scores, [0.0, 0.0]);
+        let zero = SenseTable::new(vec![
+            sense("bank#1", "bank", &[("river", 0.0)]),
+            sense("bank#2", "bank", &[("money", 0.0)]),
+        ]);
+        let r = zero.induce("bank", "river money").unwrap();
+        assert_eq!((r.best, r.matched), (None, 2));
         assert!(t.induce("plant", "x").is_none());
     }
 

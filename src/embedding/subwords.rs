@@ -18,6 +18,17 @@ use std::sync::Arc;
 
 use ndarray::Array1;
 
+/// The longest n-gram a model may ask for, in characters. fastText's
+/// default is 6 and models use a few more at most; a `maxn` in the
+/// thousands would make each word's n-grams grow with the square of its
+/// length (and their hashing with the cube). Readers refuse larger values.
+pub const MAX_NGRAM: usize = 32;
+
+/// The longest word given a vector from its n-grams, in bytes: with
+/// `maxn` at most [`MAX_NGRAM`] the work per word is linear in its length,
+/// and this bounds it (no word of a language is this long).
+pub const MAX_WORD_BYTES: usize = 1 << 16;
+
 /// FNV-1a offset basis.
 const FNV_OFFSET: u32 = 2_166_136_261;
 /// FNV-1a prime.
@@ -168,8 +179,11 @@ impl Subwords {
 
     /// The vector fastText gives a word outside its vocabulary: the mean of
     /// its n-gram bucket vectors, or `None` when the word has no n-gram
-    /// (fastText would return zeros).
+    /// (fastText would return zeros) or is longer than [`MAX_WORD_BYTES`].
     pub fn vector(&self, word: &str) -> Option<Array1<f32>> {
+        if word.len() > MAX_WORD_BYTES {
+            return None;
+        }
         let buckets = self.buckets_of(word);
         if buckets.is_empty() {
             return None;
@@ -237,5 +251,18 @@ mod tests {
         let mean = buckets.iter().map(|&b| b as f32).sum::<f32>() / 2.0;
         assert_eq!(s.vector("ab").unwrap().to_vec(), vec![mean, 10.0 * mean]);
         assert!(s.vector("").is_none(), "'<>' has no 3-gram");
+    }
+
+    #[test]
+    fn the_work_per_word_is_linear_in_its_length_and_bounded() {
+        // At most maxn n-grams start at each character.
+        let s = Subwords::new(1, MAX_NGRAM, 1, 7, Rows::Owned(vec![0.5; 7]));
+        for len in [1, 100, 20_000] {
+            let word = "é".repeat(len);
+            let grams = s.buckets_of(&word).len();
+            assert!(grams <= MAX_NGRAM * (len + 2), "{len}: {grams}");
+        }
+        assert!(s.vector(&"a".repeat(MAX_WORD_BYTES)).is_some());
+        assert!(s.vector(&"a".repeat(MAX_WORD_BYTES + 1)).is_none());
     }
 }

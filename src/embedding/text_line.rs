@@ -1,9 +1,10 @@
 //! What the two text formats share: reading raw lines, lossy UTF-8 decoding
 //! with a replacement count, parsing `word v1 .. vd`, and writing it back.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 
+pub(crate) use crate::corpus::source::MAX_LINE;
 use crate::words::WordIndex;
 use crate::{Error, Result};
 
@@ -30,11 +31,12 @@ impl<R: BufRead> Lines<R> {
         }
     }
 
-    /// The next line and its 1-based number, or `None` at end of input.
+    /// The next line and its 1-based number, or `None` at end of input. A
+    /// line longer than [`MAX_LINE`] bytes is an error naming it.
     pub fn next_line(&mut self, path: &Path) -> Result<Option<(usize, &str)>> {
         self.raw.clear();
-        let n = self
-            .inner
+        let n = (&mut self.inner)
+            .take(MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut self.raw)
             .map_err(|e| Error::io(path, e))?;
         if n == 0 {
@@ -43,6 +45,8 @@ impl<R: BufRead> Lines<R> {
         self.line += 1;
         if self.raw.last() == Some(&b'\n') {
             self.raw.pop();
+        } else if self.raw.len() > MAX_LINE {
+            return Err(too_long(path, self.line));
         }
         if self.raw.last() == Some(&b'\r') {
             self.raw.pop();
@@ -50,6 +54,18 @@ impl<R: BufRead> Lines<R> {
         self.replacements += decode_lossy(&self.raw, &mut self.text);
         Ok(Some((self.line, &self.text)))
     }
+}
+
+/// The error for line `line`, which runs past [`MAX_LINE`] bytes without a line end.
+pub(crate) fn too_long(path: &Path, line: usize) -> Error {
+    Error::parse(
+        path,
+        line,
+        format!(
+            "line longer than {} without a line end; a vectors file holds one word and its values a line",
+            crate::memory::human(MAX_LINE as u64)
+        ),
+    )
 }
 
 /// Decodes `raw` into `out` (cleared first), replacing each invalid UTF-8
@@ -256,6 +272,21 @@ mod tests {
         assert_eq!(lines.next_line(p).unwrap(), Some((3, "last")));
         assert_eq!(lines.next_line(p).unwrap(), None);
         assert_eq!((lines.line, lines.replacements), (3, 1));
+    }
+
+    #[test]
+    fn a_line_without_end_is_refused_after_max_line_bytes() {
+        let p = Path::new("x");
+        let mut long = vec![b'7'; MAX_LINE];
+        long.push(b'\n');
+        long.extend(b"next");
+        let mut lines = Lines::new(&long[..]);
+        assert_eq!(lines.next_line(p).unwrap().unwrap().1.len(), MAX_LINE);
+        assert_eq!(lines.next_line(p).unwrap(), Some((2, "next")));
+        let endless = std::io::repeat(0).take(4 * MAX_LINE as u64);
+        let mut lines = Lines::new(std::io::BufReader::new(endless));
+        let e = lines.next_line(p).unwrap_err().to_string();
+        assert!(e.starts_with("x:1: line longer than 17 MB"), "{e}");
     }
 
     #[test]

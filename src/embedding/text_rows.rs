@@ -13,7 +13,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::text_line::{decode_lossy, parse_vector_line};
+use super::text_line::{decode_lossy, parse_vector_line, too_long, MAX_LINE};
 use crate::{Error, Result};
 
 /// Bytes of text read and parsed at once.
@@ -36,6 +36,8 @@ pub(crate) struct RowsSpec {
     pub lines_before: usize,
     /// The file's length when known, which bounds what a header may reserve.
     pub size: Option<u64>,
+    /// Bytes the matrix may take ([`crate::memory::check_matrix`]); `None`: no bound.
+    pub budget: Option<u64>,
 }
 
 /// The parsed body.
@@ -70,6 +72,16 @@ pub(crate) fn read(mut input: impl BufRead, path: &Path, spec: RowsSpec) -> Resu
         ..Rows::default()
     };
     if let Some((n, d)) = spec.header {
+        // Every value takes two bytes at least: a header that a known file
+        // size cannot back is left to fail on the lines themselves.
+        let keep = spec.limit.map_or(n, |l| l.min(n)) as u64;
+        let backed = spec
+            .size
+            .is_none_or(|s| keep.saturating_mul(d as u64).saturating_mul(2) <= s);
+        if let (Some(budget), true) = (spec.budget, backed) {
+            let what = "the header's matrix";
+            crate::memory::check_matrix(path, what, keep, d as u64, budget)?;
+        }
         let budget = spec
             .size
             .map_or(1 << 20, |s| usize::try_from(s / 2).unwrap_or(usize::MAX));
@@ -89,7 +101,11 @@ pub(crate) fn read(mut input: impl BufRead, path: &Path, spec: RowsSpec) -> Resu
             memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1)
         };
         if end == 0 && !eof {
-            continue; // a line longer than a batch: read more of it
+            // A line longer than a batch: read more of it, up to a bound.
+            if buf.len() > MAX_LINE {
+                return Err(too_long(path, line + 1));
+            }
+            continue;
         }
         if rows.dim == 0 {
             rows.dim = first_dim(&buf[..end], path, line)?;
@@ -233,6 +249,10 @@ fn append(rows: &mut Rows, piece: Piece, spec: RowsSpec, path: &Path) -> Result<
         rows.words.push(word);
         rows.lines.push(line);
     }
+    if let Some(budget) = spec.budget {
+        let what = "the matrix read so far";
+        crate::memory::check_matrix(path, what, rows.words.len() as u64, d as u64, budget)?;
+    }
     match piece.error {
         Some(_) if spec.limit.is_some_and(|l| rows.words.len() >= l) => {
             rows.limited = true;
@@ -295,6 +315,33 @@ mod tests {
         assert!(rows.limited);
         let rows = read_str("a 1 2\nb 3 4\n", spec).unwrap();
         assert!(!rows.limited, "nothing was left out");
+    }
+
+    #[test]
+    fn an_endless_line_and_a_matrix_over_the_budget_are_refused() {
+        let endless = std::io::BufReader::new(std::io::Read::take(std::io::repeat(b'7'), 1 << 26));
+        let e = read(endless, Path::new("v.txt"), RowsSpec::default()).unwrap_err();
+        assert!(
+            e.to_string().starts_with("v.txt:1: line longer than 17 MB"),
+            "{e}"
+        );
+        // A header whose matrix is over the budget: refused before reading.
+        let spec = RowsSpec {
+            header: Some((1000, 300)),
+            lines_before: 1,
+            budget: Some(1_000_000),
+            ..RowsSpec::default()
+        };
+        let e = read_str("a 1\n", spec).unwrap_err();
+        assert!(e.to_string().contains("1000 x 300 values"), "{e}");
+        // Without a header: refused once the rows read pass it.
+        let spec = RowsSpec {
+            budget: Some(16),
+            ..RowsSpec::default()
+        };
+        assert_eq!(read_str("a 1 2\nb 3 4\n", spec).unwrap().words.len(), 2);
+        let e = read_str("a 1 2\nb 3 4\nc 5 6\n", spec).unwrap_err();
+        assert!(e.to_string().contains("3 x 2 values"), "{e}");
     }
 
     #[test]

@@ -26,11 +26,13 @@ const MAX_WORD_BYTES: usize = 1 << 16;
 /// declared size is checked against it before anything is allocated, so a
 /// damaged header cannot ask for terabytes. On a stream of unknown length each
 /// vector is read as its bytes arrive, so memory follows the data, not the header.
+/// A matrix over `budget` bytes is refused before anything is read.
 pub(crate) fn read(
     mut input: impl BufRead,
     path: &Path,
     size: Option<u64>,
     limit: Option<usize>,
+    budget: u64,
 ) -> Result<Parsed> {
     let mut raw = Vec::new();
     input
@@ -51,6 +53,7 @@ pub(crate) fn read(
     })?;
     let vector_bytes = check_header(n, d, size.map(|s| s.saturating_sub(raw.len() as u64)), path)?;
     let keep = limit.map_or(n, |l| l.min(n));
+    crate::memory::check_matrix(path, "the header's matrix", keep as u64, d as u64, budget)?;
     let mut words = Vec::with_capacity(keep.min(1 << 20));
     // A known size was checked against the header: allocate the matrix once
     // (growing by doubling would need up to twice its memory at the peak).
@@ -236,7 +239,7 @@ mod tests {
     use super::*;
 
     fn read(input: &[u8], path: &Path, size: Option<u64>) -> Result<(WordIndex, Array2<f32>, u64)> {
-        super::read(input, path, size, None).map(|p| (p.index, p.matrix, p.replacements))
+        super::read(input, path, size, None, u64::MAX).map(|p| (p.index, p.matrix, p.replacements))
     }
     use ndarray::array;
 
@@ -317,6 +320,18 @@ mod tests {
         // Unknown length (a pipe, gzip): memory follows the data, not the header.
         let e = read(&b"1 1000000000000\nx \x01\x02"[..], p, None).unwrap_err();
         assert!(e.to_string().contains("truncated binary data"), "{e}");
+        // A matrix over the memory budget is refused, with both sizes.
+        let data = b"1000 1000\nx ";
+        let e = super::read(&data[..], p, None, None, 1 << 20).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "v.bin: the header's matrix of 1000 x 1000 values would need about 4 MB of memory, \
+             more than the budget of 1 MB (half of this machine's memory); read fewer words (--limit)"
+        );
+        assert!(super::read(&data[..], p, None, Some(10), 1 << 20)
+            .unwrap_err()
+            .to_string()
+            .contains("truncated"));
     }
 
     #[test]

@@ -29,11 +29,13 @@ pub(crate) fn parse_header(line: &str) -> Option<(usize, usize)> {
 /// every value takes at least two bytes, so a header cannot reserve more.
 /// Stanford GloVe's `-write-header 1` counts the words without the `<unk>`
 /// line it appends last; that one extra line is accepted and reported.
+/// A matrix over `budget` bytes is refused (from the header, before reading).
 pub(crate) fn read(
     mut input: impl BufRead,
     path: &Path,
     size: Option<u64>,
     limit: Option<usize>,
+    budget: u64,
 ) -> Result<Parsed> {
     let header = {
         let mut lines = Lines::new(&mut input);
@@ -64,6 +66,7 @@ pub(crate) fn read(
         limit,
         lines_before: 1,
         size,
+        budget: Some(budget),
     };
     let rows = text_rows::read(input, path, spec)?;
     let (n, _) = header;
@@ -111,7 +114,7 @@ mod tests {
     use super::*;
 
     fn read_str(s: &str) -> Result<(WordIndex, Array2<f32>, u64)> {
-        read(s.as_bytes(), Path::new("v.txt"), None, None)
+        read(s.as_bytes(), Path::new("v.txt"), None, None, u64::MAX)
             .map(|p| (p.index, p.matrix, p.replacements))
     }
 
@@ -176,6 +179,7 @@ mod tests {
             Path::new("v.txt"),
             Some(text.len() as u64),
             None,
+            1 << 30,
         )
         .unwrap_err();
         assert!(

@@ -45,9 +45,12 @@ pub fn nmi(a: &[usize], b: &[usize]) -> f64 {
 /// Class labels from a file of `word label` lines (whitespace or a comma
 /// between them; blank lines and `#` comments skipped).
 pub fn read_labels(path: &std::path::Path) -> crate::Result<HashMap<String, String>> {
-    use std::io::BufRead;
+    use crate::corpus::source::BoundedLines;
     let mut out = HashMap::new();
-    for (no, line) in crate::corpus::source::open(path)?.lines().enumerate() {
+    for (no, line) in crate::corpus::source::open(path)?
+        .bounded_lines()
+        .enumerate()
+    {
         let line = line.map_err(|e| crate::Error::io(path, e))?;
         let t = line.trim();
         if t.is_empty() || t.starts_with('#') {

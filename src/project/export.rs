@@ -46,9 +46,9 @@ pub fn write_csv(
 /// Reads coordinates written by [`write_csv`] (or any `word,x,y[,z...][,group]`
 /// file with that header): the words and the coordinate columns.
 pub fn read_csv(path: &Path) -> Result<(Vec<String>, ndarray::Array2<f64>)> {
-    use std::io::BufRead;
+    use crate::corpus::source::BoundedLines;
     let reader = crate::corpus::source::open(path)?;
-    let mut lines = reader.lines();
+    let mut lines = reader.bounded_lines();
     let header = match lines.next() {
         Some(l) => l.map_err(|e| Error::io(path, e))?,
         None => {

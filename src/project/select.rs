@@ -168,6 +168,7 @@ fn from_list(emb: &Embedding, path: &Path) -> Result<Selected> {
 /// Parses a word list: one `word [group]` per line (whitespace separated; a
 /// group name may contain spaces); blank lines and lines starting with `#` are skipped.
 pub fn read_word_list(path: &Path) -> Result<Vec<(String, Option<String>)>> {
+    crate::corpus::source::check_regular(path)?;
     let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let text = String::from_utf8(text).map_err(|e| {
         Error::format(

@@ -76,15 +76,20 @@ impl CorpusRef {
     pub fn resolve(&self, session_file: &Path) -> Result<PathBuf> {
         let base = session_file.parent().unwrap_or(Path::new("."));
         let candidates = [base.join(&self.path), self.path.clone()];
-        candidates.into_iter().find(|p| p.is_file()).ok_or_else(|| {
+        // The first that exists; a directory or a device is said to be one.
+        let found = candidates.into_iter().find(|p| p.exists()).ok_or_else(|| {
             Error::format(
                 session_file,
                 format!(
                     "corpus {} not found (looked next to the session and in the working directory)",
-                    self.path.display()
+                    crate::quote::path(&self.path)
                 ),
             )
-        })
+        })?;
+        match crate::corpus::source::check_regular(&found) {
+            Ok(()) => Ok(found),
+            Err(e) => Err(Error::format(session_file, format!("corpus {e}"))),
+        }
     }
 
     /// Compares the file at `path` with the recorded size and hash.
@@ -233,5 +238,12 @@ mod tests {
         std::fs::remove_file(&corpus).unwrap();
         let err = r.resolve(&session).unwrap_err().to_string();
         assert!(err.contains("corpus ../data/c.txt not found"), "{err}");
+        // A directory where the corpus was is said to be one.
+        std::fs::create_dir(&corpus).unwrap();
+        let err = r.resolve(&session).unwrap_err().to_string();
+        assert!(
+            err.contains("corpus ") && err.contains("c.txt: is a directory, expected a file"),
+            "{err}"
+        );
     }
 }

@@ -29,6 +29,7 @@ pub fn to_string(session: &Session) -> Result<String> {
 /// Reads a session, with `file:line:column` on syntax errors and unknown
 /// fields, and a clear message for a session from a newer version.
 pub fn load(path: &Path) -> Result<Session> {
+    crate::corpus::source::check_regular(path)?;
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     from_str(&text, path)
 }

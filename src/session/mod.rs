@@ -337,6 +337,19 @@ impl Run {
                 refused.push(e.to_string());
             }
         }
+        // The recorded mid-run changes are checked like `--change` flags: a
+        // replay that skipped one would silently be another run.
+        for (k, entry) in self.timeline.iter().enumerate() {
+            if let TimelineEvent::Set { name, value } = &entry.event {
+                if let Err(e) = method.check_change(name, &value.to_string()) {
+                    refused.push(format!(
+                        "timeline entry {} (step {}): {e}",
+                        k + 1,
+                        entry.step
+                    ));
+                }
+            }
+        }
         let missing = method
             .schema
             .iter()

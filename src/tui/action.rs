@@ -109,6 +109,8 @@ impl fmt::Display for Slot {
 pub enum EditOp {
     /// Insert a character at the cursor.
     Insert(char),
+    /// Insert pasted text at the cursor (see [`crate::tui::input::pasted`]).
+    Paste(String),
     /// Delete before the cursor.
     Backspace,
     /// Delete at the cursor.

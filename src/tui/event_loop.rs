@@ -4,9 +4,19 @@
 //! changed: at once after a key, otherwise at most every [`FRAME`], so a
 //! flood of progress messages cannot starve the keys.
 //!
-//! The terminal is restored on quit, on error and on panic (ratatui's hook,
-//! extended to release the mouse). Panics on worker threads are not printed
-//! over the screen: they are shown on the status line and printed after exit.
+//! The terminal is restored on quit, on error, on panic (ratatui's hook,
+//! extended) and on SIGINT, SIGTERM and SIGHUP (the binary's handler), all
+//! by [`give_back_terminal`]: every mode turned on at start (raw mode, the
+//! alternate screen, mouse reporting, bracketed paste, the hidden cursor) is
+//! turned off, so the shell is usable after any exit. Panics on worker
+//! threads are not printed over the screen: they are shown on the status
+//! line and printed after exit.
+//!
+//! A paste arrives whole (bracketed paste, one [`Msg::Paste`]), not as one
+//! key per character that keymaps would act on. crossterm reads the terminal
+//! with `poll` (its `use-dev-tty` source): its default edge-triggered reader
+//! returned after the first kilobyte of a burst and left the rest unread
+//! until the next key press, which stalled large pastes.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -14,10 +24,13 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{bounded, select, tick};
+use ratatui::crossterm::cursor::Show;
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyEventKind, MouseEventKind,
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event as TermEvent, KeyEventKind, MouseEventKind,
 };
 use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::LeaveAlternateScreen;
 use ratatui::DefaultTerminal;
 
 use super::app::{App, AppOptions};
@@ -52,12 +65,10 @@ pub fn run_with(
 ) -> io::Result<()> {
     let mut terminal = ratatui::try_init()?;
     HOLDS_TERMINAL.store(true, std::sync::atomic::Ordering::SeqCst);
-    let _ = execute!(io::stdout(), EnableMouseCapture);
+    let _ = take_terminal_modes(&mut io::stdout());
     install_panic_hook();
     let result = run_loop(&mut terminal, options, trace, actions);
-    let _ = execute!(io::stdout(), DisableMouseCapture);
-    ratatui::restore();
-    HOLDS_TERMINAL.store(false, std::sync::atomic::Ordering::SeqCst);
+    give_back_terminal();
     let _ = std::panic::take_hook();
     if let Ok(panics) = WORKER_PANICS.lock() {
         for p in panics.iter() {
@@ -65,6 +76,33 @@ pub fn run_with(
         }
     }
     result
+}
+
+/// Turns on what the workbench uses besides raw mode and the alternate
+/// screen (which ratatui turns on): mouse reporting and bracketed paste.
+fn take_terminal_modes(out: &mut impl Write) -> io::Result<()> {
+    execute!(out, EnableMouseCapture, EnableBracketedPaste)
+}
+
+/// Turns off every mode the workbench turned on, raw mode aside: bracketed
+/// paste, mouse reporting, the hidden cursor and the alternate screen.
+fn release_terminal_modes(out: &mut impl Write) -> io::Result<()> {
+    execute!(
+        out,
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        Show,
+        LeaveAlternateScreen
+    )
+}
+
+/// Gives the terminal back as the shell had it: every mode off, raw mode
+/// too. Called on quit, on panic and by the binary's signal handler
+/// (SIGINT, SIGTERM, SIGHUP), which exits without running destructors.
+pub fn give_back_terminal() {
+    let _ = release_terminal_modes(&mut io::stdout());
+    ratatui::restore();
+    HOLDS_TERMINAL.store(false, std::sync::atomic::Ordering::SeqCst);
 }
 
 /// True while the workbench has the terminal in raw mode.
@@ -81,7 +119,7 @@ fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         if std::thread::current().id() == ui_thread {
-            let _ = execute!(io::stdout(), DisableMouseCapture);
+            let _ = release_terminal_modes(&mut io::stdout());
             previous(info);
         } else if let Ok(mut p) = WORKER_PANICS.lock() {
             let name = std::thread::current()
@@ -219,6 +257,44 @@ fn input(at: Instant, e: TermEvent) -> Option<(Option<Instant>, Msg)> {
             Some((None, Msg::Mouse(m)))
         }
         TermEvent::Resize(width, height) => Some((None, Msg::Resize(width, height))),
+        TermEvent::Paste(text) => Some((Some(at), Msg::Paste(text))),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every mode the workbench turns on (its own, and ratatui's alternate
+    /// screen and hidden cursor) is turned off by what every exit path runs.
+    #[test]
+    fn giving_the_terminal_back_undoes_every_mode_taken() {
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        take_terminal_modes(&mut on).unwrap();
+        release_terminal_modes(&mut off).unwrap();
+        let (on, off) = (
+            String::from_utf8(on).unwrap(),
+            String::from_utf8(off).unwrap(),
+        );
+        // Private modes are set with `CSI ? n h` and reset with `CSI ? n l`.
+        let set: Vec<&str> = on
+            .split("\x1b[?")
+            .filter_map(|s| s.split_once('h').map(|(n, _)| n))
+            .collect();
+        assert!(set.len() >= 2, "mouse and paste: {on:?}");
+        for mode in set.iter().chain(&["1049", "25"]) {
+            for n in mode.split(';') {
+                assert!(
+                    off.contains(&format!("\x1b[?{n}l"))
+                        || (n == "25" && off.contains("\x1b[?25h")),
+                    "mode {n} is not reset: {off:?}"
+                );
+            }
+        }
+        assert!(
+            off.contains("\x1b[?25h"),
+            "the cursor is shown again: {off:?}"
+        );
     }
 }

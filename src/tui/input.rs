@@ -9,6 +9,23 @@
 
 use super::action::EditOp;
 
+/// The most characters one paste puts into a line.
+pub const MAX_PASTE: usize = 4096;
+
+/// Pasted text as one line: trailing line breaks dropped, other line breaks,
+/// tabs and control characters made spaces, cut to [`MAX_PASTE`]
+/// characters. Returns the text and whether it was cut.
+pub fn pasted(text: &str) -> (String, bool) {
+    let text = text.trim_end_matches(['\r', '\n']);
+    let line: String = text
+        .chars()
+        .take(MAX_PASTE)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let cut = text.chars().nth(MAX_PASTE).is_some();
+    (line, cut)
+}
+
 /// One line of editable text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineInput {
@@ -68,7 +85,7 @@ impl LineInput {
     pub fn apply(&mut self, op: &EditOp) -> bool {
         if std::mem::take(&mut self.selected) {
             match op {
-                EditOp::Insert(_) => {
+                EditOp::Insert(_) | EditOp::Paste(_) => {
                     self.set("");
                     self.apply(op);
                     return true;
@@ -87,6 +104,12 @@ impl LineInput {
                 self.text.insert(at, *c);
                 self.cursor += 1;
                 true
+            }
+            EditOp::Paste(text) => {
+                let at = self.byte(self.cursor);
+                self.text.insert_str(at, text);
+                self.cursor += text.chars().count();
+                !text.is_empty()
             }
             EditOp::Backspace if self.cursor > 0 => {
                 let at = self.byte(self.cursor - 1);
@@ -241,6 +264,26 @@ mod tests {
         assert!(i.apply(&EditOp::Backspace));
         assert_eq!(i.text(), "", "deleting a selection deletes all of it");
         assert!(!LineInput::selected("").is_selected());
+    }
+
+    #[test]
+    fn a_paste_is_one_line_inserted_at_the_cursor_and_bounded() {
+        let (line, cut) = pasted("king\tqueen\r\nman\n\n");
+        assert_eq!((line.as_str(), cut), ("king queen  man", false));
+        let mut i = LineInput::new("ab");
+        i.apply(&EditOp::Left);
+        assert!(i.apply(&EditOp::Paste("é\u{1b}x".into())));
+        assert_eq!((i.text(), i.cursor()), ("aé\u{1b}xb", 4));
+        // A selected value is replaced by the paste, as by typing.
+        let mut i = LineInput::selected("100");
+        i.apply(&EditOp::Paste(pasted("50\n").0));
+        assert_eq!(i.text(), "50");
+        // However long the paste, one line of at most MAX_PASTE characters.
+        let big = "word ".repeat(10_000);
+        let (line, cut) = pasted(&big);
+        assert!(cut && line.chars().count() == MAX_PASTE);
+        let (line, cut) = pasted(&"é".repeat(MAX_PASTE));
+        assert!(!cut && line.chars().count() == MAX_PASTE);
     }
 
     #[test]

@@ -71,6 +71,8 @@ pub enum SessionLoadError {
 pub enum Msg {
     /// A key press.
     Key(KeyEvent),
+    /// Text pasted into the terminal, whole (bracketed paste).
+    Paste(String),
     /// A mouse event.
     Mouse(MouseEvent),
     /// The terminal's size in columns and rows (at start and on resize).
@@ -151,8 +153,11 @@ pub enum Msg {
     },
     /// Pre-trained vectors were read for an imported run.
     VectorsImported {
-        /// Run index.
+        /// Run index when the import started.
         run: usize,
+        /// The run's load handle: it finds the run again when runs before
+        /// it were deleted meanwhile (or tells that it was deleted itself).
+        progress: Arc<crate::embedding::LoadProgress>,
         /// The vectors, their file and notes, or the error.
         result: Result<Imported, String>,
     },

@@ -201,6 +201,7 @@ impl Runtime {
                 run,
                 result: import_vectors(&path, limit, recorded.as_ref(), &progress)
                     .map_err(|e| e.to_string()),
+                progress,
             }),
             Effect::Projection(job) => {
                 let tx = self.tx.clone();
@@ -350,17 +351,18 @@ fn in_context(
     let table = embedding.senses().ok_or_else(no_senses)?;
     let induction = table.induce(word, context).ok_or_else(no_senses)?;
     let senses = table.of(word);
-    let picked = senses[induction.best];
-    let scores: Vec<String> = induction.scores.iter().map(|s| format!("{s:.2}")).collect();
-    let why = if induction.matched == 0 {
-        "no context word is in any sense: the largest sense".to_string()
-    } else {
-        format!(
-            "cosines {} over {} matched context word(s)",
-            scores.join(" / "),
-            induction.matched
-        )
+    let Some(best) = induction.best else {
+        return Err(format!(
+            "no sense of '{word}' picked: no word of the context supports one (every score is 0)"
+        ));
     };
+    let picked = senses[best];
+    let scores: Vec<String> = induction.scores.iter().map(|s| format!("{s:.2}")).collect();
+    let why = format!(
+        "cosines {} over {} matched context word(s)",
+        scores.join(" / "),
+        induction.matched
+    );
     let neighbors = embedding
         .neighbors(&picked.name, params)
         .map_err(|e| e.to_string())?;
@@ -406,14 +408,15 @@ fn load_session(path: &Path) -> Result<LoadedSession, SessionLoadError> {
         .resolve(path);
     let mut warnings = Vec::new();
     let corpus = &session.corpus;
-    let located = if corpus.path.is_file() {
-        Ok(corpus.path.clone())
-    } else {
-        Err(format!(
+    // A directory or a device is said to be one, not "not found".
+    let located = match crate::corpus::source::check_regular(&corpus.path) {
+        Ok(()) => Ok(corpus.path.clone()),
+        Err(e) if corpus.path.exists() => Err(format!("{}: corpus {e}", path.display())),
+        Err(_) => Err(format!(
             "{}: corpus {} not found",
             path.display(),
             corpus.path.display()
-        ))
+        )),
     };
     if let Ok(p) = &located {
         if let Ok(CorpusCheck::Changed { recorded, actual }) = corpus.check(p) {

@@ -23,15 +23,26 @@ fn topic_mass(e: &Embedding) -> Vec<f64> {
     s
 }
 
-/// Refuses vectors that cannot be rows of `W` (a negative entry).
+/// Refuses vectors that cannot be rows of `W` (a negative entry), naming
+/// the first such word; the message names no option, since both the walk
+/// (`neighbors --by walk`) and `topics` call it.
 pub fn check_simplex(e: &Embedding) -> Result<()> {
-    if e.vectors().iter().any(|&x| !(x >= 0.0)) {
-        return Err(Error::param(
-            "by",
-            "the walk needs non-negative vectors (rows of a dsnmf W); use cosine",
-        ));
+    let bad = e
+        .vectors()
+        .rows()
+        .into_iter()
+        .position(|row| row.iter().any(|&x| !(x >= 0.0)));
+    match bad {
+        None => Ok(()),
+        Some(i) => Err(Error::param(
+            "vectors",
+            format!(
+                "word '{}' has a negative value: the word -> topic -> word walk and topics \
+                 need non-negative vectors (the rows of a dsnmf W)",
+                e.words().word(i as u32)
+            ),
+        )),
     }
-    Ok(())
 }
 
 /// The `k` words `j ≠ i` with the largest `Ŝ_ij`, best first (scores in
@@ -176,7 +187,11 @@ mod tests {
             array![[-1.0f32, 2.0], [1.0, 0.0]],
         )
         .unwrap();
-        assert!(topics(&neg, 1).is_err());
+        let err = topics(&neg, 1).unwrap_err().to_string();
+        assert!(
+            err.contains("word 'x' has a negative value") && !err.contains("by"),
+            "topics has no --by: {err}"
+        );
         let err = walk_neighbors(&neg, 1, 1).unwrap_err().to_string();
         assert!(err.contains("non-negative"), "{err}");
         let words = ["x", "y"].map(String::from).to_vec();

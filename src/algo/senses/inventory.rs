@@ -3,12 +3,11 @@
 //! directory, a frequency rule or one fixed number; then capped, and only
 //! words seen often enough are split.
 
-use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use rustc_hash::FxHashMap;
 
-use crate::corpus::source;
+use crate::corpus::source::{self, BoundedLines};
 use crate::{Error, Result};
 
 /// The bundled WordNet 3.0 sense counts (`assets/lexicon/`).
@@ -108,7 +107,7 @@ pub fn read_lexicon(path: &Path) -> Result<FxHashMap<String, usize>> {
         return Ok(out);
     }
     let input = source::open(path)?;
-    for (n, line) in input.lines().enumerate() {
+    for (n, line) in input.bounded_lines().enumerate() {
         let line = line.map_err(|e| Error::io(path, e))?;
         if line.trim().is_empty() || line.starts_with('#') || (n == 0 && line.starts_with("word\t"))
         {
@@ -136,7 +135,7 @@ pub fn read_lexicon(path: &Path) -> Result<FxHashMap<String, usize>> {
 /// (lines: `lemma pos synset_cnt ...`; licence lines start with spaces).
 fn read_wordnet_index(path: &Path, out: &mut FxHashMap<String, usize>) -> Result<()> {
     let input = source::open(path)?;
-    for (n, line) in input.lines().enumerate() {
+    for (n, line) in input.bounded_lines().enumerate() {
         let line = line.map_err(|e| Error::io(path, e))?;
         if line.starts_with(' ') || line.trim().is_empty() {
             continue;

@@ -62,12 +62,11 @@ impl EvalView {
 
 /// Whether a dataset file is in the Google analogy format (`: section` lines).
 fn is_analogy(path: &std::path::Path) -> bool {
-    use std::io::{BufRead, BufReader};
-    let Ok(f) = std::fs::File::open(path) else {
+    use crate::corpus::source::BoundedLines;
+    let Ok(f) = crate::corpus::source::open(path) else {
         return false;
     };
-    BufReader::new(f)
-        .lines()
+    f.bounded_lines()
         .map_while(Result::ok)
         .find(|l| !l.trim().is_empty())
         .is_some_and(|l| l.trim_start().starts_with(':'))
@@ -75,9 +74,7 @@ fn is_analogy(path: &std::path::Path) -> bool {
 
 /// Reads a dataset file to check it: what it holds, or the located error.
 pub fn check(path: &Path) -> Result<String, String> {
-    if !path.is_file() {
-        return Err(format!("{}: no such file", path.display()));
-    }
+    crate::corpus::source::check_regular(path).map_err(|e| e.to_string())?;
     if is_analogy(path) {
         let d = AnalogyDataset::read(path).map_err(|e| e.to_string())?;
         Ok(format!("analogy set, {} questions", d.questions()))

@@ -71,6 +71,7 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             Some(action) => act(app, action),
             None => Vec::new(),
         },
+        Msg::Paste(text) => paste(app, &text),
         Msg::Mouse(m) => mouse(app, m),
         Msg::Resize(width, height) => {
             app.width = width;
@@ -118,8 +119,12 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             runs::vectors_loaded(app, run, result);
             Vec::new()
         }
-        Msg::VectorsImported { run, result } => {
-            runs::imported(app, run, result);
+        Msg::VectorsImported {
+            run,
+            progress,
+            result,
+        } => {
+            runs::imported(app, run, &progress, result);
             Vec::new()
         }
         Msg::Projection(result) => projection::answered(app, result),
@@ -376,6 +381,27 @@ fn mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     }
 }
 
+/// A paste goes into the line being edited, as one edit (one search, one
+/// check), made one line and bounded ([`super::input::pasted`]); with no
+/// line open it is dropped with a word, never read as keys.
+fn paste(app: &mut App, text: &str) -> Vec<Effect> {
+    if !app.typing() {
+        app.set_status(Level::Info, "paste ignored: no text field is open");
+        return Vec::new();
+    }
+    let (line, cut) = super::input::pasted(text);
+    if cut {
+        app.set_status(
+            Level::Warn,
+            format!(
+                "paste cut to its first {} characters",
+                super::input::MAX_PASTE
+            ),
+        );
+    }
+    act(app, Action::Edit(EditOp::Paste(line)))
+}
+
 /// Types `text` into whatever line is being edited (scripts and tests).
 pub fn type_text(app: &mut App, text: &str) -> Vec<Effect> {
     let mut effects = Vec::new();
@@ -444,6 +470,25 @@ mod tests {
         assert_eq!(app.screen, Screen::Neighbors);
         assert_eq!(app.neighbors.word.text(), "2");
         key(&mut app, KeyCode::Esc);
+        key(&mut app, KeyCode::Char('2'));
+        assert_eq!(app.screen, Screen::Train);
+    }
+
+    #[test]
+    fn a_paste_is_text_in_a_field_and_never_keys() {
+        let mut app = App::new(&options());
+        // No field open: a paste of "q2?" neither quits nor switches screens.
+        update(&mut app, Msg::Paste("q2?\n".into()));
+        assert!(!app.quit && !app.help);
+        assert_eq!(app.screen, Screen::Corpus);
+        key(&mut app, KeyCode::Char('4'));
+        key(&mut app, KeyCode::Enter);
+        // A large paste lands whole and at once; the keys after it still work.
+        let big = format!("{}\nnext line", "k".repeat(3000));
+        update(&mut app, Msg::Paste(big));
+        assert_eq!(app.neighbors.word.text().len(), 3000 + " next line".len());
+        key(&mut app, KeyCode::Esc);
+        assert!(!app.typing());
         key(&mut app, KeyCode::Char('2'));
         assert_eq!(app.screen, Screen::Train);
     }

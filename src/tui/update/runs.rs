@@ -98,6 +98,8 @@ pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
         return Vec::new();
     }
     let gone = app.runs.remove(run);
+    // An import still reading stops (its answer, if any, is dropped).
+    gone.loading.cancel();
     let shift = |i: usize| match i.cmp(&run) {
         std::cmp::Ordering::Less => Some(i),
         std::cmp::Ordering::Equal => None,
@@ -268,11 +270,8 @@ pub fn vectors_loaded(app: &mut App, run: usize, result: Result<Arc<Embedding>, 
 /// "imported": picked as A when nothing is, else as B, like a new training run.
 pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
     let path = PathBuf::from(path.trim());
-    if !path.is_file() {
-        app.set_status(
-            Level::Error,
-            format!("{}: no such file (give a vectors file)", path.display()),
-        );
+    if let Err(e) = crate::corpus::source::check_regular(&path) {
+        app.set_status(Level::Error, format!("{e} (give a vectors file)"));
         return Vec::new();
     }
     let run = app.runs.len();
@@ -296,8 +295,24 @@ pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
     }]
 }
 
-/// Pre-trained vectors were read (or not) for imported run `run`.
-pub fn imported(app: &mut App, run: usize, result: Result<Imported, String>) {
+/// Pre-trained vectors were read (or not) for the imported run that was
+/// number `run` when it started and whose load handle is `progress`: runs
+/// deleted meanwhile may have moved it, and a deleted run's answer (its
+/// read cancelled) is dropped.
+pub fn imported(
+    app: &mut App,
+    run: usize,
+    progress: &Arc<crate::embedding::LoadProgress>,
+    result: Result<Imported, String>,
+) {
+    let same = |r: &crate::tui::run::RunEntry| Arc::ptr_eq(&r.loading, progress);
+    let run = match app.runs.get(run).filter(|r| same(r)) {
+        Some(_) => run,
+        None => match app.runs.iter().position(same) {
+            Some(moved) => moved,
+            None => return,
+        },
+    };
     let Some(r) = app.runs.get_mut(run) else {
         return;
     };
@@ -476,4 +491,58 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         _ => {}
     }
     Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::embedding::format::{read_observed, ReadOptions};
+    use crate::tui::runtime::import_vectors;
+    use crate::tui::update::tests::options;
+
+    /// The class of "deleting an importing run leaves its thread reading
+    /// for ever": the deleted run's read is cancelled (its reader fails at
+    /// its next block), its late answer is dropped, and the answer of a
+    /// run that moved up finds it.
+    #[test]
+    fn deleting_an_importing_run_cancels_its_read_and_drops_its_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        std::fs::write(&a, "1 2\nx 1 2\n").unwrap();
+        std::fs::write(&b, "2 2\ny 1 2\nz 3 4\n").unwrap();
+        let mut app = App::new(&options());
+        assert_eq!(import(&mut app, a.to_str().unwrap(), None).len(), 1);
+        assert_eq!(import(&mut app, b.to_str().unwrap(), None).len(), 1);
+        let (pa, pb) = (
+            Arc::clone(&app.runs[0].loading),
+            Arc::clone(&app.runs[1].loading),
+        );
+        delete(&mut app, 0);
+        assert!(pa.is_cancelled() && !pb.is_cancelled());
+        let e = read_observed(&a, ReadOptions::default(), &pa).unwrap_err();
+        assert!(e.to_string().ends_with("reading cancelled"), "{e}");
+        imported(&mut app, 0, &pa, Err(e.to_string()));
+        assert_eq!(app.runs.len(), 1);
+        assert!(matches!(app.runs[0].status, RunStatus::Importing));
+        let answer = import_vectors(&b, None, None, &pb).unwrap();
+        imported(&mut app, 1, &pb, Ok(answer));
+        assert!(matches!(app.runs[0].status, RunStatus::Finished));
+        assert_eq!(app.runs[0].embedding.as_ref().unwrap().len(), 2);
+    }
+
+    /// A directory or a device given to import is said to be one.
+    #[test]
+    fn importing_a_directory_or_a_device_says_what_it_is() {
+        let mut app = App::new(&options());
+        let dir = tempfile::tempdir().unwrap();
+        assert!(import(&mut app, dir.path().to_str().unwrap(), None).is_empty());
+        assert!(
+            app.status.text.contains("is a directory"),
+            "{}",
+            app.status.text
+        );
+        assert!(import(&mut app, "/dev/null", None).is_empty());
+        assert!(app.status.text.contains("is a character device"));
+        assert!(app.runs.is_empty());
+    }
 }
