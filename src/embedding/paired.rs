@@ -469,7 +469,7 @@ mod tests {
         for words in ["the\nnaïve\nx\nextra\n", "the\nnaïve\n"] {
             std::fs::write(&vocab, words).unwrap();
             for limit in [None, Some(2)] {
-                let e = read_npy(&bytes[..], &path, None, limit)
+                let e = read_npy(&bytes[..], &path, None, limit, u64::MAX)
                     .unwrap_err()
                     .to_string();
                 let n = words.lines().count();

@@ -616,8 +616,9 @@ mod tests {
             money.note.as_deref().unwrap().starts_with("bank#1"),
             "{money:?}"
         );
-        let none = ask("nothing in common").unwrap();
-        assert!(none.note.unwrap().contains("the largest sense"));
+        // Nothing in the context supports a sense: none is picked (no guess).
+        let none = ask("nothing in common").unwrap_err();
+        assert!(none.contains("no sense of 'bank' picked"), "{none}");
         let q = Query::InContext {
             word: "money".into(),
             context: "x".into(),
