@@ -248,6 +248,20 @@ fn train_screen_log_scale_at_80x24() {
     insta::assert_snapshot!(render(&app, 80, 24));
 }
 
+/// The method list scrolls to the chosen method (ube is below the fold at
+/// 80x24), and only the focused pane marks its selection with `▸`.
+#[test]
+fn train_screen_at_80x24_scrolls_the_method_list_to_the_chosen_method() {
+    let mut app = base();
+    app.screen = Screen::Train;
+    update(&mut app, Msg::Action(Action::FocusNext));
+    update(&mut app, Msg::Action(Action::SelectMethod("ube".into())));
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains("▸ ube"), "{screen}");
+    assert_eq!(screen.matches('▸').count(), 1, "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
 #[test]
 fn train_screen_overlaying_the_runs_against_epochs() {
     let mut app = with_runs();
@@ -308,6 +322,30 @@ fn runs_screen() {
     let mut app = with_runs();
     app.screen = Screen::Runs;
     insta::assert_snapshot!(render(&app, 110, 24));
+}
+
+/// At 80x24 the table leaves out the columns that do not fit (the
+/// details keep them) instead of cutting run numbers and values: run #10
+/// and a perplexity of 33698.4 show whole, a named run shows its name.
+#[test]
+fn runs_screen_at_80x24_keeps_numbers_whole() {
+    let mut app = with_runs();
+    app.screen = Screen::Runs;
+    let finished = app.runs[0].clone();
+    for _ in 0..8 {
+        app.runs.push(finished.clone());
+    }
+    app.runs[9].perplexity = Some(33698.4);
+    update(
+        &mut app,
+        Msg::Action(Action::RenameRun(9, "big-window".into())),
+    );
+    app.runs_view.selected = 9;
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains(" 10 "), "{screen}");
+    assert!(screen.contains("33698.4"), "{screen}");
+    assert!(screen.contains("big-window"), "{screen}");
+    insta::assert_snapshot!(screen);
 }
 
 #[test]
@@ -617,6 +655,24 @@ fn help_overlay_on_the_train_screen() {
     app.screen = Screen::Train;
     update(&mut app, Msg::Action(Action::ToggleHelp));
     insta::assert_snapshot!(render(&app, 100, 50));
+}
+
+/// At 80x24 every help entry is whole: long ones wrap under their text
+/// instead of being cut mid-word.
+#[test]
+fn help_overlay_at_80x24_wraps_long_entries() {
+    let mut app = base();
+    app.screen = Screen::Train;
+    update(&mut app, Msg::Action(Action::ToggleHelp));
+    let screen = render(&app, 80, 24);
+    for whole in [
+        "x axis: steps / epochs / seconds",
+        "overlay the listed runs' curves",
+        "quit (asks if a run trains)",
+    ] {
+        assert!(screen.contains(whole), "{whole}: {screen}");
+    }
+    insta::assert_snapshot!(screen);
 }
 
 #[test]

@@ -88,6 +88,17 @@ pub enum PromptKind {
     FindVocab,
 }
 
+impl PromptKind {
+    /// Whether an empty answer means something (no filter, no name, no
+    /// tags) rather than "never mind".
+    pub fn takes_empty(self) -> bool {
+        matches!(
+            self,
+            PromptKind::FilterRuns | PromptKind::RenameRun(_) | PromptKind::TagRun(_)
+        )
+    }
+}
+
 /// A dialog over the screen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Modal {

@@ -51,7 +51,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     draw_status(frame, status, app);
     draw_hints(frame, hints, app);
     if app.help {
-        help::draw_help(frame, body, app);
+        help::draw_help(frame, body.union(hints), app);
     }
     if let Some(modal) = &app.modal {
         help::draw_modal(frame, body, modal);

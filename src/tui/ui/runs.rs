@@ -21,7 +21,48 @@ pub fn picks_mark(app: &App, i: usize) -> &'static str {
 }
 
 /// Characters of the vectors column.
-const VECTORS_WIDTH: u16 = 16;
+const VECTORS_WIDTH: usize = 16;
+
+/// A column of the runs table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Col {
+    Mark,
+    Number,
+    Method,
+    Settings,
+    Status,
+    Time,
+    Loss,
+    Perplexity,
+    Eval,
+    Corpus,
+    Vectors,
+}
+
+impl Col {
+    fn header(self) -> &'static str {
+        match self {
+            Col::Mark => "",
+            Col::Number => "#",
+            Col::Method => "method",
+            Col::Settings => "settings",
+            Col::Status => "status",
+            Col::Time => "time",
+            Col::Loss => "loss",
+            Col::Perplexity => "ppl",
+            Col::Eval => "eval",
+            Col::Corpus => "corpus",
+            Col::Vectors => "vectors",
+        }
+    }
+}
+
+/// The columns a narrow table leaves out first (the details below show
+/// them for the selected run); the others always fit from 80 columns up.
+const DROPPED_FIRST: [Col; 4] = [Col::Vectors, Col::Corpus, Col::Eval, Col::Time];
+
+/// Narrowest settings column.
+const SETTINGS_MIN: usize = 12;
 
 /// Draws the Runs screen.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
@@ -48,73 +89,48 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .iter()
         .filter_map(|r| r.corpus().map(|c| c.hash.clone()))
         .collect();
-    let show_corpus = corpora.len() > 1;
+    let mut columns = vec![
+        Col::Mark,
+        Col::Number,
+        Col::Method,
+        Col::Settings,
+        Col::Status,
+        Col::Time,
+        Col::Loss,
+        Col::Perplexity,
+        Col::Eval,
+    ];
+    if corpora.len() > 1 {
+        columns.push(Col::Corpus);
+    }
+    columns.push(Col::Vectors);
     let listed = app.runs_view.listed(&app.runs);
+    // Widths from every run, listed or not, so a filter does not move columns.
+    let cells: Vec<Vec<String>> = (0..app.runs.len())
+        .map(|i| columns.iter().map(|&c| cell(app, i, c)).collect())
+        .collect();
+    let room = table_area.width.saturating_sub(2) as usize;
+    let (columns, widths) = fit_columns(&columns, &cells, room);
     let rows: Vec<Row> = listed
         .iter()
-        .map(|&i| (i, &app.runs[i]))
-        .map(|(i, r)| {
-            let last = r.last();
-            let eval = r.evaluation().map_or_else(
-                || {
-                    if r.evaluating {
-                        "evaluating…".into()
-                    } else {
-                        "-".into()
-                    }
-                },
-                |e| {
-                    let sims: Vec<String> = e
-                        .similarity
-                        .iter()
-                        .map(|s| format!("{:.2}", s.spearman))
-                        .collect();
-                    let ana = e
-                        .analogy
-                        .as_ref()
-                        .map_or(String::new(), |a| format!(" {:.1}%", 100.0 * a.total));
-                    format!("ρ {}{ana}", sims.join("/"))
-                },
-            );
-            let mut cells = vec![
-                picks_mark(app, i).to_string(),
-                format!("{}", i + 1),
-                r.method.name.to_string(),
-                tagged(&r.record().tags, r.settings()),
-                r.status_text(),
-                last.map_or("-".into(), |p| duration(p.elapsed)),
-                last.map_or("-".into(), |p| value(p.loss)),
-                r.perplexity.map_or("-".into(), value),
-                eval,
-            ];
-            if show_corpus {
-                cells.push(fit(&r.corpus().map_or("-".into(), |c| c.name()), 12));
-            }
-            cells.push(fit(&r.vectors_text(), VECTORS_WIDTH as usize));
-            Row::new(cells)
+        .map(|&i| {
+            let row = &cells[i];
+            let shown = columns.iter().zip(&widths).map(|(&(k, c), &w)| {
+                let text = &row[k];
+                if c == Col::Settings {
+                    fit(text, w)
+                } else {
+                    text.clone()
+                }
+            });
+            Row::new(shown.collect::<Vec<_>>())
         })
         .collect();
-    let mut widths = vec![
-        Constraint::Length(1),
-        Constraint::Length(2),
-        Constraint::Length(10),
-        Constraint::Min(12),
-        Constraint::Length(12),
-        Constraint::Length(6),
-        Constraint::Length(7),
-        Constraint::Length(7),
-        Constraint::Length(18),
-    ];
-    let mut header = vec![
-        "", "#", "method", "settings", "status", "time", "loss", "ppl", "eval",
-    ];
-    if show_corpus {
-        header.push("corpus");
-        widths.push(Constraint::Length(12));
-    }
-    header.push("vectors");
-    widths.push(Constraint::Length(VECTORS_WIDTH));
-    let header = Row::new(header).style(theme::dim());
+    let header = Row::new(columns.iter().map(|(_, c)| c.header())).style(theme::dim());
+    let widths: Vec<Constraint> = widths
+        .iter()
+        .map(|&w| Constraint::Length(w as u16))
+        .collect();
     let filter = app.runs_view.filter_text();
     let title = if filter.is_empty() {
         "Runs (A and B are compared on the other screens)".to_string()
@@ -135,14 +151,103 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     draw_details(frame, details, app);
 }
 
-/// The settings cell, then the run's tags in brackets (the details below
-/// show both whole).
-fn tagged(tags: &[String], settings: String) -> String {
-    if tags.is_empty() {
-        settings
-    } else {
-        format!("{settings} [{}]", tags.join(" "))
+/// The columns that fit in `room` characters (with their index into each
+/// row of `cells`) and their widths: every column as wide as its widest
+/// cell, the settings column what is left; columns are left out in the
+/// order of [`DROPPED_FIRST`] until the rest fit, so no number is cut.
+fn fit_columns(
+    columns: &[Col],
+    cells: &[Vec<String>],
+    room: usize,
+) -> (Vec<(usize, Col)>, Vec<usize>) {
+    let natural: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            cells
+                .iter()
+                .map(|row| row[k].chars().count())
+                .chain([c.header().chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut kept: Vec<(usize, Col)> = columns.iter().copied().enumerate().collect();
+    let need = |kept: &[(usize, Col)]| -> usize {
+        let fixed: usize = kept
+            .iter()
+            .filter(|(_, c)| *c != Col::Settings)
+            .map(|&(k, _)| natural[k])
+            .sum();
+        fixed + SETTINGS_MIN + kept.len().saturating_sub(1)
+    };
+    for drop in DROPPED_FIRST {
+        if need(&kept) <= room {
+            break;
+        }
+        kept.retain(|(_, c)| *c != drop);
     }
+    let others: usize = need(&kept) - SETTINGS_MIN;
+    let widths = kept
+        .iter()
+        .map(|&(k, c)| match c {
+            Col::Settings => room.saturating_sub(others).max(SETTINGS_MIN),
+            _ => natural[k],
+        })
+        .collect();
+    (kept, widths)
+}
+
+/// The text of run `i`'s cell in column `c`.
+fn cell(app: &App, i: usize, c: Col) -> String {
+    let r = &app.runs[i];
+    let last = r.last();
+    match c {
+        Col::Mark => picks_mark(app, i).to_string(),
+        Col::Number => format!("{}", i + 1),
+        Col::Method => r.method.name.to_string(),
+        Col::Settings => tagged(r.record().label.as_deref(), &r.record().tags, r.settings()),
+        Col::Status => r.status_text(),
+        Col::Time => last.map_or("-".into(), |p| duration(p.elapsed)),
+        Col::Loss => last.map_or("-".into(), |p| value(p.loss)),
+        Col::Perplexity => r.perplexity.map_or("-".into(), value),
+        Col::Eval => r.evaluation().map_or_else(
+            || {
+                if r.evaluating {
+                    "evaluating…".into()
+                } else {
+                    "-".into()
+                }
+            },
+            |e| {
+                let sims: Vec<String> = e
+                    .similarity
+                    .iter()
+                    .map(|s| format!("{:.2}", s.spearman))
+                    .collect();
+                let ana = e
+                    .analogy
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(" {:.1}%", 100.0 * a.total));
+                format!("ρ {}{ana}", sims.join("/"))
+            },
+        ),
+        Col::Corpus => fit(&r.corpus().map_or("-".into(), |c| c.name()), 12),
+        Col::Vectors => fit(&r.vectors_text(), VECTORS_WIDTH),
+    }
+}
+
+/// The settings cell: the run's name when it has one, its settings, then
+/// its tags in brackets (the details below show them whole).
+fn tagged(name: Option<&str>, tags: &[String], settings: String) -> String {
+    let mut text = match name {
+        Some(name) => format!("{name}: {settings}"),
+        None => settings,
+    };
+    if !tags.is_empty() {
+        text.push_str(&format!(" [{}]", tags.join(" ")));
+    }
+    text
 }
 
 fn draw_details(frame: &mut Frame, area: Rect, app: &App) {

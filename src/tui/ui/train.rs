@@ -70,12 +70,21 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
 fn draw_methods(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.train;
     let focused = v.focus == TrainFocus::Methods;
-    let mut lines: Vec<Line> = algo::methods()
+    let methods = algo::methods();
+    let rows = area.height.saturating_sub(2) as usize;
+    let (from, to) = method_window(methods.len(), v.method, rows);
+    let mut lines: Vec<Line> = methods[from..to]
         .iter()
         .enumerate()
-        .map(|(i, m)| {
-            let chosen = i == v.method;
-            let marker = if chosen { "▸ " } else { "  " };
+        .map(|(k, m)| {
+            let chosen = from + k == v.method;
+            // `▸` only in the pane that has the keys; the chosen method of
+            // an unfocused list keeps a quieter mark.
+            let marker = match (chosen, focused) {
+                (true, true) => "▸ ",
+                (true, false) => "• ",
+                _ => "  ",
+            };
             let style = match (chosen, focused) {
                 (true, true) => theme::selected(),
                 (true, false) => theme::accent(),
@@ -87,12 +96,37 @@ fn draw_methods(frame: &mut Frame, area: Rect, app: &App) {
             ])
         })
         .collect();
-    lines.push(Line::default());
-    lines.push(Line::styled(v.method().summary.to_string(), theme::dim()));
+    if to - from == methods.len() {
+        lines.push(Line::default());
+        lines.push(Line::styled(v.method().summary.to_string(), theme::dim()));
+    }
+    let mut title = if to - from < methods.len() {
+        format!("Method {}/{}", v.method + 1, methods.len())
+    } else {
+        "Method".to_string()
+    };
+    if !focused {
+        title.push_str(" · Tab");
+    }
     let p = Paragraph::new(lines)
         .wrap(Wrap { trim: false })
-        .block(block("Method", focused));
+        .block(block(&title, focused));
     frame.render_widget(p, area);
+}
+
+/// The methods `from..to` a list of `rows` lines shows so that `chosen` is
+/// on screen (with a neighbour above and below when there is room).
+fn method_window(n: usize, chosen: usize, rows: usize) -> (usize, usize) {
+    if rows >= n {
+        return (0, n);
+    }
+    let rows = rows.max(1);
+    let below = (chosen + 2).saturating_sub(rows);
+    let from = below
+        .min(chosen.saturating_sub(1))
+        .max((chosen + 1).saturating_sub(rows))
+        .min(n - rows);
+    (from, from + rows)
 }
 
 fn draw_form(frame: &mut Frame, area: Rect, app: &App) {
@@ -107,7 +141,10 @@ fn draw_form(frame: &mut Frame, area: Rect, app: &App) {
         shown.push(Line::default());
     }
     shown.push(field_help(form));
-    let title = format!("{} · hyperparameters (~ live)", v.method().name);
+    let mut title = format!("{} · hyperparameters (~ live)", v.method().name);
+    if !focused {
+        title.push_str(" · Tab");
+    }
     let p = Paragraph::new(shown).block(block(&title, focused));
     frame.render_widget(p, area);
 }
@@ -348,5 +385,27 @@ fn draw_charts(frame: &mut Frame, area: Rect, app: &App, shown: usize) {
                 block: block(&format!("{title}{scale}"), false),
             },
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::method_window;
+
+    #[test]
+    fn the_method_list_scrolls_to_the_chosen_method() {
+        assert_eq!(method_window(16, 3, 20), (0, 16), "all fit");
+        assert_eq!(method_window(16, 0, 8), (0, 8));
+        assert_eq!(method_window(16, 6, 8), (0, 8), "row 7 of 8, one below");
+        assert_eq!(method_window(16, 7, 8), (1, 9), "one below stays visible");
+        assert_eq!(method_window(16, 15, 8), (8, 16), "the last at the bottom");
+        assert_eq!(method_window(16, 15, 1), (15, 16));
+        for rows in 1..20 {
+            for chosen in 0..16 {
+                let (from, to) = method_window(16, chosen, rows);
+                assert!((from..to).contains(&chosen), "{chosen} in {rows} rows");
+                assert_eq!(to - from, rows.min(16));
+            }
+        }
     }
 }

@@ -332,7 +332,7 @@ fn modal(app: &mut App, action: Action) -> Vec<Effect> {
         (Modal::Prompt { kind, input, .. }, Action::Activate) => {
             let (kind, text) = (*kind, input.text().trim().to_string());
             app.modal = None;
-            if text.is_empty() {
+            if text.is_empty() && !kind.takes_empty() {
                 return Vec::new();
             }
             act(app, submit(kind, text))

@@ -15,7 +15,9 @@ pub fn query_word(app: &mut App, word: &str) -> Vec<Effect> {
     if word.is_empty() {
         return Vec::new();
     }
-    if app.neighbors.word.text() != word {
+    // A search while typing must leave the field as typed (its trailing
+    // space starts the next word of `king -man +woman`).
+    if app.neighbors.word.text().trim() != word {
         app.neighbors.word.set(word);
     }
     match parse_query(word) {
@@ -353,6 +355,36 @@ mod tests {
         let effects = act(&mut app, Action::Edit(EditOp::Insert('g')));
         assert_eq!(effects.len(), 1);
         assert_eq!(app.journal.last(), Some(&Action::Query("king".into())));
+    }
+
+    #[test]
+    fn typing_a_query_keeps_its_spaces_while_known_words_search() {
+        let mut app = app_with_run();
+        app.screen = crate::tui::Screen::Neighbors;
+        act(&mut app, Action::Activate);
+        for ch in "king -man +woman".chars() {
+            act(&mut app, Action::Edit(EditOp::Insert(ch)));
+            assert!(
+                "king -man +woman".starts_with(app.neighbors.word.text()),
+                "the field reads '{}'",
+                app.neighbors.word.text()
+            );
+        }
+        assert_eq!(app.neighbors.word.text(), "king -man +woman");
+        assert_eq!(
+            app.journal.last(),
+            Some(&Action::Query("king".into())),
+            "'king' searched as typed"
+        );
+        let effects = act(&mut app, Action::Activate);
+        assert_eq!(effects.len(), 1);
+        assert_eq!(
+            app.neighbors.query,
+            Some(Query::Similar {
+                positive: vec!["king".into(), "woman".into()],
+                negative: vec!["man".into()]
+            })
+        );
     }
 
     #[test]

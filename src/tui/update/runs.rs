@@ -26,7 +26,10 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
         Slot::A => Slot::B,
         Slot::B => Slot::A,
     };
-    if app.picks[other.index()] == Some(run) {
+    // A run is never compared with itself: picking the other slot's run
+    // moves it, and that slot takes this slot's run (said on the status line).
+    let swapped = app.picks[other.index()] == Some(run);
+    if swapped {
         app.picks[other.index()] = app.picks[slot.index()];
     }
     app.picks[slot.index()] = Some(run);
@@ -36,10 +39,14 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
     } else {
         " (no vectors yet)"
     };
-    app.set_status(
-        Level::Info,
-        format!("{} picked as {slot}{note}", r.label(run)),
-    );
+    let mut text = format!("{} picked as {slot}{note}", r.label(run));
+    if swapped {
+        text.push_str(&match app.picks[other.index()] {
+            Some(o) if o != run => format!("; it was {other}, so {other} is now #{}", o + 1),
+            _ => format!("; it was {other}, so {other} is now empty"),
+        });
+    }
+    app.set_status(if swapped { Level::Warn } else { Level::Info }, text);
     app.follow_up(Action::RefreshNeighbors);
     Vec::new()
 }
@@ -146,7 +153,12 @@ pub fn rename(app: &mut App, run: usize, name: &str) -> Vec<Effect> {
     r.recorder.run_mut().label = (!name.is_empty()).then(|| name.to_string());
     let label = r.label(run);
     app.session.changed();
-    app.set_status(Level::Info, format!("run is now {label}"));
+    let text = if name.is_empty() {
+        format!("name removed: the run is {label}")
+    } else {
+        format!("run is now {label}")
+    };
+    app.set_status(Level::Info, text);
     Vec::new()
 }
 
@@ -544,5 +556,79 @@ mod tests {
         assert!(import(&mut app, "/dev/null", None).is_empty());
         assert!(app.status.text.contains("is a character device"));
         assert!(app.runs.is_empty());
+    use crate::tui::action::{EditOp, Screen};
+    use crate::tui::app::{AppOptions, Modal};
+    use crate::tui::update::act;
+
+    fn app_with_runs(n: usize) -> App {
+        let mut app = App::new(&AppOptions {
+            corpus: "x".into(),
+            session: None,
+            eval_plan: Default::default(),
+            cores: 2,
+            exports: "exports".into(),
+        });
+        let m = crate::algo::find("sgns").unwrap();
+        for _ in 0..n {
+            let params = crate::train::Params::defaults(m.schema);
+            let mut r = RunEntry::new(m, params, 1, 1, crate::tui::run::tests::corpus_ref());
+            r.status = RunStatus::Finished;
+            app.runs.push(r);
+        }
+        app.screen = Screen::Runs;
+        app
+    }
+
+    /// Opens a prompt with `key`, empties it (Ctrl-U) and presses Enter.
+    fn answer_empty(app: &mut App, key: Action) {
+        act(app, key);
+        assert!(matches!(app.modal, Some(Modal::Prompt { .. })));
+        act(app, Action::Edit(EditOp::Clear));
+        act(app, Action::Activate);
+        assert!(app.modal.is_none());
+    }
+
+    #[test]
+    fn an_empty_answer_clears_the_filter_the_name_and_the_tags() {
+        let mut app = app_with_runs(2);
+        filter(&mut app, "nothing-matches");
+        assert!(app.runs_view.listed(&app.runs).is_empty());
+        answer_empty(&mut app, Action::FilterRunsPrompt);
+        assert_eq!(app.runs_view.listed(&app.runs), [0, 1]);
+        assert_eq!(app.status.text, "every run is listed");
+
+        rename(&mut app, 0, "small");
+        tag(&mut app, 0, "a, b");
+        app.runs_view.selected = 0;
+        answer_empty(&mut app, Action::RenameSelectedPrompt);
+        assert_eq!(app.runs[0].record().label, None);
+        assert_eq!(app.runs[0].label(0), "#1 sgns defaults");
+        answer_empty(&mut app, Action::TagSelectedPrompt);
+        assert!(app.runs[0].record().tags.is_empty());
+        assert_eq!(app.status.text, "#1 sgns defaults has no tags");
+    }
+
+    #[test]
+    fn picking_a_s_run_as_b_says_that_they_swapped() {
+        let mut app = app_with_runs(3);
+        app.picks = [Some(0), Some(2)];
+        pick(&mut app, Slot::B, 0);
+        assert_eq!(app.picks, [Some(2), Some(0)]);
+        assert_eq!(app.status.level, Level::Warn);
+        assert!(
+            app.status.text.ends_with("it was A, so A is now #3"),
+            "{}",
+            app.status.text
+        );
+        app.picks = [Some(1), None];
+        pick(&mut app, Slot::B, 1);
+        assert_eq!(app.picks, [None, Some(1)]);
+        assert!(
+            app.status.text.ends_with("it was A, so A is now empty"),
+            "{}",
+            app.status.text
+        );
+        pick(&mut app, Slot::A, 0);
+        assert_eq!(app.status.level, Level::Info, "no swap, no warning");
     }
 }
