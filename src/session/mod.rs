@@ -19,6 +19,7 @@
 pub mod corpus_ref;
 pub mod file;
 pub mod record;
+pub mod finals;
 pub mod replay;
 
 use std::collections::BTreeMap;
@@ -29,7 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use corpus_ref::{path_for_session, resolve_path, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
-pub use replay::{replay, ReplayReport};
+pub use replay::{replay, ReplayReport, Verdict};
 
 use crate::train::{Method, Params, Progress, Value};
 use crate::{algo, Error, Result};
