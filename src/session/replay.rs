@@ -381,6 +381,61 @@ mod tests {
             .collect()
     }
 
+    /// A report on a finished run of `losses`, replayed as `replayed`.
+    fn report(losses: &[f64], replayed: &[f64], tolerance: f64, finals: Vec<FinalDiff>) -> ReplayReport {
+        let mut recorder = Recorder::new("sgns", &crate::train::Params::defaults(&[]), 1, 2);
+        for p in curve(replayed) {
+            recorder.observe(&Event::Progress(p));
+        }
+        recorder.run_mut().outcome = Outcome::Finished;
+        ReplayReport {
+            run: 0,
+            tolerance,
+            curves: compare(&curve(losses), &curve(replayed), 0.0),
+            finals,
+            warnings: Vec::new(),
+            recorded_end: RunEnd::Finished,
+            recorded_steps: losses.len() as u64,
+            replayed: recorder.into_run(),
+            embedding: None,
+        }
+    }
+
+    fn last(metric: &str, recorded: f64, replayed: f64) -> FinalDiff {
+        FinalDiff {
+            metric: metric.into(),
+            recorded,
+            replayed,
+            tolerance: 0.05,
+            relative: true,
+        }
+    }
+
+    #[test]
+    fn the_verdict_says_bit_for_bit_within_tolerance_or_where_it_differs() {
+        let exact = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.0], 0.0, Vec::new());
+        assert_eq!(exact.verdict(), Verdict::BitForBit);
+        assert_eq!(exact.verdict().to_string(), "bit for bit");
+        let off = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.0], 0.0, Vec::new());
+        assert_eq!(off.verdict(), Verdict::Different("loss at step 2".into()));
+        assert!(!off.passed());
+        // A racing run: mid-curve differences do not count, final values do.
+        let close = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 10.2)];
+        let raced = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.01], 0.05, close);
+        assert_eq!(raced.verdict(), Verdict::WithinTolerance);
+        assert_eq!(raced.verdict().to_string(), "within tolerance (final values)");
+        assert!(raced.passed());
+        let far = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 11.364)];
+        let apart = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.01], 0.05, far);
+        assert_eq!(
+            apart.verdict(),
+            Verdict::Different("final perplexity 12.0% off (tolerance 5.0%)".into())
+        );
+        // Ending after another number of steps is a difference either way.
+        let short = report(&[3.0, 2.0, 1.0], &[3.0, 2.0], 0.05, vec![last("loss", 1.0, 1.0)]);
+        assert!(matches!(short.verdict(), Verdict::Different(ref s) if s.starts_with("ended")));
+    }
+
     #[test]
     fn exact_comparison_finds_the_first_differing_step() {
         let a = curve(&[3.0, 2.0, 1.0]);
