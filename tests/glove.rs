@@ -263,6 +263,35 @@ fn one_thread_runs_are_bit_for_bit_reproducible() {
 }
 
 #[test]
+fn two_thread_runs_are_bit_for_bit_and_independent_of_the_pool() {
+    let corpus = open(Path::new(FIXTURE));
+    let sets = [("dim", "12"), ("epochs", "4"), ("shuffle", "epoch")];
+    let (a, ha) = run(input(&corpus, &sets, 9, 2), quiet());
+    let (b, hb) = run(input(&corpus, &sets, 9, 2), quiet());
+    assert_eq!(a.vectors(), b.vectors());
+    assert_eq!(a.context(), b.context());
+    let loss = |h: &[Progress]| h.iter().map(|p| p.loss.to_bits()).collect::<Vec<_>>();
+    assert_eq!(loss(&ha), loss(&hb));
+    // The same two lanes carried by a one-thread pool: the same bits.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let (c, hc) = pool.install(|| {
+        let mut trainer = (GLOVE.build)(&input(&corpus, &sets, 9, 2), &mut |_| {}).unwrap();
+        let losses: Vec<u64> = (0..trainer.total_steps())
+            .map(|s| trainer.step(s).unwrap().loss.to_bits())
+            .collect();
+        (trainer.into_embedding().unwrap(), losses)
+    });
+    assert_eq!(c.vectors(), a.vectors());
+    assert_eq!(hc, loss(&ha));
+    // One lane is the serial loop, which two lanes are not.
+    let (one, _) = run(input(&corpus, &sets, 9, 1), quiet());
+    assert_ne!(one.vectors(), a.vectors());
+}
+
+#[test]
 fn output_is_word_plus_context_unless_asked_for_words() {
     let corpus = open(Path::new(FIXTURE));
     let sets = [("dim", "8"), ("epochs", "2")];
@@ -286,10 +315,14 @@ fn two_threads_train_as_well_as_one() {
     let corpus = open(Path::new(FIXTURE));
     let sets = [("dim", "16"), ("epochs", "20")];
     let (_, one) = run(input(&corpus, &sets, 2, 1), quiet());
-    let (emb, two) = run(input(&corpus, &sets, 2, 2), quiet());
-    let (l1, l2) = (one.last().unwrap().loss, two.last().unwrap().loss);
-    assert!(emb.vectors().iter().all(|x| x.is_finite()));
-    assert!((l2 - l1).abs() < 0.25 * l1, "1 thread {l1}, 2 threads {l2}");
+    let l1 = one.last().unwrap().loss;
+    for schedule in ["deterministic", "hogwild"] {
+        let with = [("dim", "16"), ("epochs", "20"), ("schedule", schedule)];
+        let (emb, two) = run(input(&corpus, &with, 2, 2), quiet());
+        let l2 = two.last().unwrap().loss;
+        assert!(emb.vectors().iter().all(|x| x.is_finite()));
+        assert!((l2 - l1).abs() < 0.25 * l1, "{schedule}: 1 thread {l1}, 2 threads {l2}");
+    }
 }
 
 #[test]

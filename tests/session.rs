@@ -20,6 +20,11 @@ fn wordbench(args: &[&str]) -> Output {
 }
 
 fn record(dir: &Path, algo: &str, extra: &[&str]) -> PathBuf {
+    record_on(dir, algo, "1", extra)
+}
+
+/// Records a run of `algo` on `threads` threads.
+fn record_on(dir: &Path, algo: &str, threads: &str, extra: &[&str]) -> PathBuf {
     let corpus = root().join("tests/fixtures/corpus/lee_background.txt");
     let s = dir.join(format!("{algo}.ron"));
     let v = dir.join(format!("{algo}.txt"));
@@ -31,7 +36,7 @@ fn record(dir: &Path, algo: &str, extra: &[&str]) -> PathBuf {
         "--dim",
         "16",
         "--threads",
-        "1",
+        threads,
         "-q",
         "--out",
         v.to_str().unwrap(),
@@ -69,6 +74,59 @@ fn recorded_single_thread_run_replays_bit_for_bit() {
         stdout.contains("bit for bit") && stdout.contains("match"),
         "{stdout}"
     );
+}
+
+#[test]
+fn two_thread_runs_replay_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    for (algo, extra) in [("sgns", ["--set", "epochs=2"]), ("glove", ["--set", "epochs=3"])] {
+        let s = record_on(dir.path(), algo, "2", &extra);
+        assert_eq!(session::load(&s).unwrap().runs[0].threads, 2);
+        let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{algo}: {stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("match: bit for bit"), "{algo}: {stdout}");
+        assert!(!stdout.contains("cannot replay bit for bit"), "{stdout}");
+    }
+}
+
+#[test]
+fn a_racing_run_is_judged_by_its_final_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record_on(
+        dir.path(),
+        "sgns",
+        "2",
+        &["--set", "epochs=3", "--set", "schedule=hogwild", "--eval"],
+    );
+    let loaded = session::load(&s).unwrap();
+    assert!(loaded.runs[0].evaluation.is_some());
+    let report = replay(&loaded, &s, 0, |_| {}).unwrap();
+    assert!(!report.bit_for_bit_expected());
+    let metrics: Vec<&str> = report.finals.iter().map(|f| f.metric.as_str()).collect();
+    assert_eq!(
+        metrics,
+        ["loss", "perplexity", "wordsim353", "simlex999", "questions-words"]
+    );
+    assert!(report.passed(), "{:?} {:?}", report.verdict(), report.finals);
+    let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("judged by its final values"), "{stdout}");
+    assert!(stdout.contains("final value"), "{stdout}");
+    // A final value pushed outside its tolerance fails the check.
+    let mut edited = loaded.clone();
+    let last = edited.runs[0].metrics.last_mut().unwrap();
+    last.loss *= 1.5;
+    session::save(&edited, &s).unwrap();
+    let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(stdout.contains("DIFFERENT: final loss"), "{stdout}");
 }
 
 #[test]

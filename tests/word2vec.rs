@@ -142,10 +142,15 @@ fn cbow_loss_and_perplexity_fall() {
     check_training_curves(&CBOW);
 }
 
-fn check_topics(method: &'static Method, epochs: &str) {
+fn check_topics(method: &'static Method, epochs: &str, schedule: &str) {
     let (e, _) = run(
         method,
-        input(method, &[("dim", "24"), ("epochs", epochs)], 3, 2),
+        input(
+            method,
+            &[("dim", "24"), ("epochs", epochs), ("schedule", schedule)],
+            3,
+            2,
+        ),
     );
     let (same, diff) = topic_cosines(&e);
     assert!(
@@ -182,12 +187,14 @@ fn check_topics(method: &'static Method, epochs: &str) {
 
 #[test]
 fn sgns_puts_topic_words_together() {
-    check_topics(&SGNS, "10");
+    check_topics(&SGNS, "10", "deterministic");
+    check_topics(&SGNS, "10", "hogwild");
 }
 
 #[test]
 fn cbow_puts_topic_words_together() {
-    check_topics(&CBOW, "20");
+    check_topics(&CBOW, "20", "deterministic");
+    check_topics(&CBOW, "20", "hogwild");
 }
 
 #[test]
@@ -202,6 +209,77 @@ fn single_thread_runs_are_bit_for_bit_reproducible() {
         assert_eq!(losses(&pa), losses(&pb));
         let (c, _) = run(method, input(method, &sets, 43, 1));
         assert_ne!(a.vectors(), c.vectors(), "another seed gives other vectors");
+    }
+}
+
+/// Trains `input` (whose `threads` is the run's lane count) to the end on a
+/// pool of `pool` threads, in steps of 30,000 words (the fixture's two
+/// 10,000-word chunks: one round of two lanes); returns the vectors' bits and the step losses' bits.
+fn train_on_pool(arch: Architecture, input: &TrainInput, pool: usize) -> (Vec<u32>, Vec<u64>) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(pool)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let mut t = Word2Vec::with_limits(arch, input, &mut |_| {}, u64::MAX, 30_000).unwrap();
+        let losses = (0..t.total_steps())
+            .map(|s| t.step(s).unwrap().loss.to_bits())
+            .collect();
+        let e = Box::new(t).into_embedding().unwrap();
+        let bits = e
+            .vectors()
+            .iter()
+            .chain(e.context().unwrap().iter())
+            .map(|x| x.to_bits())
+            .collect();
+        (bits, losses)
+    })
+}
+
+#[test]
+fn the_deterministic_schedule_depends_on_the_thread_count_only() {
+    for (method, arch) in [(&SGNS, Architecture::SkipGram), (&CBOW, Architecture::Cbow)] {
+        let sets = [("dim", "16"), ("epochs", "2")];
+        let two = input(method, &sets, 42, 2);
+        let first = train_on_pool(arch, &two, 2);
+        assert_eq!(first.1.len(), 2, "a step per epoch");
+        // Again, and with the two lanes carried by one thread: same bits.
+        assert!(train_on_pool(arch, &two, 2) == first, "{}", method.name);
+        assert!(train_on_pool(arch, &two, 1) == first, "{}", method.name);
+        // One thread: both schedules are the serial loop.
+        let one = input(method, &sets, 42, 1);
+        let hogwild = input(
+            method,
+            &[("dim", "16"), ("epochs", "2"), ("schedule", "hogwild")],
+            42,
+            1,
+        );
+        let serial = train_on_pool(arch, &one, 1);
+        assert!(serial == train_on_pool(arch, &hogwild, 1), "{}", method.name);
+        // The thread count is part of the run: two lanes train other vectors.
+        assert!(serial.0 != first.0, "{}", method.name);
+    }
+}
+
+#[test]
+fn two_thread_runs_through_the_engine_are_bit_for_bit() {
+    for method in [&SGNS, &CBOW] {
+        let sets = [("dim", "16"), ("epochs", "3")];
+        let (a, pa) = run(method, input(method, &sets, 5, 2));
+        let (b, pb) = run(method, input(method, &sets, 5, 2));
+        assert_eq!(a.vectors(), b.vectors(), "{}", method.name);
+        assert_eq!(a.context(), b.context(), "{}", method.name);
+        let losses = |p: &[Progress]| p.iter().map(|x| x.loss.to_bits()).collect::<Vec<_>>();
+        assert_eq!(losses(&pa), losses(&pb), "{}", method.name);
+        // Which steps measure perplexity depends on the clock; the first and
+        // last always do, and any step measured in both runs agrees.
+        let both: Vec<(f64, f64)> = pa
+            .iter()
+            .zip(&pb)
+            .filter_map(|(x, y)| Some((x.perplexity?, y.perplexity?)))
+            .collect();
+        assert!(both.len() >= 2, "{}", method.name);
+        assert!(both.iter().all(|(x, y)| x.to_bits() == y.to_bits()), "{both:?}");
     }
 }
 

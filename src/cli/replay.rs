@@ -1,7 +1,9 @@
 //! `wordbench replay`: re-run a session's runs headless, each on its own
 //! corpus with its recorded settings, changes and stop, and compare every
-//! metric curve and the ending with the recording. `--check` turns a
-//! difference into a non-zero exit; `--out DIR` keeps the replayed vectors.
+//! metric curve and the ending with the recording: bit for bit where the run
+//! must be, by its final values where it races (see
+//! `wordbench::session::replay`). `--check` turns a difference into a
+//! non-zero exit; `--out DIR` keeps the replayed vectors.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use wordbench::embedding::VectorFormat;
 use wordbench::outputs::{Guard, Kind};
-use wordbench::session::{self, replay, resolve_path, ReplayReport, Session};
+use wordbench::session::{self, replay, resolve_path, ReplayReport, Session, Verdict};
 use wordbench::train::Event;
 
 use super::args::ReplayArgs;
@@ -137,14 +139,16 @@ fn selected(session: &Session, run: Option<u64>, file: &Path) -> Result<Vec<usiz
 }
 
 fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
-    let tol = if report.tolerance == 0.0 {
-        "bit for bit".to_string()
-    } else {
-        format!("relative {}", report.tolerance)
-    };
+    if !report.bit_for_bit_expected() {
+        writeln!(
+            out,
+            "  this run races (Hogwild on {} threads) and cannot replay bit for bit: it is judged by its final values",
+            report.replayed.threads
+        )?;
+    }
     writeln!(
         out,
-        "  {:<11} {:>7} {:>12} {:>12} {:>10}  ({tol})",
+        "  {:<11} {:>7} {:>12} {:>12} {:>10}  (every point, bit for bit)",
         "metric", "points", "max |diff|", "max rel", "mismatch"
     )?;
     for c in &report.curves {
@@ -157,6 +161,33 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
             c.metric, c.points, c.max_abs, c.max_rel, c.mismatches
         )?;
     }
+    if !report.finals.is_empty() {
+        writeln!(
+            out,
+            "  {:<17} {:>12} {:>12} {:>10} {:>10}",
+            "final value", "recorded", "replayed", "diff", "tolerance"
+        )?;
+        for f in &report.finals {
+            let (diff, tol) = if f.relative {
+                (
+                    format!("{:.2}%", 100.0 * f.difference()),
+                    format!("{:.1}%", 100.0 * f.tolerance),
+                )
+            } else {
+                (format!("{:.4}", f.difference()), format!("{}", f.tolerance))
+            };
+            writeln!(
+                out,
+                "  {:<17} {:>12.6} {:>12.6} {:>10} {:>10}{}",
+                f.metric,
+                f.recorded,
+                f.replayed,
+                diff,
+                tol,
+                if f.within() { "" } else { "  outside" }
+            )?;
+        }
+    }
     let (recorded, replayed) = (&report.recorded_end, report.replayed_end());
     let (steps, replay_steps) = (report.recorded_steps, report.replayed.last_step());
     if report.ended_alike() {
@@ -167,14 +198,9 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
             "  ended differently: recorded {recorded} after {steps} steps, replay {replayed} after {replay_steps}"
         )?;
     }
-    writeln!(
-        out,
-        "  {}",
-        if report.passed() {
-            "match"
-        } else {
-            "DIFFERENT"
-        }
-    )?;
+    match report.verdict() {
+        Verdict::Different(at) => writeln!(out, "  DIFFERENT: {at}")?,
+        verdict => writeln!(out, "  match: {verdict}")?,
+    }
     Ok(())
 }

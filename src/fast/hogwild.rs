@@ -63,6 +63,16 @@ impl SharedMatrix {
         ArrayView2::from_shape((self.rows, self.cols), &self.data).expect("shape matches data")
     }
 
+    /// The values, row-major (no step can be running).
+    pub fn as_slice(&self) -> &[f32] {
+        &self.data
+    }
+
+    /// The values, row-major, for writing between steps.
+    pub fn as_mut_slice(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+
     /// The matrix itself.
     pub fn into_array(self) -> Array2<f32> {
         Array2::from_shape_vec((self.rows, self.cols), self.data).expect("shape matches data")

@@ -18,6 +18,7 @@
 
 pub mod corpus_ref;
 pub mod file;
+pub mod finals;
 pub mod guard;
 pub mod record;
 pub mod replay;
@@ -31,7 +32,7 @@ use serde::{Deserialize, Serialize};
 pub use corpus_ref::{path_for_session, resolve_path, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
-pub use replay::{replay, ReplayReport};
+pub use replay::{replay, ReplayReport, Verdict};
 pub use store::KeptVectors;
 
 use crate::train::{Method, Params, Progress, Value};

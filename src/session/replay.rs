@@ -4,22 +4,33 @@
 //! hyperparameter changes and stop at exactly the recorded steps (pauses do
 //! not change results and are not replayed); a run that was interrupted (the
 //! program ended while it trained) is replayed up to its last recorded step,
-//! so the two end alike and every replayed step has a recorded one to meet. Single-thread runs must match
-//! bit for bit; with more threads Hogwild-style updates race, so the curves
-//! are compared within a relative tolerance of [`MULTI_THREAD_TOLERANCE`].
+//! so the two end alike and every replayed step has a recorded one to meet.
+//!
+//! A run whose method and settings give the same bits every time
+//! ([`crate::train::parallel::bit_for_bit`]: one thread, or the
+//! deterministic schedule with any number) must match bit for bit at every
+//! step; the run is replayed with its recorded thread count even where fewer
+//! CPUs run it, since the deterministic schedule's result depends on that
+//! count, not on the threads that carry it out. A run that races (Hogwild
+//! with several threads) is judged by its final values only
+//! ([`super::finals`]), within tolerances measured from seed-to-seed spread.
+//! [`ReplayReport::verdict`] says which: bit for bit, within tolerance
+//! (final values), or different (and where).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use super::corpus_ref::CorpusCheck;
+use super::finals::{self, FinalDiff};
 use super::{Outcome, Recorder, Run, RunEnd, Session, TimelineEvent};
 use crate::corpus::Corpus;
 use crate::embedding::Embedding;
-use crate::train::{Event, Job, JobConfig, Progress, TrainInput};
+use crate::train::{parallel, Event, Job, JobConfig, Progress, TrainInput};
 use crate::{Error, Result};
 
-/// Relative tolerance on loss and perplexity for multi-thread runs.
-pub const MULTI_THREAD_TOLERANCE: f64 = 0.10;
+/// Relative tolerance on the final loss and perplexities of a run that
+/// cannot replay bit for bit (see [`super::finals`] for how it was measured).
+pub const MULTI_THREAD_TOLERANCE: f64 = finals::FINAL_TOLERANCE;
 
 /// How one metric curve compares.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,15 +49,41 @@ pub struct CurveDiff {
     pub first_mismatch: Option<u64>,
 }
 
+/// What a replay concluded.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Every point of every curve has the same bits, and the run ended alike.
+    BitForBit,
+    /// A run that cannot be bit for bit: ended alike, and its final values
+    /// are within their tolerances.
+    WithinTolerance,
+    /// Different: what and where, e.g. `loss at step 20` or `final
+    /// perplexity 12.0% off (tolerance 5.0%)`.
+    Different(String),
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::BitForBit => f.write_str("bit for bit"),
+            Verdict::WithinTolerance => f.write_str("within tolerance (final values)"),
+            Verdict::Different(at) => write!(f, "different: {at}"),
+        }
+    }
+}
+
 /// The outcome of a replay.
 #[derive(Debug, Clone)]
 pub struct ReplayReport {
     /// Which run (0-based index; users see it numbered from 1).
     pub run: usize,
-    /// Relative tolerance used (0 = bit for bit).
+    /// Relative tolerance on the final values (0 = the run must be bit for bit).
     pub tolerance: f64,
-    /// One row per metric.
+    /// One row per metric, every point compared bit for bit.
     pub curves: Vec<CurveDiff>,
+    /// For a run that cannot be bit for bit: its final values (loss,
+    /// perplexities, scores) against their tolerances; empty otherwise.
+    pub finals: Vec<FinalDiff>,
     /// Things to tell the user (changed corpus, defaults filled in, ...).
     pub warnings: Vec<String>,
     /// How the recorded run ended.
@@ -75,13 +112,65 @@ impl ReplayReport {
         self.recorded_end == self.replayed_end() && self.recorded_steps == self.replayed.last_step()
     }
 
-    /// True when every curve matched and the replay ended like the record.
-    pub fn passed(&self) -> bool {
-        self.ended_alike()
-            && self
+    /// Whether the run had to replay bit for bit (its method and settings
+    /// give the same bits every time).
+    pub fn bit_for_bit_expected(&self) -> bool {
+        self.tolerance == 0.0
+    }
+
+    /// Whether every point of every curve has the same bits.
+    pub fn curves_identical(&self) -> bool {
+        self.curves
+            .iter()
+            .all(|c| c.mismatches == 0 && c.points > 0)
+    }
+
+    /// Bit for bit, within tolerance (final values), or different and where.
+    pub fn verdict(&self) -> Verdict {
+        if !self.ended_alike() {
+            return Verdict::Different(format!(
+                "ended {} after {} steps, recorded {} after {}",
+                self.replayed_end(),
+                self.replayed.last_step(),
+                self.recorded_end,
+                self.recorded_steps
+            ));
+        }
+        if self.curves_identical() {
+            return Verdict::BitForBit;
+        }
+        if self.bit_for_bit_expected() {
+            let first = self
                 .curves
                 .iter()
-                .all(|c| c.mismatches == 0 && c.points > 0)
+                .filter_map(|c| Some((c.first_mismatch?, c.metric)))
+                .min();
+            return Verdict::Different(match first {
+                Some((step, metric)) => format!("{metric} at step {step}"),
+                None => "no point to compare".to_string(),
+            });
+        }
+        match self.finals.iter().find(|f| !f.within()) {
+            None if !self.finals.is_empty() => Verdict::WithinTolerance,
+            None => Verdict::Different("no final value to compare".to_string()),
+            Some(f) if f.relative => Verdict::Different(format!(
+                "final {} {:.1}% off (tolerance {:.1}%)",
+                f.metric,
+                100.0 * f.difference(),
+                100.0 * f.tolerance
+            )),
+            Some(f) => Verdict::Different(format!(
+                "final {} {:.4} off (tolerance {})",
+                f.metric,
+                f.difference(),
+                f.tolerance
+            )),
+        }
+    }
+
+    /// True unless the verdict is [`Verdict::Different`].
+    pub fn passed(&self) -> bool {
+        !matches!(self.verdict(), Verdict::Different(_))
     }
 }
 
@@ -126,13 +215,22 @@ pub fn replay(
     let corpus = Corpus::open_for_training(&path, reference.config)?;
     warnings.extend(corpus.warnings().iter().cloned());
     let config = job_config(run);
-    let (threads, capped) = crate::train::cap_threads(run.threads, "threads:");
-    warnings.extend(capped);
+    let exact = parallel::bit_for_bit(method.name, &params, run.threads);
+    let (_, capped) = crate::train::cap_threads(run.threads, "threads:");
+    warnings.extend(capped.map(|w| {
+        if exact {
+            format!("{w} (the work is still cut for {} threads, as recorded)", run.threads)
+        } else {
+            w
+        }
+    }));
+    // The recorded count, not the capped one: the job caps its pool, and the
+    // deterministic schedule cuts the work by this count.
     let input = TrainInput {
         corpus: Arc::new(corpus),
         params: params.clone(),
         seed: run.seed,
-        threads,
+        threads: run.threads.max(1),
         counts: Default::default(),
     };
     let mut recorder = Recorder::new(method.name, &params, run.seed, run.threads);
@@ -146,22 +244,49 @@ pub fn replay(
         Err(_) => None,
     };
     let replayed = recorder.into_run();
-    let tolerance = if run.threads <= 1 {
-        0.0
+    let tolerance = if exact { 0.0 } else { MULTI_THREAD_TOLERANCE };
+    let curves = compare(&run.metrics, &replayed.metrics, 0.0);
+    let finals = if exact {
+        Vec::new()
     } else {
-        MULTI_THREAD_TOLERANCE
+        let mut f = finals::final_values(&run.metrics, &replayed.metrics);
+        f.extend(scores(session, session_file, run, embedding.as_ref(), &mut warnings)?);
+        f
     };
-    let curves = compare(&run.metrics, &replayed.metrics, tolerance);
     Ok(ReplayReport {
         run: index,
         tolerance,
         curves,
+        finals,
         warnings,
         recorded_end: run.end(),
         recorded_steps: run.last_step(),
         replayed,
         embedding,
     })
+}
+
+/// The replayed vectors' scores against the recorded ones, on the recorded
+/// datasets (none when the run was not evaluated or the replay failed).
+fn scores(
+    session: &Session,
+    session_file: &Path,
+    run: &Run,
+    embedding: Option<&Embedding>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<FinalDiff>> {
+    let (Some(recorded), Some(embedding)) = (&run.evaluation, embedding) else {
+        return Ok(Vec::new());
+    };
+    let available = finals::available_datasets(&session.datasets, session_file);
+    let (plan, missing) = finals::score_plan(recorded, &available);
+    warnings.extend(
+        missing
+            .into_iter()
+            .map(|name| format!("evaluation set {name} not found: its score is not compared")),
+    );
+    let replayed = plan.run(embedding)?;
+    Ok(finals::final_scores(recorded, &replayed))
 }
 
 /// The recorded changes and stop of `run` as a job schedule (what a replay,
@@ -254,6 +379,61 @@ mod tests {
                 ..Default::default()
             })
             .collect()
+    }
+
+    /// A report on a finished run of `losses`, replayed as `replayed`.
+    fn report(losses: &[f64], replayed: &[f64], tolerance: f64, finals: Vec<FinalDiff>) -> ReplayReport {
+        let mut recorder = Recorder::new("sgns", &crate::train::Params::defaults(&[]), 1, 2);
+        for p in curve(replayed) {
+            recorder.observe(&Event::Progress(p));
+        }
+        recorder.run_mut().outcome = Outcome::Finished;
+        ReplayReport {
+            run: 0,
+            tolerance,
+            curves: compare(&curve(losses), &curve(replayed), 0.0),
+            finals,
+            warnings: Vec::new(),
+            recorded_end: RunEnd::Finished,
+            recorded_steps: losses.len() as u64,
+            replayed: recorder.into_run(),
+            embedding: None,
+        }
+    }
+
+    fn last(metric: &str, recorded: f64, replayed: f64) -> FinalDiff {
+        FinalDiff {
+            metric: metric.into(),
+            recorded,
+            replayed,
+            tolerance: 0.05,
+            relative: true,
+        }
+    }
+
+    #[test]
+    fn the_verdict_says_bit_for_bit_within_tolerance_or_where_it_differs() {
+        let exact = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.0], 0.0, Vec::new());
+        assert_eq!(exact.verdict(), Verdict::BitForBit);
+        assert_eq!(exact.verdict().to_string(), "bit for bit");
+        let off = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.0], 0.0, Vec::new());
+        assert_eq!(off.verdict(), Verdict::Different("loss at step 2".into()));
+        assert!(!off.passed());
+        // A racing run: mid-curve differences do not count, final values do.
+        let close = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 10.2)];
+        let raced = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.01], 0.05, close);
+        assert_eq!(raced.verdict(), Verdict::WithinTolerance);
+        assert_eq!(raced.verdict().to_string(), "within tolerance (final values)");
+        assert!(raced.passed());
+        let far = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 11.364)];
+        let apart = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.01], 0.05, far);
+        assert_eq!(
+            apart.verdict(),
+            Verdict::Different("final perplexity 12.0% off (tolerance 5.0%)".into())
+        );
+        // Ending after another number of steps is a difference either way.
+        let short = report(&[3.0, 2.0, 1.0], &[3.0, 2.0], 0.05, vec![last("loss", 1.0, 1.0)]);
+        assert!(matches!(short.verdict(), Verdict::Different(ref s) if s.starts_with("ended")));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod job;
 pub mod message;
+pub mod parallel;
 pub mod perplexity;
 pub mod schema;
 pub mod threads;

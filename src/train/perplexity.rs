@@ -157,15 +157,26 @@ fn row_moments(row: &[f32], beta: f64) -> (f64, f64, f64) {
 
 /// Mean negative log-likelihood of the targets.
 fn mean_nll(scores: ArrayView2<'_, f32>, targets: &[u32], beta: f64) -> f64 {
-    let total: f64 = (0..scores.nrows())
+    let total: f64 = per_row(scores, |k, row| {
+        row_moments(row, beta).0 - beta * row[targets[k] as usize] as f64
+    })
+    .iter()
+    .sum();
+    total / scores.nrows() as f64
+}
+
+/// `f(k, row k)` for every row, in parallel, in row order. Sums over the
+/// rows are then taken in that order: a parallel reduction would add in an
+/// order that depends on how the threads split the work, and a measurement
+/// must give the same bits on every replay.
+fn per_row<T: Send>(scores: ArrayView2<'_, f32>, f: impl Fn(usize, &[f32]) -> T + Sync) -> Vec<T> {
+    (0..scores.nrows())
         .into_par_iter()
         .map(|k| {
             let row = scores.row(k);
-            let row = row.as_slice().expect("standard layout");
-            row_moments(row, beta).0 - beta * row[targets[k] as usize] as f64
+            f(k, row.as_slice().expect("standard layout"))
         })
-        .sum();
-    total / scores.nrows() as f64
+        .collect()
 }
 
 /// Newton's method on the convex NLL(β), started from `start`, kept in [0, 1e4].
@@ -177,15 +188,12 @@ fn fit_beta(scores: ArrayView2<'_, f32>, targets: &[u32], start: f64) -> f64 {
         1.0
     };
     for _ in 0..30 {
-        let (g, h) = (0..scores.nrows())
-            .into_par_iter()
-            .map(|k| {
-                let row = scores.row(k);
-                let row = row.as_slice().expect("standard layout");
-                let (_, mean, var) = row_moments(row, beta);
-                (mean - row[targets[k] as usize] as f64, var)
-            })
-            .reduce(|| (0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let (g, h) = per_row(scores, |k, row| {
+            let (_, mean, var) = row_moments(row, beta);
+            (mean - row[targets[k] as usize] as f64, var)
+        })
+        .iter()
+        .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
         let (g, h) = (g / m, h / m);
         if h <= 1e-12 {
             break;

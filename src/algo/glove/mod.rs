@@ -8,7 +8,9 @@
 //!   `f(x) = min(1, (x/x_max)^0.75)`, `x_max` = 100 (the paper's and glove.c's
 //!   default; the demo script uses 10).
 //! - Optimiser: glove.c's AdaGrad (initial rate 0.05, squared-gradient sums
-//!   starting at 1, see [`model`]), Hogwild over threads ([`crate::fast::hogwild`]).
+//!   starting at 1, see [`model`]); over threads by the deterministic
+//!   schedule ([`strata`], the default) or Hogwild ([`crate::fast::hogwild`],
+//!   `schedule=hogwild`).
 //! - Order: the non-zeros are shuffled once with the run's seed before training
 //!   (as glove.c's `shuffle` tool does); `shuffle=epoch` reshuffles before
 //!   every epoch instead.
@@ -24,12 +26,14 @@
 //! - Numbers: parameters and squared-gradient sums are `f32` (glove.c uses
 //!   `double`), dot products and losses are accumulated in `f64`; `ln X` and
 //!   `f(X)` are computed once per cell, not once per cell and epoch.
-//! - Steps: about a million cells each; with one thread a run is bit-for-bit
-//!   reproducible for a given seed.
+//! - Steps: about a million cells each; with one thread, or any number under
+//!   the deterministic schedule, a run is bit-for-bit reproducible for a
+//!   given seed (and thread count).
 
 pub mod cells;
 pub mod loss;
 pub mod model;
+pub mod strata;
 pub mod trainer;
 
 use std::time::Instant;
@@ -37,13 +41,13 @@ use std::time::Instant;
 pub use trainer::GloveTrainer;
 
 use crate::cooc::{CountConfig, Weighting, Window};
-use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{parallel, Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.
 pub static GLOVE: Method = Method {
     name: "glove",
-    summary: "GloVe: weighted least squares on log co-occurrence counts (AdaGrad, Hogwild)",
+    summary: "GloVe: weighted least squares on log co-occurrence counts (AdaGrad)",
     schema: SCHEMA,
     dimension: Some("dim"),
     build,
@@ -94,6 +98,7 @@ pub const SCHEMA: &[ParamSpec] = &[
         "sum",
         "vectors written: word + context (W+C) or word only (W)",
     ),
+    parallel::SCHEDULE,
 ];
 
 /// The validated settings of one run.
@@ -115,6 +120,8 @@ pub struct Settings {
     pub shuffle_each_epoch: bool,
     /// Output `W + C` (else `W`).
     pub output_sum: bool,
+    /// How threads share the updates.
+    pub schedule: parallel::Schedule,
 }
 
 impl Settings {
@@ -129,6 +136,7 @@ impl Settings {
             alpha: p.f64("alpha"),
             shuffle_each_epoch: p.choice("shuffle") == "epoch",
             output_sum: p.choice("output") == "sum",
+            schedule: parallel::Schedule::from_params(p),
         }
     }
 
@@ -162,6 +170,7 @@ fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trai
         input.corpus.vocab().index().clone(),
         cells,
         input.seed,
+        input.threads,
     )?;
     log(format!(
         "glove: {} epochs of {} steps",

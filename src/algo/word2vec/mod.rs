@@ -10,7 +10,11 @@
 //!   ([`plan`]), evaluated every chunk of ~10k words;
 //! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
 //! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
-//! - Hogwild-style lock-free parallel updates ([`crate::fast::hogwild`]).
+//! - parallel updates by a deterministic schedule (`schedule=deterministic`,
+//!   the default: each thread trains its chunk of a round against the
+//!   round's start plus its own updates, merged in thread order,
+//!   [`crate::fast::overlay`]) or Hogwild-style lock-free races
+//!   (`schedule=hogwild`, [`crate::fast::hogwild`]), see [`trainer`].
 //!
 //! The loss reported per step is the mean negative-sampling loss per example
 //! (per (context, centre) pair for SGNS, per centre word for CBOW). The final
@@ -25,7 +29,7 @@ pub mod source;
 pub mod trainer;
 pub mod worker;
 
-use crate::train::{Method, ParamSpec, TrainInput, Trainer};
+use crate::train::{parallel, Method, ParamSpec, TrainInput, Trainer};
 use crate::Result;
 
 pub use trainer::{Settings, Word2Vec};
@@ -58,7 +62,7 @@ fn build_cbow(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn
 }
 
 /// The schema entries both methods share; `lr` differs in its default.
-const fn schema(lr: f64) -> [ParamSpec; 8] {
+const fn schema(lr: f64) -> [ParamSpec; 9] {
     [
         ParamSpec::int("dim", 1, 10_000, 100, "vector dimension (word2vec -size)"),
         ParamSpec::int("window", 1, 100, 5, "maximal context words on each side; each centre uses a uniform 1..window"),
@@ -68,6 +72,7 @@ const fn schema(lr: f64) -> [ParamSpec; 8] {
         ParamSpec::float("lr", 1e-6, 1.0, lr, "initial learning rate (alpha), decays linearly; set mid-run it becomes the current rate").live(),
         ParamSpec::float("min_lr", 0.0, 1.0, 1e-4, "floor of the decayed learning rate, as a fraction of lr"),
         ParamSpec::choice("sigmoid", &["table", "exact"], "table", "sigmoid by word2vec's 1000-cell table on [-6, 6], or exact"),
+        parallel::SCHEDULE,
     ]
 }
 

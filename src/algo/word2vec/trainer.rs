@@ -1,5 +1,17 @@
 //! The [`Word2Vec`] trainer: state between steps, and one step as a parallel
 //! pass over a slice of chunks.
+//!
+//! Two parallel schedules (`schedule`, [`crate::train::parallel`]):
+//! - Hogwild: the step's chunks go to the pool's threads as they free up and
+//!   every thread updates the shared tables without locks, as word2vec.c.
+//! - Deterministic: the step is cut into rounds of one run of
+//!   [`ROUND_CHUNKS`] chunks per *lane* (one lane per thread of the run);
+//!   each lane trains against the tables as they were at the round's start
+//!   plus its own updates (copy-on-write rows, [`crate::fast::overlay`]),
+//!   and after the round the lanes' rows are merged in lane order. Lane `j`
+//!   always gets the `j`-th run of a round, whichever thread runs it, so the
+//!   vectors and losses depend on the seed, the settings and the number of
+//!   lanes only. With one thread both are the serial loop, bit for bit.
 
 use std::ops::Range;
 use std::sync::Mutex;
@@ -17,6 +29,8 @@ use super::worker::{train_chunk, Architecture, Model, Scratch, Tally};
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::hogwild::SharedMatrix;
+use crate::fast::overlay::{merge, Overlay, Rows};
+use crate::train::parallel;
 use crate::train::{Params, ScoreView, StepReport, TrainInput, Trainer, Value};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -43,6 +57,8 @@ pub struct Settings {
     pub min_lr: f64,
     /// σ by word2vec's table (`true`) or exactly.
     pub table: bool,
+    /// How threads share the updates.
+    pub schedule: parallel::Schedule,
 }
 
 impl Settings {
@@ -57,6 +73,7 @@ impl Settings {
             lr: p.f64("lr"),
             min_lr: p.f64("min_lr"),
             table: p.choice("sigmoid") == "table",
+            schedule: parallel::Schedule::from_params(p),
         }
     }
 }
@@ -77,6 +94,7 @@ pub struct Word2Vec {
     seed: u64,
     next_step: u64,
     scratch: Vec<Mutex<Scratch>>,
+    lanes: Vec<Lane>,
 }
 
 impl Word2Vec {
@@ -176,6 +194,16 @@ impl Word2Vec {
             scratch: (0..threads)
                 .map(|_| Mutex::new(Scratch::new(settings.dim)))
                 .collect(),
+            lanes: match settings.schedule {
+                parallel::Schedule::Deterministic if threads > 1 => (0..threads)
+                    .map(|_| Lane {
+                        scratch: Scratch::new(settings.dim),
+                        input: Overlay::new(n, settings.dim),
+                        output: Overlay::new(n, settings.dim),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
         })
     }
 
@@ -191,18 +219,19 @@ impl Word2Vec {
             batch,
             first,
             schedule: &self.schedule,
-            scratch: &self.scratch,
             seed: self.seed,
-            dim: self.settings.dim,
             epoch,
         };
-        let (input, output) = (self.input.hogwild(), self.output.hogwild());
-        macro_rules! model {
+        let tables = Tables {
+            input: &mut self.input,
+            output: &mut self.output,
+            scratch: &self.scratch,
+            lanes: &mut self.lanes,
+        };
+        macro_rules! setup {
             ($sigmoid:expr) => {
-                Model {
+                Setup {
                     arch: self.arch,
-                    input,
-                    output,
                     sampler: &self.sampler,
                     keep: &self.keep,
                     window: self.settings.window,
@@ -212,10 +241,58 @@ impl Word2Vec {
             };
         }
         Ok(if self.settings.table {
-            job.run(&model!(&self.table), chunks)
+            job.run(&setup!(&self.table), tables, chunks)
         } else {
-            job.run(&model!(&ExactSigmoid), chunks)
+            job.run(&setup!(&ExactSigmoid), tables, chunks)
         })
+    }
+}
+
+/// Chunks each lane trains per round of the deterministic schedule: a round
+/// is `lanes × ROUND_CHUNKS` chunks, after which the lanes' rows are merged.
+pub const ROUND_CHUNKS: usize = 1;
+
+/// One worker of the deterministic schedule: its buffers and its copies of
+/// the rows it touches during a round ([`crate::fast::overlay`]).
+struct Lane {
+    scratch: Scratch,
+    input: Overlay,
+    output: Overlay,
+}
+
+/// The model's tables and the workers' buffers, lent to one step.
+struct Tables<'a> {
+    input: &'a mut SharedMatrix,
+    output: &'a mut SharedMatrix,
+    /// Hogwild: one scratch per pool thread.
+    scratch: &'a [Mutex<Scratch>],
+    /// Deterministic: one lane per thread of the run (none with one thread
+    /// or under Hogwild).
+    lanes: &'a mut [Lane],
+}
+
+/// The parts of a [`Model`] that are not its rows.
+struct Setup<'a, G> {
+    arch: Architecture,
+    sampler: &'a AliasSampler,
+    keep: &'a [u64],
+    window: usize,
+    negative: usize,
+    sigmoid: &'a G,
+}
+
+impl<'a, G> Setup<'a, G> {
+    fn model<R>(&self, input: R, output: R) -> Model<'a, G, R> {
+        Model {
+            arch: self.arch,
+            input,
+            output,
+            sampler: self.sampler,
+            keep: self.keep,
+            window: self.window,
+            negative: self.negative,
+            sigmoid: self.sigmoid,
+        }
     }
 }
 
@@ -226,38 +303,110 @@ struct StepJob<'a> {
     batch: &'a Batch,
     first: usize,
     schedule: &'a Schedule,
-    scratch: &'a [Mutex<Scratch>],
     seed: u64,
-    dim: usize,
     epoch: u64,
 }
 
 impl StepJob<'_> {
-    /// Trains the chunks in parallel (rayon balances them across the pool's
-    /// threads); each chunk has its own learning rate and random stream.
-    fn run<G: Sigmoid>(&self, model: &Model<'_, G>, chunks: Range<usize>) -> Tally {
-        let tallies: Vec<Tally> = chunks
-            .into_par_iter()
-            .map(|c| {
-                let lr = self.schedule.at(self.plan.progress(self.epoch, c)) as f32;
-                let mut rng =
-                    Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.seed, self.epoch, c as u64));
-                let sentences = self
-                    .plan
-                    .chunk(c)
-                    .map(|s| self.batch.sentence(s - self.first));
-                let slot = rayon::current_thread_index().unwrap_or(0) % self.scratch.len();
-                match self.scratch[slot].try_lock() {
-                    Ok(mut buffers) => train_chunk(model, sentences, lr, &mut rng, &mut buffers),
-                    Err(_) => {
-                        train_chunk(model, sentences, lr, &mut rng, &mut Scratch::new(self.dim))
-                    }
-                }
-            })
-            .collect();
+    /// Trains chunk `c` at its own learning rate with its own random stream.
+    fn chunk<G: Sigmoid, R: Rows>(
+        &self,
+        model: &Model<'_, G, R>,
+        c: usize,
+        scratch: &mut Scratch,
+    ) -> Tally {
+        let lr = self.schedule.at(self.plan.progress(self.epoch, c)) as f32;
+        let mut rng =
+            Xoshiro256PlusPlus::seed_from_u64(stream_seed(self.seed, self.epoch, c as u64));
+        let sentences = self
+            .plan
+            .chunk(c)
+            .map(|s| self.batch.sentence(s - self.first));
+        train_chunk(model, sentences, lr, &mut rng, scratch)
+    }
+
+    /// Trains the chunks, on the lanes when there are any, else Hogwild;
+    /// returns the chunks' tallies summed in chunk order.
+    fn run<G: Sigmoid>(&self, setup: &Setup<'_, G>, tables: Tables<'_>, chunks: Range<usize>) -> Tally {
+        let tallies = if tables.lanes.is_empty() {
+            let model = setup.model(tables.input.hogwild(), tables.output.hogwild());
+            self.hogwild(&model, tables.scratch, chunks)
+        } else {
+            self.rounds(setup, tables, chunks)
+        };
         let mut total = Tally::default();
         tallies.into_iter().for_each(|t| total.add(t));
         total
+    }
+
+    /// Hogwild: the chunks in parallel on shared rows (rayon balances them
+    /// across the pool's threads).
+    fn hogwild<G: Sigmoid>(
+        &self,
+        model: &Model<'_, G>,
+        scratch: &[Mutex<Scratch>],
+        chunks: Range<usize>,
+    ) -> Vec<Tally> {
+        chunks
+            .into_par_iter()
+            .map(|c| {
+                let slot = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+                match scratch[slot].try_lock() {
+                    Ok(mut buffers) => self.chunk(model, c, &mut buffers),
+                    Err(_) => self.chunk(model, c, &mut Scratch::new(model.input.cols())),
+                }
+            })
+            .collect()
+    }
+
+    /// The deterministic schedule: rounds of [`ROUND_CHUNKS`] consecutive
+    /// chunks per lane, lane `j` taking the `j`-th run of the round, each
+    /// against the round's start and its own updates; the lanes' rows are
+    /// merged in lane order after every round.
+    fn rounds<G: Sigmoid>(
+        &self,
+        setup: &Setup<'_, G>,
+        tables: Tables<'_>,
+        chunks: Range<usize>,
+    ) -> Vec<Tally> {
+        let Tables {
+            input,
+            output,
+            lanes,
+            ..
+        } = tables;
+        let per_round = lanes.len() * ROUND_CHUNKS;
+        let mut tallies = Vec::with_capacity(chunks.len());
+        let mut start = chunks.start;
+        while start < chunks.end {
+            let end = (start + per_round).min(chunks.end);
+            let (input_base, output_base) = (input.as_slice(), output.as_slice());
+            let round: Vec<Vec<Tally>> = lanes
+                .par_iter_mut()
+                .enumerate()
+                .map(|(j, lane)| {
+                    let from = (start + j * ROUND_CHUNKS).min(end);
+                    let to = (from + ROUND_CHUNKS).min(end);
+                    let model = setup.model(
+                        lane.input.view(input_base),
+                        lane.output.view(output_base),
+                    );
+                    (from..to)
+                        .map(|c| self.chunk(&model, c, &mut lane.scratch))
+                        .collect()
+                })
+                .collect();
+            tallies.extend(round.into_iter().flatten());
+            let cols = input.cols();
+            merge(input.as_mut_slice(), cols, &lanes.iter().map(|l| &l.input).collect::<Vec<_>>());
+            merge(output.as_mut_slice(), cols, &lanes.iter().map(|l| &l.output).collect::<Vec<_>>());
+            for lane in lanes.iter_mut() {
+                lane.input.clear();
+                lane.output.clear();
+            }
+            start = end;
+        }
+        tallies
     }
 }
 

@@ -20,6 +20,7 @@ use super::alias::AliasSampler;
 use super::kernel::{ns_update, Lanes, Portable};
 use super::sigmoid::Sigmoid;
 use crate::fast::hogwild::Hogwild;
+use crate::fast::overlay::Rows;
 #[cfg(target_arch = "x86_64")]
 use crate::fast::lanes::Avx2;
 
@@ -32,14 +33,16 @@ pub enum Architecture {
     Cbow,
 }
 
-/// Everything a worker reads (and, through the Hogwild handles, writes).
-pub struct Model<'a, G> {
+/// Everything a worker reads (and, through the row handles, writes): the
+/// shared tables ([`Hogwild`]) or one lane's views of them
+/// ([`crate::fast::overlay::View`]).
+pub struct Model<'a, G, R = Hogwild<'a>> {
     /// SGNS or CBOW.
     pub arch: Architecture,
     /// Input (word) vectors, `syn0` in word2vec.c.
-    pub input: Hogwild<'a>,
+    pub input: R,
     /// Output (context) vectors, `syn1neg`.
-    pub output: Hogwild<'a>,
+    pub output: R,
     /// Negative-sampling distribution.
     pub sampler: &'a AliasSampler,
     /// Per word, keep an occurrence when 32 random bits fall below this
@@ -95,8 +98,8 @@ impl Tally {
 }
 
 /// Trains on `sentences` at learning rate `lr`.
-pub fn train_chunk<'s, G: Sigmoid>(
-    model: &Model<'_, G>,
+pub fn train_chunk<'s, G: Sigmoid, R: Rows>(
+    model: &Model<'_, G, R>,
     sentences: impl Iterator<Item = &'s [u32]>,
     lr: f32,
     rng: &mut Xoshiro256PlusPlus,
@@ -116,9 +119,9 @@ pub fn train_chunk<'s, G: Sigmoid>(
 /// The CPU must support AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn train_chunk_avx2<'s, G: Sigmoid>(
+unsafe fn train_chunk_avx2<'s, G: Sigmoid, R: Rows>(
     lanes: Avx2,
-    model: &Model<'_, G>,
+    model: &Model<'_, G, R>,
     sentences: impl Iterator<Item = &'s [u32]>,
     lr: f32,
     rng: &mut Xoshiro256PlusPlus,
@@ -128,9 +131,9 @@ unsafe fn train_chunk_avx2<'s, G: Sigmoid>(
 }
 
 #[inline(always)]
-fn train_chunk_inline<'s, L: Lanes, G: Sigmoid>(
+fn train_chunk_inline<'s, L: Lanes, G: Sigmoid, R: Rows>(
     lanes: L,
-    model: &Model<'_, G>,
+    model: &Model<'_, G, R>,
     sentences: impl Iterator<Item = &'s [u32]>,
     lr: f32,
     rng: &mut Xoshiro256PlusPlus,
@@ -177,9 +180,9 @@ fn reach(window: usize, rng: &mut Xoshiro256PlusPlus) -> usize {
 /// stalling one after the other.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn example<L: Lanes, G: Sigmoid>(
+fn example<L: Lanes, G: Sigmoid, R: Rows>(
     lanes: L,
-    model: &Model<'_, G>,
+    model: &Model<'_, G, R>,
     h: &[f32],
     centre: u32,
     lr: f32,
@@ -224,7 +227,7 @@ fn example<L: Lanes, G: Sigmoid>(
 /// Prefetches the rows the next centre word will need first: its output row
 /// and the input row of the word entering the window.
 #[inline(always)]
-fn prefetch_ahead<G>(model: &Model<'_, G>, sen: &[u32], i: usize) {
+fn prefetch_ahead<G, R: Rows>(model: &Model<'_, G, R>, sen: &[u32], i: usize) {
     if let Some(&next) = sen.get(i + 1) {
         model.output.prefetch(next as usize);
     }
@@ -234,9 +237,9 @@ fn prefetch_ahead<G>(model: &Model<'_, G>, sen: &[u32], i: usize) {
 }
 
 #[inline(always)]
-fn sgns_sentence<L: Lanes, G: Sigmoid>(
+fn sgns_sentence<L: Lanes, G: Sigmoid, R: Rows>(
     lanes: L,
-    model: &Model<'_, G>,
+    model: &Model<'_, G, R>,
     lr: f32,
     rng: &mut Xoshiro256PlusPlus,
     scratch: &mut Scratch,
@@ -264,9 +267,9 @@ fn sgns_sentence<L: Lanes, G: Sigmoid>(
 }
 
 #[inline(always)]
-fn cbow_sentence<L: Lanes, G: Sigmoid>(
+fn cbow_sentence<L: Lanes, G: Sigmoid, R: Rows>(
     lanes: L,
-    model: &Model<'_, G>,
+    model: &Model<'_, G, R>,
     lr: f32,
     rng: &mut Xoshiro256PlusPlus,
     scratch: &mut Scratch,
