@@ -157,8 +157,7 @@ impl Overlay {
             self.pages.push(Box::into_raw(page));
         }
         // SAFETY: slot `s` lies in a live page and is not lent out (it is new).
-        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(s), self.cols) }
-            .copy_from_slice(row);
+        unsafe { std::slice::from_raw_parts_mut(self.slot_ptr(s), self.cols) }.copy_from_slice(row);
         self.slots[i] = s as u32;
         self.touched.push(i as u32);
         s
@@ -280,7 +279,11 @@ mod tests {
         assert!(o.touched().is_empty());
         let v = o.view(&base);
         // SAFETY: as above.
-        assert_eq!(unsafe { v.row(2) }, &[20.0, 21.0], "cleared copies are gone");
+        assert_eq!(
+            unsafe { v.row(2) },
+            &[20.0, 21.0],
+            "cleared copies are gone"
+        );
     }
 
     #[test]

@@ -327,7 +327,12 @@ impl StepJob<'_> {
 
     /// Trains the chunks, on the lanes when there are any, else Hogwild;
     /// returns the chunks' tallies summed in chunk order.
-    fn run<G: Sigmoid>(&self, setup: &Setup<'_, G>, tables: Tables<'_>, chunks: Range<usize>) -> Tally {
+    fn run<G: Sigmoid>(
+        &self,
+        setup: &Setup<'_, G>,
+        tables: Tables<'_>,
+        chunks: Range<usize>,
+    ) -> Tally {
         let tallies = if tables.lanes.is_empty() {
             let model = setup.model(tables.input.hogwild(), tables.output.hogwild());
             self.hogwild(&model, tables.scratch, chunks)
@@ -387,10 +392,8 @@ impl StepJob<'_> {
                 .map(|(j, lane)| {
                     let from = (start + j * ROUND_CHUNKS).min(end);
                     let to = (from + ROUND_CHUNKS).min(end);
-                    let model = setup.model(
-                        lane.input.view(input_base),
-                        lane.output.view(output_base),
-                    );
+                    let model =
+                        setup.model(lane.input.view(input_base), lane.output.view(output_base));
                     (from..to)
                         .map(|c| self.chunk(&model, c, &mut lane.scratch))
                         .collect()
@@ -398,8 +401,16 @@ impl StepJob<'_> {
                 .collect();
             tallies.extend(round.into_iter().flatten());
             let cols = input.cols();
-            merge(input.as_mut_slice(), cols, &lanes.iter().map(|l| &l.input).collect::<Vec<_>>());
-            merge(output.as_mut_slice(), cols, &lanes.iter().map(|l| &l.output).collect::<Vec<_>>());
+            merge(
+                input.as_mut_slice(),
+                cols,
+                &lanes.iter().map(|l| &l.input).collect::<Vec<_>>(),
+            );
+            merge(
+                output.as_mut_slice(),
+                cols,
+                &lanes.iter().map(|l| &l.output).collect::<Vec<_>>(),
+            );
             for lane in lanes.iter_mut() {
                 lane.input.clear();
                 lane.output.clear();

@@ -20,9 +20,9 @@ use super::alias::AliasSampler;
 use super::kernel::{ns_update, Lanes, Portable};
 use super::sigmoid::Sigmoid;
 use crate::fast::hogwild::Hogwild;
-use crate::fast::overlay::Rows;
 #[cfg(target_arch = "x86_64")]
 use crate::fast::lanes::Avx2;
+use crate::fast::overlay::Rows;
 
 /// SGNS or CBOW.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

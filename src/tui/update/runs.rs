@@ -556,6 +556,8 @@ mod tests {
         assert!(import(&mut app, "/dev/null", None).is_empty());
         assert!(app.status.text.contains("is a character device"));
         assert!(app.runs.is_empty());
+    }
+
     use crate::tui::action::{EditOp, Screen};
     use crate::tui::app::{AppOptions, Modal};
     use crate::tui::update::act;
