@@ -38,9 +38,15 @@ for entry in "${runs[@]}"; do
   if [[ $# -gt 0 && " $* " != *" $method "* ]]; then continue; fi
   settings=${entry#*|}
   echo "== $method $settings"
+  # --session-out appends to an existing session: start each one anew.
+  rm -f "sessions/$method.ron"
   # shellcheck disable=SC2086
   "$bin" train "$corpus" --algo "$method" $settings --seed 7 --threads 1 -q \
     --out "$vectors/$method.txt" --eval --session-out "sessions/$method.ron"
+  # The shipped sessions replay; they keep no vectors (they would be
+  # written anew at every recording): drop the kept folder and its record.
+  rm -rf "sessions/$method.vectors"
+  perl -0pi -e 's/\n\s*kept: Some\(\(.*?\)\),//s' "sessions/$method.ron"
   # The vectors are not shipped; the session records their settings only.
   sed -i 's|vectors: Some(".*"),|vectors: None,|' "sessions/$method.ron"
 done

@@ -92,7 +92,7 @@ fn bad_cluster_and_ube_options_fail_with_one_line() {
     let v = vectors.to_str().unwrap();
     let out = wordbench(&["cluster", v, "--k", "0"]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--k: 0"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value '0' for '--k <K>'"));
     let out = wordbench(&["cluster", v, "--k", "99"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("only 60 points"));
     let out = wordbench(&[

@@ -103,7 +103,6 @@ fn check_output(args: &CountsArgs) -> Result<()> {
 /// Runs `wordbench counts`.
 pub fn run(args: CountsArgs) -> Result<()> {
     super::check_output_name("--out", &args.out, false)?;
-    wordbench::atomic::check_writable(&args.out).context("--out")?;
     check_output(&args)?;
     let started = Instant::now();
     let imported = match (&args.from_glove, &args.from_parts) {

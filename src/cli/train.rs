@@ -276,13 +276,6 @@ fn check_session_paths(paths: &[(&str, &Path)]) -> Result<()> {
     Ok(())
 }
 
-/// Saves the session with the run so far (atomically).
-fn autosave(path: &Path, session: &Session, recorder: &Recorder) -> wordbench::Result<()> {
-    let mut s = session.clone();
-    s.runs.push(recorder.run().clone());
-    session::save(&s, path)
-}
-
 /// Counting progress as lines on stderr: the first report, every phase
 /// change (merging, done) and otherwise at most one line every 2 seconds.
 #[derive(Default)]

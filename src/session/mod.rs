@@ -63,7 +63,7 @@ pub struct Session {
     pub studies: Vec<StudyRecord>,
     /// The Projection screen's layout and view, so it reopens as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub projection: Option<ProjectionRecord>,
+    pub projection: Option<Box<ProjectionRecord>>,
 }
 
 /// The Projection screen as it was saved: the layout shown (its `run`, and

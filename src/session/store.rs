@@ -65,6 +65,10 @@ pub fn folder(session_file: &Path) -> PathBuf {
     session_file.with_file_name(format!("{stem}.vectors"))
 }
 
+/// What a session save wrote: the session file, and the kept record of
+/// each run whose vectors it kept (by index in the session's runs).
+pub type Saved = (Fingerprint, Vec<(usize, KeptVectors)>);
+
 /// Saves `session` (paths usable from the working directory) to `path`,
 /// keeping the vectors of runs beside it: `vectors` pairs a run's index in
 /// `session.runs` with its vectors. Runs whose kept file lies in another
@@ -79,7 +83,7 @@ pub fn save_keeping(
     path: &Path,
     expect: &Expect,
     vectors: &[(usize, &Embedding)],
-) -> Result<std::result::Result<(Fingerprint, Vec<(usize, KeptVectors)>), Blocked>> {
+) -> Result<std::result::Result<Saved, Blocked>> {
     let folder = folder(path);
     let mut made = Vec::with_capacity(vectors.len());
     for &(run, embedding) in vectors {

@@ -13,7 +13,8 @@
 //!   shared rows ([`crate::fast::hogwild`]): results depend on timing, so a
 //!   run with several threads replays only within a tolerance.
 //!
-//! README, "Deterministic parallel training", has the measured cost.
+//! Its cost against Hogwild on text8-head is not measured yet (the sessions
+//! issue asks for that table); `schedule=hogwild` restores the old races.
 
 use super::schema::{ParamSpec, Params};
 

@@ -471,6 +471,9 @@ pub fn import_vectors(
     })
 }
 
+/// Vectors a save kept, each with the kept file's record.
+type KeptList = Vec<(Arc<Embedding>, KeptVectors)>;
+
 /// Saves `session` to `path` with the vectors of the runs in `keep` kept
 /// beside it, unless the file is not what the workbench expects (changed on
 /// disk, or there when it should not be); answers how, and which vectors
@@ -480,10 +483,7 @@ fn save_session(
     path: &Path,
     expect: &Expect,
     keep: Vec<(usize, Arc<Embedding>)>,
-) -> (
-    Result<Fingerprint, SaveFailure>,
-    Vec<(Arc<Embedding>, KeptVectors)>,
-) {
+) -> (Result<Fingerprint, SaveFailure>, KeptList) {
     let refs: Vec<(usize, &Embedding)> = keep.iter().map(|(i, e)| (*i, e.as_ref())).collect();
     match session::store::save_keeping(session, path, expect, &refs) {
         Ok(Ok((written, made))) => {

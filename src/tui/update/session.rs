@@ -62,10 +62,13 @@ fn saved_runs(app: &App) -> impl Iterator<Item = (usize, &RunEntry)> {
         .filter(|(_, r)| !r.is_imported() || r.record().source.is_some())
 }
 
+/// Runs whose vectors a save keeps: index in the session's runs, vectors.
+type ToKeep = Vec<(usize, Arc<Embedding>)>;
+
 /// [`snapshot`], and the runs whose vectors the save keeps for the first
 /// time (index in the session's runs, and the vectors): trained runs with
 /// vectors that are not kept yet, unless the user chose not to keep them.
-fn snapshot_keeping(app: &App) -> Option<(Session, Vec<(usize, Arc<Embedding>)>)> {
+fn snapshot_keeping(app: &App) -> Option<(Session, ToKeep)> {
     let mut keep = Vec::new();
     let mut runs: Vec<Run> = Vec::new();
     let mut in_file = vec![None; app.runs.len()];
@@ -95,7 +98,7 @@ fn snapshot_keeping(app: &App) -> Option<(Session, Vec<(usize, Arc<Embedding>)>)
 /// The Projection screen's final layout and view, its runs numbered as in
 /// the file (`in_file` maps a run on screen to its place there); none while
 /// a layout still forms or when its run is left out of the file.
-fn projection_record(app: &App, in_file: &[Option<usize>]) -> Option<ProjectionRecord> {
+fn projection_record(app: &App, in_file: &[Option<usize>]) -> Option<Box<ProjectionRecord>> {
     let view = &app.projection;
     if view.pending.is_some() {
         return None;
@@ -105,25 +108,25 @@ fn projection_record(app: &App, in_file: &[Option<usize>]) -> Option<ProjectionR
     if let Some(pair) = &mut layout.pair {
         pair.b_run = in_file.get(pair.b_run).copied().flatten()?;
     }
-    Some(ProjectionRecord {
+    Some(Box::new(ProjectionRecord {
         layout,
         zoom: view.zoom,
         pan: view.pan,
         turn: view.turn,
         settings: view.settings.clone(),
-    })
+    }))
 }
 
 /// Shows a saved projection again, its runs renumbered from the file's
 /// (`shown` maps a run's place in the file to its index on screen).
-fn restore_projection(app: &mut App, record: ProjectionRecord, shown: &[Option<usize>]) {
+fn restore_projection(app: &mut App, record: Box<ProjectionRecord>, shown: &[Option<usize>]) {
     let ProjectionRecord {
         mut layout,
         zoom,
         pan,
         turn,
         settings,
-    } = record;
+    } = *record;
     let Some(run) = shown.get(layout.run).copied().flatten() else {
         return;
     };
@@ -708,13 +711,13 @@ mod tests {
         );
         layout.sphere = Some(vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
         let turn = crate::ube::sphere::turn(0.3, -0.2);
-        s.projection = Some(ProjectionRecord {
+        s.projection = Some(Box::new(ProjectionRecord {
             layout: layout.clone(),
             zoom: 4.0,
             pan: (0.25, -0.5),
             turn,
             settings: [("method".to_string(), "ube".to_string())].into(),
-        });
+        }));
         let text = crate::session::file::to_string(&s).unwrap();
         let s = crate::session::file::from_str(&text, "s.ron".as_ref()).unwrap();
         load(&mut a, s, Err("no corpus".into()));
