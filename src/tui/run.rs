@@ -99,6 +99,8 @@ pub struct RunEntry {
     pub queued: Option<Box<(TrainInput, JobConfig)>>,
     /// The step it was stopped at (the status changes when the vectors arrive).
     stopped_at: Option<u64>,
+    /// The user asked it to stop; it ends after the step under way.
+    pub stop_requested: bool,
     /// For an imported run: the word limit to read it with.
     pub pending_limit: Option<usize>,
     /// For an imported run being read: how far the reader has come.
@@ -132,6 +134,7 @@ impl RunEntry {
             discarded: false,
             queued: None,
             stopped_at: None,
+            stop_requested: false,
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
@@ -159,6 +162,7 @@ impl RunEntry {
             discarded: false,
             queued: None,
             stopped_at: None,
+            stop_requested: false,
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
@@ -342,9 +346,25 @@ impl RunEntry {
         None
     }
 
+    /// What stopping run `index` (0-based) will do, said when `x` is
+    /// pressed: the engine stops between steps, after the one under way.
+    pub fn stop_note(&self, index: usize) -> String {
+        let name = format!("run #{} {}", index + 1, self.method.name);
+        let done = self.last().map_or(0, |p| p.step);
+        match self.status {
+            RunStatus::Paused => format!("{name} stopping at step {done} (it was paused)"),
+            RunStatus::Training => format!(
+                "{name} stopping after step {} (the step under way ends first; its vectors are kept)",
+                done + 1
+            ),
+            _ => format!("{name} stopping before its first step (once it is built)"),
+        }
+    }
+
     /// Status as a short word for tables.
     pub fn status_text(&self) -> String {
         match &self.status {
+            RunStatus::Starting | RunStatus::Training if self.stop_requested => "stopping".into(),
             RunStatus::Starting => match self.counting.filter(|c| c.phase != CountPhase::Done) {
                 Some(c) if c.phase == CountPhase::Merging => "merging counts".into(),
                 Some(c) => format!("counting {:.0}%", 100.0 * c.fraction()),

@@ -264,6 +264,14 @@ pub fn command(app: &mut App, action: &Action) -> Vec<Effect> {
         Action::Resume => Command::Resume,
         _ => Command::Stop,
     };
+    if command == Command::Stop {
+        // The engine stops between steps, and a step can take a while: say
+        // at once what will happen.
+        let r = &mut app.runs[run];
+        r.stop_requested = true;
+        let note = r.stop_note(run);
+        app.set_status(Level::Info, note);
+    }
     vec![Effect::JobCommand { run, command }]
 }
 
@@ -449,6 +457,44 @@ mod tests {
             a.status.text.starts_with("fix dim first"),
             "{}",
             a.status.text
+        );
+    }
+
+    #[test]
+    fn stop_says_at_once_after_which_step_the_run_ends() {
+        let mut a = app();
+        let m = algo::find("sgns").unwrap();
+        let mut r = RunEntry::new(
+            m,
+            Params::defaults(m.schema),
+            1,
+            1,
+            crate::tui::run::tests::corpus_ref(),
+        );
+        r.observe(Event::Progress(crate::train::Progress {
+            step: 3,
+            total_steps: 10,
+            ..Default::default()
+        }));
+        a.runs.push(r);
+        let effects = command(&mut a, &Action::StopTraining);
+        assert!(matches!(
+            effects[..],
+            [Effect::JobCommand {
+                run: 0,
+                command: Command::Stop
+            }]
+        ));
+        assert_eq!(
+            a.status.text,
+            "run #1 sgns stopping after step 4 (the step under way ends first; its vectors are kept)"
+        );
+        assert_eq!(a.runs[0].status_text(), "stopping");
+        a.runs[0].observe(Event::Paused { step: 3 });
+        command(&mut a, &Action::StopTraining);
+        assert_eq!(
+            a.status.text,
+            "run #1 sgns stopping at step 3 (it was paused)"
         );
     }
 
