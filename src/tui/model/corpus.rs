@@ -46,6 +46,9 @@ pub struct CorpusView {
     pub loaded: Option<LoadedCorpus>,
     /// Why the last load failed.
     pub error: Option<String>,
+    /// The status line holds what opening a session said (a file that is
+    /// not a session, a changed corpus): the load's answer leaves it there.
+    pub keep_status: bool,
 }
 
 impl CorpusView {
@@ -60,6 +63,7 @@ impl CorpusView {
             loading: None,
             loaded: None,
             error: None,
+            keep_status: false,
         }
     }
 

@@ -24,6 +24,7 @@ pub fn load(app: &mut App) -> Vec<Effect> {
     let request = app.next_id();
     match app.corpus.start_load(request, app.tick) {
         Ok((path, config)) => {
+            app.corpus.keep_status = false;
             app.set_status(Level::Info, format!("reading {}…", path.display()));
             vec![Effect::LoadCorpus {
                 request,
@@ -51,17 +52,17 @@ pub fn loaded(app: &mut App, request: u64, result: Result<OpenedCorpus, String>)
             seconds,
         }) => {
             let s = corpus.stats();
-            // After a session opens, its runs are the next thing to see; a
-            // warning from opening it (changed corpus) stays on the line.
+            // After a session opens, its runs are the next thing to see; what
+            // opening it said (a changed corpus, a file that is not a
+            // session) stays on the line.
             let next = match app.runs.len() {
                 0 => "Next: 2 Train".to_string(),
                 n => format!("{n} run(s) from the session: 3 Runs"),
             };
-            let session_warning =
-                app.status.level == Level::Warn && app.status.text.starts_with("session ");
-            if let (false, Some(w)) = (session_warning, corpus.warnings().first()) {
+            let keep = std::mem::take(&mut app.corpus.keep_status);
+            if let (false, Some(w)) = (keep, corpus.warnings().first()) {
                 app.set_status(Level::Warn, w.clone());
-            } else if !session_warning {
+            } else if !keep {
                 app.set_status(
                     Level::Info,
                     format!(
