@@ -496,6 +496,14 @@ fn a_file_that_is_not_a_session_is_never_overwritten() {
     });
     assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
     assert_eq!(d.app.session.path, None);
+    // Why it was not opened stays on the line once the corpus is read.
+    assert_eq!(
+        d.app.status.level,
+        wordbench::tui::app::Level::Error,
+        "{}",
+        d.app.status.text
+    );
+    assert!(d.app.status.text.contains("will not be written"));
     train_small(&mut d, "1");
     d.send(Msg::Tick);
     d.act(Action::Quit);
@@ -747,4 +755,37 @@ fn runs_are_tagged_filtered_and_a_replay_matches_its_recording() {
     });
     assert!(reopened.wait_until(LONG, |a| a.runs.len() == 2));
     assert_eq!(reopened.app.runs[second].record().tags, ["base", "w5"]);
+}
+
+/// A reopened session is not marked unsaved (`*`) before anything changes:
+/// not when its corpus is read, its runs' vectors are read back, or an
+/// imported run's file is read again.
+#[test]
+fn a_reopened_session_is_saved_until_something_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("clean.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    let run = train_small(&mut d, "1");
+    let vectors = dir.path().join("v.txt");
+    d.act(Action::ExportRun(run, vectors.display().to_string()));
+    assert!(d.wait_until(LONG, |a| a.runs[run].exported.is_some()));
+    d.act(Action::ImportVectors(
+        "tests/fixtures/pretrained/glove.txt".into(),
+        None,
+    ));
+    assert!(d.wait_until(LONG, |a| a.runs[1].embedding.is_some()));
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.unsaved()));
+
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.corpus.loaded.is_some()
+        && a.runs.len() == 2
+        && a.runs.iter().all(|r| r.embedding.is_some())));
+    assert!(!reopened.app.unsaved(), "{}", reopened.app.status.text);
+    reopened.act(Action::RenameRun(0, "changed".into()));
+    assert!(reopened.app.unsaved());
 }
