@@ -789,3 +789,49 @@ fn a_reopened_session_is_saved_until_something_changes() {
     reopened.act(Action::RenameRun(0, "changed".into()));
     assert!(reopened.app.unsaved());
 }
+
+/// A session whose corpus is running text (text8's format) does not pin
+/// that format on the next file: lee_background.txt loaded after it is read
+/// one document per line, with its held-out part.
+#[test]
+fn a_reopened_session_s_format_does_not_stick_to_another_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(CORPUS).unwrap();
+    let one_line = dir.path().join("one-line.txt");
+    std::fs::write(
+        &one_line,
+        text.split_whitespace().collect::<Vec<_>>().join(" "),
+    )
+    .unwrap();
+    let file = dir.path().join("text.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    load_corpus(&mut d, &one_line);
+    let format = |d: &Driver| {
+        d.app
+            .corpus
+            .loaded
+            .as_ref()
+            .unwrap()
+            .corpus
+            .config()
+            .read
+            .format
+    };
+    assert_eq!(format(&d), wordbench::corpus::Format::Text);
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |_| file.is_file()));
+
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    assert_eq!(format(&reopened), wordbench::corpus::Format::Text);
+    assert_eq!(reopened.app.corpus.options.text("format"), "text");
+    load_corpus(&mut reopened, std::path::Path::new(CORPUS));
+    let lee = reopened.app.corpus.loaded.as_ref().unwrap().corpus.clone();
+    assert_eq!(lee.config().read.format, wordbench::corpus::Format::Lines);
+    assert!(lee.stats().heldout_tokens > 0);
+    assert_eq!(reopened.app.corpus.options.text("format"), "auto");
+}

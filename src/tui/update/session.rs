@@ -262,7 +262,8 @@ pub fn loaded(
     } = loaded;
     app.session.path = Some(path.clone());
     app.session.quit_save_failed = false;
-    app.corpus.set_config(&session.corpus.config);
+    app.corpus
+        .set_config(&session.corpus.config, &session.corpus.path);
     clear_runs(app);
     let mut notes = warnings;
     notes.extend(app.eval.restore(&session.datasets));
