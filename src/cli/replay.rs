@@ -94,17 +94,18 @@ fn selected(session: &Session, run: Option<u64>, file: &Path) -> Result<Vec<usiz
 }
 
 fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
-    let tol = if report.tolerance == 0.0 {
+    let j = &report.judgement;
+    let tol = if j.tolerance == 0.0 {
         "bit for bit".to_string()
     } else {
-        format!("relative {}", report.tolerance)
+        format!("relative {}", j.tolerance)
     };
     writeln!(
         out,
         "  {:<11} {:>7} {:>12} {:>12} {:>10}  ({tol})",
         "metric", "points", "max |diff|", "max rel", "mismatch"
     )?;
-    for c in &report.curves {
+    for c in &j.curves {
         let first = c
             .first_mismatch
             .map_or(String::new(), |s| format!(" first at step {s}"));
@@ -114,24 +115,25 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
             c.metric, c.points, c.max_abs, c.max_rel, c.mismatches
         )?;
     }
-    let (recorded, replayed) = (&report.recorded_end, report.replayed_end());
-    let (steps, replay_steps) = (report.recorded_steps, report.replayed.last_step());
-    if report.ended_alike() {
-        writeln!(out, "  ended alike: {replayed} ({steps} steps)")?;
+    if j.ended_alike() {
+        writeln!(
+            out,
+            "  ended alike: {} ({} steps)",
+            j.replayed_end, j.recorded_steps
+        )?;
     } else {
         writeln!(
             out,
-            "  ended differently: recorded {recorded} after {steps} steps, replay {replayed} after {replay_steps}"
+            "  ended differently: recorded {} after {} steps, replay {} after {}",
+            j.recorded_end, j.recorded_steps, j.replayed_end, j.replayed_steps
         )?;
     }
-    writeln!(
-        out,
-        "  {}",
-        if report.passed() {
-            "match"
-        } else {
-            "DIFFERENT"
-        }
-    )?;
+    let verdict = j.verdict();
+    let word = if verdict.passed() {
+        "match"
+    } else {
+        "DIFFERENT"
+    };
+    writeln!(out, "  {word}: {verdict}")?;
     Ok(())
 }

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 pub use corpus_ref::{path_for_session, resolve_path, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
-pub use replay::{replay, ReplayReport};
+pub use replay::{judge, replay, Judgement, ReplayReport, Verdict};
 
 use crate::train::{Method, Params, Progress, Value};
 use crate::{algo, Error, Result};

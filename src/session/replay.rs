@@ -43,16 +43,10 @@ pub struct CurveDiff {
 pub struct ReplayReport {
     /// Which run (0-based index; users see it numbered from 1).
     pub run: usize,
-    /// Relative tolerance used (0 = bit for bit).
-    pub tolerance: f64,
-    /// One row per metric.
-    pub curves: Vec<CurveDiff>,
+    /// How it compares with the recording.
+    pub judgement: Judgement,
     /// Things to tell the user (changed corpus, defaults filled in, ...).
     pub warnings: Vec<String>,
-    /// How the recorded run ended.
-    pub recorded_end: RunEnd,
-    /// Steps done in the recording (its last progress report).
-    pub recorded_steps: u64,
     /// The replayed run's record.
     pub replayed: Run,
     /// The replayed vectors (none when the replay failed).
@@ -60,28 +54,138 @@ pub struct ReplayReport {
 }
 
 impl ReplayReport {
-    /// How the replay ended.
-    pub fn replayed_end(&self) -> RunEnd {
-        match (&self.recorded_end, self.replayed.end()) {
-            // An interrupted run is replayed up to its last step and stopped
-            // there: that is ending alike.
-            (RunEnd::Interrupted(r), RunEnd::Stopped(s)) if *r == s => RunEnd::Interrupted(s),
-            (_, end) => end,
+    /// True when the replay matches the recording ([`Judgement::passed`]).
+    pub fn passed(&self) -> bool {
+        self.judgement.passed()
+    }
+}
+
+/// How a replay compares with its recording: every metric curve, and how
+/// and after how many steps each ended. The command line (`wordbench
+/// replay`) and the workbench (`R` on Runs) both judge with [`judge`], so
+/// they always agree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// Relative tolerance used (0 = bit for bit).
+    pub tolerance: f64,
+    /// One row per metric.
+    pub curves: Vec<CurveDiff>,
+    /// How the recorded run ended.
+    pub recorded_end: RunEnd,
+    /// Steps done in the recording (its last progress report).
+    pub recorded_steps: u64,
+    /// How the replay ended (an interrupted run replayed up to its last
+    /// step and stopped there counts as interrupted there).
+    pub replayed_end: RunEnd,
+    /// Steps done in the replay.
+    pub replayed_steps: u64,
+}
+
+/// What a replay shows, in a word and where.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Every compared value is the same bit for bit, and it ended alike.
+    Identical,
+    /// Values differ, all within the tolerance (multi-thread runs).
+    WithinTolerance {
+        /// The tolerance (relative).
+        tolerance: f64,
+        /// The largest relative difference.
+        max_rel: f64,
+    },
+    /// Outside the tolerance, or ended otherwise: where, in words.
+    Different(String),
+}
+
+impl Verdict {
+    /// Whether the replay counts as matching its recording.
+    pub fn passed(&self) -> bool {
+        !matches!(self, Verdict::Different(_))
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Verdict::Identical => f.write_str("identical to the recording (bit for bit)"),
+            Verdict::WithinTolerance { tolerance, max_rel } => write!(
+                f,
+                "within tolerance: largest relative difference {max_rel:.2e} (allowed {tolerance})"
+            ),
+            Verdict::Different(at) => write!(f, "different: {at}"),
+        }
+    }
+}
+
+/// Compares the replay `replayed` with the recording `recorded`: bit for
+/// bit for a single-thread run, within [`MULTI_THREAD_TOLERANCE`] otherwise.
+pub fn judge(recorded: &Run, replayed: &Run) -> Judgement {
+    let tolerance = if recorded.threads <= 1 {
+        0.0
+    } else {
+        MULTI_THREAD_TOLERANCE
+    };
+    let recorded_end = recorded.end();
+    let replayed_end = match (&recorded_end, replayed.end()) {
+        // An interrupted run is replayed up to its last step and stopped
+        // there: that is ending alike.
+        (RunEnd::Interrupted(r), RunEnd::Stopped(s)) if *r == s => RunEnd::Interrupted(s),
+        (_, end) => end,
+    };
+    Judgement {
+        tolerance,
+        curves: compare(&recorded.metrics, &replayed.metrics, tolerance),
+        recorded_end,
+        recorded_steps: recorded.last_step(),
+        replayed_end,
+        replayed_steps: replayed.last_step(),
+    }
+}
+
+impl Judgement {
+    /// Whether the replay ended like the recording, after as many steps.
+    pub fn ended_alike(&self) -> bool {
+        self.recorded_end == self.replayed_end && self.recorded_steps == self.replayed_steps
+    }
+
+    /// The verdict: identical, within tolerance, or different (the ending,
+    /// else the metric that differs first, with its step).
+    pub fn verdict(&self) -> Verdict {
+        if !self.ended_alike() {
+            return Verdict::Different(format!(
+                "the recording {} after {} steps, the replay {} after {}",
+                self.recorded_end, self.recorded_steps, self.replayed_end, self.replayed_steps
+            ));
+        }
+        if let Some(c) = self.curves.iter().find(|c| c.points == 0) {
+            return Verdict::Different(format!("no {} point to compare", c.metric));
+        }
+        let first = self
+            .curves
+            .iter()
+            .filter_map(|c| c.first_mismatch.map(|step| (step, c)))
+            .min_by_key(|(step, _)| *step);
+        if let Some((step, c)) = first {
+            return Verdict::Different(format!(
+                "{} differs from step {step} ({} of {} points; largest relative difference {:.2e})",
+                c.metric, c.mismatches, c.points, c.max_rel
+            ));
+        }
+        let max_rel = self.curves.iter().map(|c| c.max_rel).fold(0.0, f64::max);
+        if max_rel == 0.0 {
+            Verdict::Identical
+        } else {
+            Verdict::WithinTolerance {
+                tolerance: self.tolerance,
+                max_rel,
+            }
         }
     }
 
-    /// Whether the replay ended like the recording, after as many steps.
-    pub fn ended_alike(&self) -> bool {
-        self.recorded_end == self.replayed_end() && self.recorded_steps == self.replayed.last_step()
-    }
-
-    /// True when every curve matched and the replay ended like the record.
+    /// True when the replay matches the recording (identical, or within
+    /// the tolerance).
     pub fn passed(&self) -> bool {
-        self.ended_alike()
-            && self
-                .curves
-                .iter()
-                .all(|c| c.mismatches == 0 && c.points > 0)
+        self.verdict().passed()
     }
 }
 
@@ -146,19 +250,10 @@ pub fn replay(
         Err(_) => None,
     };
     let replayed = recorder.into_run();
-    let tolerance = if run.threads <= 1 {
-        0.0
-    } else {
-        MULTI_THREAD_TOLERANCE
-    };
-    let curves = compare(&run.metrics, &replayed.metrics, tolerance);
     Ok(ReplayReport {
         run: index,
-        tolerance,
-        curves,
+        judgement: judge(run, &replayed),
         warnings,
-        recorded_end: run.end(),
-        recorded_steps: run.last_step(),
         replayed,
         embedding,
     })
@@ -277,6 +372,49 @@ mod tests {
         let b = curve(&[3.1, 2.0, 1.05]);
         assert!(compare(&a, &b, 0.1).iter().all(|c| c.mismatches == 0));
         assert_eq!(compare(&a, &b, 0.01)[0].mismatches, 2);
+    }
+
+    /// A recorded run of `losses` on `threads` threads, ended `outcome`.
+    fn run_of(losses: &[f64], threads: usize) -> Run {
+        let mut r =
+            Recorder::new("sgns", &crate::train::Params::defaults(&[]), 1, threads).into_run();
+        r.metrics = curve(losses);
+        r.outcome = Outcome::Finished;
+        r
+    }
+
+    #[test]
+    fn the_verdict_says_identical_within_tolerance_or_where_it_differs() {
+        let rec = run_of(&[3.0, 2.0, 1.0], 1);
+        assert_eq!(judge(&rec, &rec).verdict(), Verdict::Identical);
+        assert!(judge(&rec, &rec).passed());
+        let off = run_of(&[3.0, 2.0 + 1e-12, 1.0], 1);
+        let v = judge(&rec, &off).verdict();
+        assert!(!v.passed());
+        assert_eq!(
+            v.to_string(),
+            "different: loss differs from step 2 (1 of 3 points; largest relative difference 5.00e-13)"
+        );
+        // Two threads: 10% relative is allowed.
+        let (rec2, near) = (run_of(&[3.0, 2.0, 1.0], 2), run_of(&[3.0, 2.1, 1.0], 2));
+        let v = judge(&rec2, &near).verdict();
+        assert_eq!(
+            v,
+            Verdict::WithinTolerance {
+                tolerance: MULTI_THREAD_TOLERANCE,
+                max_rel: (2.0f64 - 2.1).abs() / 2.1
+            }
+        );
+        assert_eq!(
+            v.to_string(),
+            "within tolerance: largest relative difference 4.76e-2 (allowed 0.1)"
+        );
+        // Fewer steps: the ending is what differs.
+        let short = run_of(&[3.0, 2.0], 1);
+        assert_eq!(
+            judge(&rec, &short).verdict().to_string(),
+            "different: the recording finished after 3 steps, the replay finished after 2"
+        );
     }
 
     #[test]
