@@ -414,10 +414,26 @@ fn each_run_keeps_its_own_corpus_and_replays_on_it() {
         && a.runs[0].embedding.is_some()
         && a.corpus.loaded.is_some()));
     assert_eq!(reopened.app.runs[1].corpus().unwrap().name(), "half.txt");
-    // Replaying run 1 in the workbench needs its own corpus loaded.
+    // `R` on run 1 replays it on its own corpus, read for the replay (the
+    // Corpus screen keeps half.txt), and judges it as `wordbench replay` does.
     reopened.act(Action::ReplayRun(0));
-    assert_eq!(reopened.app.runs.len(), 2, "{}", reopened.app.status.text);
-    assert!(reopened.app.status.text.contains("load that corpus"));
+    assert_eq!(reopened.app.runs.len(), 3, "{}", reopened.app.status.text);
+    assert_eq!(reopened.app.runs[2].status_text(), "reading corpus");
+    assert_eq!(reopened.app.runs[2].replay_of, Some(0));
+    assert!(reopened.wait_until(LONG, |a| a.runs[2].verdict.is_some()));
+    let r = &reopened.app.runs[2];
+    assert_eq!(r.verdict, Some(session::Verdict::Identical), "{:?}", r.log);
+    assert_eq!(r.corpus().unwrap().name(), "lee_background.txt");
+    let losses = |r: &wordbench::tui::run::RunEntry| -> Vec<f64> {
+        r.metrics().iter().map(|p| p.loss).collect()
+    };
+    assert_eq!(losses(r), losses(&reopened.app.runs[0]));
+    assert_eq!(
+        reopened.app.status.text,
+        "replay #3 of run #1: identical to the recording (bit for bit)"
+    );
+    let loaded = reopened.app.corpus.loaded.as_ref().unwrap();
+    assert_eq!(loaded.reference.name(), "half.txt");
 }
 
 #[test]

@@ -107,6 +107,12 @@ pub struct RunEntry {
     pub loading: Arc<crate::embedding::LoadProgress>,
     /// The run this one replays (its recorded curves are drawn beneath).
     pub replay_of: Option<usize>,
+    /// A replay whose own corpus is being read: the load's request id and
+    /// its schedule (it waits, queued, until the corpus is read).
+    pub corpus_pending: Option<(u64, JobConfig)>,
+    /// A replay's verdict once it ended: how it compares with the run it
+    /// replays (the same judgement as `wordbench replay`).
+    pub verdict: Option<session::Verdict>,
     /// Co-occurrence counting in progress while the run starts.
     pub counting: Option<CountProgress>,
 }
@@ -138,6 +144,8 @@ impl RunEntry {
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
+            corpus_pending: None,
+            verdict: None,
             counting: None,
         }
     }
@@ -166,6 +174,8 @@ impl RunEntry {
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
+            corpus_pending: None,
+            verdict: None,
             counting: None,
         }
     }
@@ -216,6 +226,9 @@ impl RunEntry {
             }
             RunStatus::Recorded(_) => {
                 format!("run #{n} came from the session without vectors: R on 3 Runs replays it")
+            }
+            RunStatus::Queued if self.corpus_pending.is_some() => {
+                format!("run #{n} is reading its corpus: it starts once it is read")
             }
             RunStatus::Queued => {
                 format!("run #{n} is queued: it starts when the run training now ends")
@@ -377,6 +390,7 @@ impl RunEntry {
                 format!("training {pct:.0}%")
             }
             RunStatus::Paused => "paused".into(),
+            RunStatus::Queued if self.corpus_pending.is_some() => "reading corpus".into(),
             RunStatus::Queued => "queued".into(),
             RunStatus::Importing => match self.loading.fraction() {
                 Some(f) => format!("reading {:.0}%", 100.0 * f),

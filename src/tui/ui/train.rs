@@ -184,6 +184,14 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
     if let RunStatus::Failed(m) = &r.status {
         spans.push(Span::styled(format!(" · {m}"), theme::error()));
     }
+    if let (Some(k), Some(v)) = (r.replay_of, &r.verdict) {
+        let style = if v.passed() {
+            theme::good()
+        } else {
+            theme::warn()
+        };
+        spans.push(Span::styled(format!(" · replay of #{}: {v}", k + 1), style));
+    }
     frame.render_widget(Line::from(spans), info);
     let (ratio, label) = match r.last() {
         Some(p) => {
