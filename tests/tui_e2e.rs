@@ -612,6 +612,7 @@ fn a_run_started_while_another_trains_is_queued_and_starts_after_it() {
         "{}",
         d.app.status.text
     );
+    assert_eq!(d.app.train.shown, Some(0), "Train keeps the run training");
     // A queued run is not in the session file until it starts.
     let saved_now = wordbench::tui::update::session::snapshot(&d.app).unwrap();
     assert_eq!(saved_now.runs.len(), 1);

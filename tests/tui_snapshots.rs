@@ -262,6 +262,23 @@ fn train_screen_at_80x24_scrolls_the_method_list_to_the_chosen_method() {
     insta::assert_snapshot!(screen);
 }
 
+/// A run started while another trains waits in a list under the progress
+/// bar; the screen keeps showing the run that trains.
+#[test]
+fn train_screen_lists_the_queued_runs_under_the_training_one() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    let sgns = algo::find("sgns").unwrap();
+    let corpus = app.runs[0].corpus().unwrap().clone();
+    let mut queued = RunEntry::new(sgns, sgns.params([("dim", "8")]).unwrap(), 1, 1, corpus);
+    queued.status = wordbench::tui::run::RunStatus::Queued;
+    app.runs.push(queued);
+    let screen = render(&app, 100, 30);
+    assert!(screen.contains(" queued: #3 sgns dim=8 "), "{screen}");
+    assert!(screen.contains(" #2 glove dim=50 · training"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
 #[test]
 fn train_screen_overlaying_the_runs_against_epochs() {
     let mut app = with_runs();
