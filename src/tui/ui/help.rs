@@ -365,7 +365,9 @@ mod tests {
                     .iter()
                     .flatten()
                     .filter(|l| {
-                        l.spans.first().is_some_and(|s| s.content.trim().len() > 0)
+                        l.spans
+                            .first()
+                            .is_some_and(|s| !s.content.trim().is_empty())
                             && l.spans.len() == 2
                     })
                     .count();
