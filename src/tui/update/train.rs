@@ -87,7 +87,7 @@ pub fn start(app: &mut App) -> Vec<Effect> {
 /// Re-runs run `index` with its recorded settings, changes and stop, on
 /// the corpus it trained on: the one loaded when it is that corpus, else
 /// its own file, read for the replay alone (the Corpus screen keeps its
-/// corpus). Its verdict comes when it ends ([`judge_replay`]).
+/// corpus). Its verdict comes when it ends.
 pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
     let Some(run) = app.runs.get(index) else {
         return Vec::new();
