@@ -279,10 +279,13 @@ fn launch(
         return Vec::new();
     };
     let (corpus, reference) = (loaded.corpus.clone(), loaded.reference.clone());
-    // A run training, or one queued already: this one waits its turn.
-    let busy = app
-        .active_run()
-        .or_else(|| app.runs.iter().position(|r| r.status == RunStatus::Queued));
+    // A run training, or one queued already: this one waits its turn (a
+    // replay still reading its corpus takes its turn once it is read).
+    let busy = app.active_run().or_else(|| {
+        app.runs
+            .iter()
+            .position(|r| r.status == RunStatus::Queued && r.queued.is_some())
+    });
     let run = add_run(app, method, params.clone(), seed, threads, reference);
     let slot = if app.picks[Slot::A.index()] == Some(run) {
         Slot::A
@@ -635,6 +638,64 @@ mod tests {
             a.status.text,
             "run #1 sgns stopping at step 3 (it was paused)"
         );
+    }
+
+    #[test]
+    fn a_replay_reads_its_own_corpus_then_starts() {
+        let lee = "tests/fixtures/corpus/lee_background.txt";
+        let mut a = app();
+        let m = algo::find("sgns").unwrap();
+        let config = crate::corpus::CorpusConfig::default();
+        let reference = crate::session::CorpusRef::of(lee.as_ref(), config).unwrap();
+        let mut original = RunEntry::new(m, Params::defaults(m.schema), 1, 1, reference.clone());
+        original.status = RunStatus::Finished;
+        a.runs.push(original);
+        // No corpus is loaded: the run's own is read for the replay.
+        let effects = update::update(&mut a, Msg::Action(Action::ReplayRun(0)));
+        let [Effect::LoadCorpus { request, path, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(path, &PathBuf::from(lee));
+        assert_eq!(a.runs[1].status_text(), "reading corpus");
+        assert_eq!(waiting_for_corpus(&a, *request), Some(1));
+        assert!(a.corpus.loaded.is_none(), "the Corpus screen is left alone");
+        let opened = crate::tui::msg::OpenedCorpus {
+            corpus: std::sync::Arc::new(crate::corpus::Corpus::open(lee, config).unwrap()),
+            reference,
+            seconds: 0.1,
+        };
+        let effects = update::update(
+            &mut a,
+            Msg::CorpusLoaded {
+                request: *request,
+                result: Ok(opened),
+            },
+        );
+        let [Effect::StartJob { run: 1, input, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(input.corpus.path(), std::path::Path::new(lee));
+        assert_eq!(a.runs[1].status, RunStatus::Starting);
+        assert!(a.corpus.loaded.is_none());
+
+        // A corpus that cannot be read fails the replay, saying why.
+        a.runs[1].status = RunStatus::Finished;
+        let effects = update::update(&mut a, Msg::Action(Action::ReplayRun(0)));
+        let [Effect::LoadCorpus { request, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        update::update(
+            &mut a,
+            Msg::CorpusLoaded {
+                request: *request,
+                result: Err("c.txt: unreadable".into()),
+            },
+        );
+        assert_eq!(
+            a.runs[2].status,
+            RunStatus::Failed("c.txt: unreadable".into())
+        );
+        assert_eq!(a.status.text, "run #3: c.txt: unreadable");
     }
 
     #[test]
