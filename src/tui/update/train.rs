@@ -381,10 +381,16 @@ fn start_queued(app: &mut App) -> Vec<Effect> {
     let method = entry.method;
     app.train.shown = Some(run);
     app.session.changed();
-    app.set_status(
-        Level::Info,
-        format!("queued run #{} {} started", run + 1, method.name),
-    );
+    let text = match app.runs[run].replay_of {
+        Some(k) => format!(
+            "run #{} {} started: it replays run #{} on its own corpus",
+            run + 1,
+            method.name,
+            k + 1
+        ),
+        None => format!("queued run #{} {} started", run + 1, method.name),
+    };
+    app.set_status(Level::Info, text);
     vec![Effect::StartJob {
         run,
         method,
@@ -676,6 +682,10 @@ mod tests {
         };
         assert_eq!(input.corpus.path(), std::path::Path::new(lee));
         assert_eq!(a.runs[1].status, RunStatus::Starting);
+        assert_eq!(
+            a.status.text,
+            "run #2 sgns started: it replays run #1 on its own corpus"
+        );
         assert!(a.corpus.loaded.is_none());
 
         // A corpus that cannot be read fails the replay, saying why.
