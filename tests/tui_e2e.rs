@@ -414,10 +414,26 @@ fn each_run_keeps_its_own_corpus_and_replays_on_it() {
         && a.runs[0].embedding.is_some()
         && a.corpus.loaded.is_some()));
     assert_eq!(reopened.app.runs[1].corpus().unwrap().name(), "half.txt");
-    // Replaying run 1 in the workbench needs its own corpus loaded.
+    // `R` on run 1 replays it on its own corpus, read for the replay (the
+    // Corpus screen keeps half.txt), and judges it as `wordbench replay` does.
     reopened.act(Action::ReplayRun(0));
-    assert_eq!(reopened.app.runs.len(), 2, "{}", reopened.app.status.text);
-    assert!(reopened.app.status.text.contains("load that corpus"));
+    assert_eq!(reopened.app.runs.len(), 3, "{}", reopened.app.status.text);
+    assert_eq!(reopened.app.runs[2].status_text(), "reading corpus");
+    assert_eq!(reopened.app.runs[2].replay_of, Some(0));
+    assert!(reopened.wait_until(LONG, |a| a.runs[2].verdict.is_some()));
+    let r = &reopened.app.runs[2];
+    assert_eq!(r.verdict, Some(session::Verdict::Identical), "{:?}", r.log);
+    assert_eq!(r.corpus().unwrap().name(), "lee_background.txt");
+    let losses = |r: &wordbench::tui::run::RunEntry| -> Vec<f64> {
+        r.metrics().iter().map(|p| p.loss).collect()
+    };
+    assert_eq!(losses(r), losses(&reopened.app.runs[0]));
+    assert_eq!(
+        reopened.app.status.text,
+        "replay #3 of run #1: identical to the recording (bit for bit)"
+    );
+    let loaded = reopened.app.corpus.loaded.as_ref().unwrap();
+    assert_eq!(loaded.reference.name(), "half.txt");
 }
 
 #[test]
@@ -496,6 +512,14 @@ fn a_file_that_is_not_a_session_is_never_overwritten() {
     });
     assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
     assert_eq!(d.app.session.path, None);
+    // Why it was not opened stays on the line once the corpus is read.
+    assert_eq!(
+        d.app.status.level,
+        wordbench::tui::app::Level::Error,
+        "{}",
+        d.app.status.text
+    );
+    assert!(d.app.status.text.contains("will not be written"));
     train_small(&mut d, "1");
     d.send(Msg::Tick);
     d.act(Action::Quit);
@@ -588,6 +612,7 @@ fn a_run_started_while_another_trains_is_queued_and_starts_after_it() {
         "{}",
         d.app.status.text
     );
+    assert_eq!(d.app.train.shown, Some(0), "Train keeps the run training");
     // A queued run is not in the session file until it starts.
     let saved_now = wordbench::tui::update::session::snapshot(&d.app).unwrap();
     assert_eq!(saved_now.runs.len(), 1);
@@ -835,4 +860,83 @@ fn a_reopened_session_browses_its_runs_without_training_them_again() {
     assert!(reopened.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
     assert!(!folder.exists(), "nothing is kept any more");
     assert!(session::load(&file).unwrap().runs[kept].kept.is_none());
+}
+
+/// A reopened session is not marked unsaved (`*`) before anything changes:
+/// not when its corpus is read, its runs' vectors are read back, or an
+/// imported run's file is read again.
+#[test]
+fn a_reopened_session_is_saved_until_something_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("clean.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    let run = train_small(&mut d, "1");
+    let vectors = dir.path().join("v.txt");
+    d.act(Action::ExportRun(run, vectors.display().to_string()));
+    assert!(d.wait_until(LONG, |a| a.runs[run].exported.is_some()));
+    d.act(Action::ImportVectors(
+        "tests/fixtures/pretrained/glove.txt".into(),
+        None,
+    ));
+    assert!(d.wait_until(LONG, |a| a.runs[1].embedding.is_some()));
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.unsaved()));
+
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.corpus.loaded.is_some()
+        && a.runs.len() == 2
+        && a.runs.iter().all(|r| r.embedding.is_some())));
+    assert!(!reopened.app.unsaved(), "{}", reopened.app.status.text);
+    reopened.act(Action::RenameRun(0, "changed".into()));
+    assert!(reopened.app.unsaved());
+}
+
+/// A session whose corpus is running text (text8's format) does not pin
+/// that format on the next file: lee_background.txt loaded after it is read
+/// one document per line, with its held-out part.
+#[test]
+fn a_reopened_session_s_format_does_not_stick_to_another_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(CORPUS).unwrap();
+    let one_line = dir.path().join("one-line.txt");
+    std::fs::write(
+        &one_line,
+        text.split_whitespace().collect::<Vec<_>>().join(" "),
+    )
+    .unwrap();
+    let file = dir.path().join("text.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    load_corpus(&mut d, &one_line);
+    let format = |d: &Driver| {
+        d.app
+            .corpus
+            .loaded
+            .as_ref()
+            .unwrap()
+            .corpus
+            .config()
+            .read
+            .format
+    };
+    assert_eq!(format(&d), wordbench::corpus::Format::Text);
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |_| file.is_file()));
+
+    let mut reopened = Driver::start(&AppOptions {
+        session: Some(file.clone()),
+        ..options()
+    });
+    assert!(reopened.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    assert_eq!(format(&reopened), wordbench::corpus::Format::Text);
+    assert_eq!(reopened.app.corpus.options.text("format"), "text");
+    load_corpus(&mut reopened, std::path::Path::new(CORPUS));
+    let lee = reopened.app.corpus.loaded.as_ref().unwrap().corpus.clone();
+    assert_eq!(lee.config().read.format, wordbench::corpus::Format::Lines);
+    assert!(lee.stats().heldout_tokens > 0);
+    assert_eq!(reopened.app.corpus.options.text("format"), "auto");
 }

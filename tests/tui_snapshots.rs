@@ -262,6 +262,23 @@ fn train_screen_at_80x24_scrolls_the_method_list_to_the_chosen_method() {
     insta::assert_snapshot!(screen);
 }
 
+/// A run started while another trains waits in a list under the progress
+/// bar; the screen keeps showing the run that trains.
+#[test]
+fn train_screen_lists_the_queued_runs_under_the_training_one() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    let sgns = algo::find("sgns").unwrap();
+    let corpus = app.runs[0].corpus().unwrap().clone();
+    let mut queued = RunEntry::new(sgns, sgns.params([("dim", "8")]).unwrap(), 1, 1, corpus);
+    queued.status = wordbench::tui::run::RunStatus::Queued;
+    app.runs.push(queued);
+    let screen = render(&app, 100, 30);
+    assert!(screen.contains(" queued: #3 sgns dim=8 "), "{screen}");
+    assert!(screen.contains(" #2 glove dim=50 · training"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
 #[test]
 fn train_screen_overlaying_the_runs_against_epochs() {
     let mut app = with_runs();
@@ -394,6 +411,43 @@ fn neighbours_screen_comparing_two_runs() {
         }),
     ];
     insta::assert_snapshot!(render(&app, 100, 24));
+}
+
+/// `w` with a dsnmf run as A and a GloVe run as B: A's neighbours by the
+/// walk, probabilities with four significant digits and bars relative to
+/// the first; B keeps cosine and says why.
+#[test]
+fn neighbours_screen_ranked_by_the_walk_of_a_dsnmf_run() {
+    use wordbench::tui::model::neighbors::{walk_fallback, Found, Ranking};
+    let mut app = with_runs();
+    app.screen = Screen::Neighbors;
+    let dsnmf = algo::find("dsnmf").unwrap();
+    let params = dsnmf.params([("dim", "20")]).unwrap();
+    let corpus = app.runs[0].corpus().unwrap().clone();
+    app.runs[0] = RunEntry::new(dsnmf, params, 1, 1, corpus);
+    app.neighbors.ranking = Ranking::Walk;
+    let word = Query::Word("king".into());
+    app.neighbors.query = Some(word.clone());
+    app.neighbors.answers = [
+        Some(Answer {
+            query: word.clone(),
+            run: 0,
+            result: Ok(
+                neighbors(&[("queen", 0.00412), ("prince", 0.00391), ("throne", 0.00207)]).into(),
+            ),
+        }),
+        Some(Answer {
+            query: word,
+            run: 1,
+            result: Ok(Found {
+                note: Some(walk_fallback("glove")),
+                ..neighbors(&[("queen", 0.74), ("crown", 0.66)]).into()
+            }),
+        }),
+    ];
+    let screen = render(&app, 100, 24);
+    assert!(screen.contains("0.00412"), "{screen}");
+    insta::assert_snapshot!(screen);
 }
 
 #[test]

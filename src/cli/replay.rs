@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use wordbench::embedding::VectorFormat;
 use wordbench::outputs::{Guard, Kind};
-use wordbench::session::{self, replay, resolve_path, ReplayReport, Session, Verdict};
+use wordbench::session::{self, replay, resolve_path, ReplayReport, Session};
 use wordbench::train::Event;
 
 use super::args::ReplayArgs;
@@ -139,7 +139,8 @@ fn selected(session: &Session, run: Option<u64>, file: &Path) -> Result<Vec<usiz
 }
 
 fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
-    if !report.bit_for_bit_expected() {
+    let j = &report.judgement;
+    if !j.exact {
         writeln!(
             out,
             "  this run races (Hogwild on {} threads) and cannot replay bit for bit: it is judged by its final values",
@@ -151,7 +152,7 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
         "  {:<11} {:>7} {:>12} {:>12} {:>10}  (every point, bit for bit)",
         "metric", "points", "max |diff|", "max rel", "mismatch"
     )?;
-    for c in &report.curves {
+    for c in &j.curves {
         let first = c
             .first_mismatch
             .map_or(String::new(), |s| format!(" first at step {s}"));
@@ -161,13 +162,13 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
             c.metric, c.points, c.max_abs, c.max_rel, c.mismatches
         )?;
     }
-    if !report.finals.is_empty() {
+    if !j.finals.is_empty() {
         writeln!(
             out,
             "  {:<17} {:>12} {:>12} {:>10} {:>10}",
             "final value", "recorded", "replayed", "diff", "tolerance"
         )?;
-        for f in &report.finals {
+        for f in &j.finals {
             let (diff, tol) = if f.relative {
                 (
                     format!("{:.2}%", 100.0 * f.difference()),
@@ -188,19 +189,25 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
             )?;
         }
     }
-    let (recorded, replayed) = (&report.recorded_end, report.replayed_end());
-    let (steps, replay_steps) = (report.recorded_steps, report.replayed.last_step());
-    if report.ended_alike() {
-        writeln!(out, "  ended alike: {replayed} ({steps} steps)")?;
+    if j.ended_alike() {
+        writeln!(
+            out,
+            "  ended alike: {} ({} steps)",
+            j.replayed_end, j.recorded_steps
+        )?;
     } else {
         writeln!(
             out,
-            "  ended differently: recorded {recorded} after {steps} steps, replay {replayed} after {replay_steps}"
+            "  ended differently: recorded {} after {} steps, replay {} after {}",
+            j.recorded_end, j.recorded_steps, j.replayed_end, j.replayed_steps
         )?;
     }
-    match report.verdict() {
-        Verdict::Different(at) => writeln!(out, "  DIFFERENT: {at}")?,
-        verdict => writeln!(out, "  match: {verdict}")?,
-    }
+    let verdict = j.verdict();
+    let word = if verdict.passed() {
+        "match"
+    } else {
+        "DIFFERENT"
+    };
+    writeln!(out, "  {word}: {verdict}")?;
     Ok(())
 }

@@ -32,10 +32,10 @@ use serde::{Deserialize, Serialize};
 pub use corpus_ref::{path_for_session, resolve_path, CorpusRef};
 pub use file::{load, save};
 pub use record::Recorder;
-pub use replay::{replay, ReplayReport, Verdict};
+pub use replay::{judge, replay, Judgement, ReplayReport, Verdict};
 pub use store::KeptVectors;
 
-use crate::train::{Method, Params, Progress, Value};
+use crate::train::{parallel, Method, Params, Progress, Value};
 use crate::{algo, Error, Result};
 
 /// The session format version this build writes (and the newest it reads).
@@ -317,6 +317,20 @@ impl Run {
             kept: None,
             source: Some(source),
         }
+    }
+
+    /// Whether a replay of this run must give the same bits
+    /// ([`parallel::recorded_bit_for_bit`]); an unknown method is judged
+    /// as a racing one, by its final values.
+    pub fn bit_for_bit(&self) -> bool {
+        let Ok(method) = algo::find(&self.method) else {
+            return self.threads <= 1;
+        };
+        let schedule = match self.params.get(parallel::SCHEDULE.name) {
+            Some(Value::Choice(c)) => Some(c.as_str()),
+            _ => None,
+        };
+        parallel::recorded_bit_for_bit(method.name, method.schema, schedule, self.threads)
     }
 
     /// Whether the run holds imported (pre-trained) vectors.

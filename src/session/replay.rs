@@ -53,7 +53,7 @@ pub struct CurveDiff {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     /// Every point of every curve has the same bits, and the run ended alike.
-    BitForBit,
+    Identical,
     /// A run that cannot be bit for bit: ended alike, and its final values
     /// are within their tolerances.
     WithinTolerance,
@@ -62,10 +62,17 @@ pub enum Verdict {
     Different(String),
 }
 
+impl Verdict {
+    /// Whether the replay counts as matching its recording.
+    pub fn passed(&self) -> bool {
+        !matches!(self, Verdict::Different(_))
+    }
+}
+
 impl std::fmt::Display for Verdict {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Verdict::BitForBit => f.write_str("bit for bit"),
+            Verdict::Identical => f.write_str("identical to the recording (bit for bit)"),
             Verdict::WithinTolerance => f.write_str("within tolerance (final values)"),
             Verdict::Different(at) => write!(f, "different: {at}"),
         }
@@ -77,19 +84,10 @@ impl std::fmt::Display for Verdict {
 pub struct ReplayReport {
     /// Which run (0-based index; users see it numbered from 1).
     pub run: usize,
-    /// Relative tolerance on the final values (0 = the run must be bit for bit).
-    pub tolerance: f64,
-    /// One row per metric, every point compared bit for bit.
-    pub curves: Vec<CurveDiff>,
-    /// For a run that cannot be bit for bit: its final values (loss,
-    /// perplexities, scores) against their tolerances; empty otherwise.
-    pub finals: Vec<FinalDiff>,
+    /// How it compares with the recording.
+    pub judgement: Judgement,
     /// Things to tell the user (changed corpus, defaults filled in, ...).
     pub warnings: Vec<String>,
-    /// How the recorded run ended.
-    pub recorded_end: RunEnd,
-    /// Steps done in the recording (its last progress report).
-    pub recorded_steps: u64,
     /// The replayed run's record.
     pub replayed: Run,
     /// The replayed vectors (none when the replay failed).
@@ -97,25 +95,77 @@ pub struct ReplayReport {
 }
 
 impl ReplayReport {
-    /// How the replay ended.
-    pub fn replayed_end(&self) -> RunEnd {
-        match (&self.recorded_end, self.replayed.end()) {
-            // An interrupted run is replayed up to its last step and stopped
-            // there: that is ending alike.
-            (RunEnd::Interrupted(r), RunEnd::Stopped(s)) if *r == s => RunEnd::Interrupted(s),
-            (_, end) => end,
-        }
+    /// The verdict ([`Judgement::verdict`]).
+    pub fn verdict(&self) -> Verdict {
+        self.judgement.verdict()
     }
 
-    /// Whether the replay ended like the recording, after as many steps.
-    pub fn ended_alike(&self) -> bool {
-        self.recorded_end == self.replayed_end() && self.recorded_steps == self.replayed.last_step()
+    /// True unless the verdict is [`Verdict::Different`].
+    pub fn passed(&self) -> bool {
+        self.judgement.passed()
     }
+}
 
+/// How a replay compares with its recording: every metric curve, the final
+/// values of a run that cannot be bit for bit, and how and after how many
+/// steps each ended. The command line (`wordbench replay`) and the
+/// workbench (`R` on Runs) both judge with [`judge`], so they agree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
     /// Whether the run had to replay bit for bit (its method and settings
     /// give the same bits every time).
-    pub fn bit_for_bit_expected(&self) -> bool {
-        self.tolerance == 0.0
+    pub exact: bool,
+    /// One row per metric, every point compared bit for bit.
+    pub curves: Vec<CurveDiff>,
+    /// For a run that cannot be bit for bit: its final values (loss,
+    /// perplexities, scores) against their tolerances; empty otherwise.
+    pub finals: Vec<FinalDiff>,
+    /// How the recorded run ended.
+    pub recorded_end: RunEnd,
+    /// Steps done in the recording (its last progress report).
+    pub recorded_steps: u64,
+    /// How the replay ended (an interrupted run replayed up to its last
+    /// step and stopped there counts as interrupted there).
+    pub replayed_end: RunEnd,
+    /// Steps done in the replay.
+    pub replayed_steps: u64,
+}
+
+/// Compares the replay `replayed` with the recording `recorded`: bit for
+/// bit where the run's settings give the same bits every time
+/// ([`Run::bit_for_bit`]), else by the final values of the curves plus
+/// `scores` (the replayed vectors' scores against the recorded ones).
+pub fn judge(recorded: &Run, replayed: &Run, scores: Vec<FinalDiff>) -> Judgement {
+    let exact = recorded.bit_for_bit();
+    let recorded_end = recorded.end();
+    let replayed_end = match (&recorded_end, replayed.end()) {
+        // An interrupted run is replayed up to its last step and stopped
+        // there: that is ending alike.
+        (RunEnd::Interrupted(r), RunEnd::Stopped(s)) if *r == s => RunEnd::Interrupted(s),
+        (_, end) => end,
+    };
+    let finals = if exact {
+        Vec::new()
+    } else {
+        let mut f = finals::final_values(&recorded.metrics, &replayed.metrics);
+        f.extend(scores);
+        f
+    };
+    Judgement {
+        exact,
+        curves: compare(&recorded.metrics, &replayed.metrics, 0.0),
+        finals,
+        recorded_end,
+        recorded_steps: recorded.last_step(),
+        replayed_end,
+        replayed_steps: replayed.last_step(),
+    }
+}
+
+impl Judgement {
+    /// Whether the replay ended like the recording, after as many steps.
+    pub fn ended_alike(&self) -> bool {
+        self.recorded_end == self.replayed_end && self.recorded_steps == self.replayed_steps
     }
 
     /// Whether every point of every curve has the same bits.
@@ -125,28 +175,28 @@ impl ReplayReport {
             .all(|c| c.mismatches == 0 && c.points > 0)
     }
 
-    /// Bit for bit, within tolerance (final values), or different and where.
+    /// Identical, within tolerance (final values), or different and where.
     pub fn verdict(&self) -> Verdict {
         if !self.ended_alike() {
             return Verdict::Different(format!(
-                "ended {} after {} steps, recorded {} after {}",
-                self.replayed_end(),
-                self.replayed.last_step(),
-                self.recorded_end,
-                self.recorded_steps
+                "the recording {} after {} steps, the replay {} after {}",
+                self.recorded_end, self.recorded_steps, self.replayed_end, self.replayed_steps
             ));
         }
         if self.curves_identical() {
-            return Verdict::BitForBit;
+            return Verdict::Identical;
         }
-        if self.bit_for_bit_expected() {
+        if self.exact {
             let first = self
                 .curves
                 .iter()
-                .filter_map(|c| Some((c.first_mismatch?, c.metric)))
-                .min();
+                .filter_map(|c| Some((c.first_mismatch?, c)))
+                .min_by_key(|(step, _)| *step);
             return Verdict::Different(match first {
-                Some((step, metric)) => format!("{metric} at step {step}"),
+                Some((step, c)) => format!(
+                    "{} differs from step {step} ({} of {} points; largest relative difference {:.2e})",
+                    c.metric, c.mismatches, c.points, c.max_rel
+                ),
                 None => "no point to compare".to_string(),
             });
         }
@@ -170,7 +220,7 @@ impl ReplayReport {
 
     /// True unless the verdict is [`Verdict::Different`].
     pub fn passed(&self) -> bool {
-        !matches!(self.verdict(), Verdict::Different(_))
+        self.verdict().passed()
     }
 }
 
@@ -215,7 +265,7 @@ pub fn replay(
     let corpus = Corpus::open_for_training(&path, reference.config)?;
     warnings.extend(corpus.warnings().iter().cloned());
     let config = job_config(run);
-    let exact = parallel::bit_for_bit(method.name, &params, run.threads);
+    let exact = run.bit_for_bit();
     let (_, capped) = crate::train::cap_threads(run.threads, "threads:");
     warnings.extend(capped.map(|w| {
         if exact {
@@ -247,29 +297,21 @@ pub fn replay(
         Err(_) => None,
     };
     let replayed = recorder.into_run();
-    let tolerance = if exact { 0.0 } else { MULTI_THREAD_TOLERANCE };
-    let curves = compare(&run.metrics, &replayed.metrics, 0.0);
-    let finals = if exact {
+    let scores = if exact {
         Vec::new()
     } else {
-        let mut f = finals::final_values(&run.metrics, &replayed.metrics);
-        f.extend(scores(
+        scores(
             session,
             session_file,
             run,
             embedding.as_ref(),
             &mut warnings,
-        )?);
-        f
+        )?
     };
     Ok(ReplayReport {
         run: index,
-        tolerance,
-        curves,
-        finals,
+        judgement: judge(run, &replayed, scores),
         warnings,
-        recorded_end: run.end(),
-        recorded_steps: run.last_step(),
         replayed,
         embedding,
     })
@@ -390,28 +432,17 @@ mod tests {
             .collect()
     }
 
-    /// A report on a finished run of `losses`, replayed as `replayed`.
-    fn report(
-        losses: &[f64],
-        replayed: &[f64],
-        tolerance: f64,
-        finals: Vec<FinalDiff>,
-    ) -> ReplayReport {
-        let mut recorder = Recorder::new("sgns", &crate::train::Params::defaults(&[]), 1, 2);
-        for p in curve(replayed) {
-            recorder.observe(&Event::Progress(p));
-        }
-        recorder.run_mut().outcome = Outcome::Finished;
-        ReplayReport {
-            run: 0,
-            tolerance,
+    /// The judgement of a finished run of `losses`, replayed as `replayed`
+    /// (`exact`: it had to be bit for bit).
+    fn report(losses: &[f64], replayed: &[f64], exact: bool, finals: Vec<FinalDiff>) -> Judgement {
+        Judgement {
+            exact,
             curves: compare(&curve(losses), &curve(replayed), 0.0),
             finals,
-            warnings: Vec::new(),
             recorded_end: RunEnd::Finished,
             recorded_steps: losses.len() as u64,
-            replayed: recorder.into_run(),
-            embedding: None,
+            replayed_end: RunEnd::Finished,
+            replayed_steps: replayed.len() as u64,
         }
     }
 
@@ -427,15 +458,24 @@ mod tests {
 
     #[test]
     fn the_verdict_says_bit_for_bit_within_tolerance_or_where_it_differs() {
-        let exact = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.0], 0.0, Vec::new());
-        assert_eq!(exact.verdict(), Verdict::BitForBit);
-        assert_eq!(exact.verdict().to_string(), "bit for bit");
-        let off = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.0], 0.0, Vec::new());
-        assert_eq!(off.verdict(), Verdict::Different("loss at step 2".into()));
+        let exact = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.0], true, Vec::new());
+        assert_eq!(exact.verdict(), Verdict::Identical);
+        assert_eq!(
+            exact.verdict().to_string(),
+            "identical to the recording (bit for bit)"
+        );
+        let off = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.0], true, Vec::new());
+        assert_eq!(
+            off.verdict(),
+            Verdict::Different(
+                "loss differs from step 2 (1 of 3 points; largest relative difference 2.00e-1)"
+                    .into()
+            )
+        );
         assert!(!off.passed());
         // A racing run: mid-curve differences do not count, final values do.
         let close = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 10.2)];
-        let raced = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.01], 0.05, close);
+        let raced = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.01], false, close);
         assert_eq!(raced.verdict(), Verdict::WithinTolerance);
         assert_eq!(
             raced.verdict().to_string(),
@@ -443,7 +483,7 @@ mod tests {
         );
         assert!(raced.passed());
         let far = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 11.364)];
-        let apart = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.01], 0.05, far);
+        let apart = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.01], false, far);
         assert_eq!(
             apart.verdict(),
             Verdict::Different("final perplexity 12.0% off (tolerance 5.0%)".into())
@@ -452,10 +492,12 @@ mod tests {
         let short = report(
             &[3.0, 2.0, 1.0],
             &[3.0, 2.0],
-            0.05,
+            false,
             vec![last("loss", 1.0, 1.0)],
         );
-        assert!(matches!(short.verdict(), Verdict::Different(ref s) if s.starts_with("ended")));
+        assert!(
+            matches!(short.verdict(), Verdict::Different(ref s) if s.starts_with("the recording"))
+        );
     }
 
     #[test]

@@ -62,6 +62,26 @@ pub fn bit_for_bit(method: &str, params: &Params, threads: usize) -> bool {
     !racing && !HOGWILD_ONLY.contains(&method)
 }
 
+/// [`bit_for_bit`] for a recorded run, whose settings may predate the
+/// `schedule` hyperparameter: `schedule` is the recorded value, if any. A
+/// multi-thread run of a method with a schedule that recorded none raced
+/// (Hogwild was the only schedule then).
+pub fn recorded_bit_for_bit(
+    method: &str,
+    schema: &[ParamSpec],
+    schedule: Option<&str>,
+    threads: usize,
+) -> bool {
+    if threads <= 1 {
+        return true;
+    }
+    if HOGWILD_ONLY.contains(&method) {
+        return false;
+    }
+    let has_schedule = schema.iter().any(|s| s.name == SCHEDULE.name);
+    !has_schedule || schedule == Some("deterministic")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

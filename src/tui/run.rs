@@ -99,12 +99,20 @@ pub struct RunEntry {
     pub queued: Option<Box<(TrainInput, JobConfig)>>,
     /// The step it was stopped at (the status changes when the vectors arrive).
     stopped_at: Option<u64>,
+    /// The user asked it to stop; it ends after the step under way.
+    pub stop_requested: bool,
     /// For an imported run: the word limit to read it with.
     pub pending_limit: Option<usize>,
     /// For an imported run being read: how far the reader has come.
     pub loading: Arc<crate::embedding::LoadProgress>,
     /// The run this one replays (its recorded curves are drawn beneath).
     pub replay_of: Option<usize>,
+    /// A replay whose own corpus is being read: the load's request id and
+    /// its schedule (it waits, queued, until the corpus is read).
+    pub corpus_pending: Option<(u64, JobConfig)>,
+    /// A replay's verdict once it ended: how it compares with the run it
+    /// replays (the same judgement as `wordbench replay`).
+    pub verdict: Option<session::Verdict>,
     /// Co-occurrence counting in progress while the run starts.
     pub counting: Option<CountProgress>,
     /// Whether the session keeps its vectors beside its file (`k` on Runs
@@ -135,9 +143,12 @@ impl RunEntry {
             discarded: false,
             queued: None,
             stopped_at: None,
+            stop_requested: false,
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
+            corpus_pending: None,
+            verdict: None,
             counting: None,
             keep_vectors: true,
         }
@@ -163,9 +174,12 @@ impl RunEntry {
             discarded: false,
             queued: None,
             stopped_at: None,
+            stop_requested: false,
             pending_limit: None,
             loading: Arc::default(),
             replay_of: None,
+            corpus_pending: None,
+            verdict: None,
             counting: None,
             keep_vectors: true,
         }
@@ -220,6 +234,9 @@ impl RunEntry {
             }
             RunStatus::Recorded(_) => {
                 format!("run #{n} came from the session without vectors: R on 3 Runs replays it")
+            }
+            RunStatus::Queued if self.corpus_pending.is_some() => {
+                format!("run #{n} is reading its corpus: it starts once it is read")
             }
             RunStatus::Queued => {
                 format!("run #{n} is queued: it starts when the run training now ends")
@@ -365,9 +382,25 @@ impl RunEntry {
         None
     }
 
+    /// What stopping run `index` (0-based) will do, said when `x` is
+    /// pressed: the engine stops between steps, after the one under way.
+    pub fn stop_note(&self, index: usize) -> String {
+        let name = format!("run #{} {}", index + 1, self.method.name);
+        let done = self.last().map_or(0, |p| p.step);
+        match self.status {
+            RunStatus::Paused => format!("{name} stopping at step {done} (it was paused)"),
+            RunStatus::Training => format!(
+                "{name} stopping after step {} (the step under way ends first; its vectors are kept)",
+                done + 1
+            ),
+            _ => format!("{name} stopping before its first step (once it is built)"),
+        }
+    }
+
     /// Status as a short word for tables.
     pub fn status_text(&self) -> String {
         match &self.status {
+            RunStatus::Starting | RunStatus::Training if self.stop_requested => "stopping".into(),
             RunStatus::Starting => match self.counting.filter(|c| c.phase != CountPhase::Done) {
                 Some(c) if c.phase == CountPhase::Merging => "merging counts".into(),
                 Some(c) => format!("counting {:.0}%", 100.0 * c.fraction()),
@@ -380,6 +413,7 @@ impl RunEntry {
                 format!("training {pct:.0}%")
             }
             RunStatus::Paused => "paused".into(),
+            RunStatus::Queued if self.corpus_pending.is_some() => "reading corpus".into(),
             RunStatus::Queued => "queued".into(),
             RunStatus::Importing => match self.loading.fraction() {
                 Some(f) => format!("reading {:.0}%", 100.0 * f),

@@ -46,6 +46,15 @@ pub struct CorpusView {
     pub loaded: Option<LoadedCorpus>,
     /// Why the last load failed.
     pub error: Option<String>,
+    /// The corpus file whose session set the format option: the format
+    /// read is that file's, so another file is read with `auto` again.
+    pub format_for: Option<PathBuf>,
+    /// The session's format that a new path put back to `auto`, said when
+    /// the load starts.
+    pub format_reset: Option<String>,
+    /// The status line holds what opening a session said (a file that is
+    /// not a session, a changed corpus): the load's answer leaves it there.
+    pub keep_status: bool,
 }
 
 impl CorpusView {
@@ -60,6 +69,9 @@ impl CorpusView {
             loading: None,
             loaded: None,
             error: None,
+            keep_status: false,
+            format_for: None,
+            format_reset: None,
         }
     }
 
@@ -76,11 +88,48 @@ impl CorpusView {
         Ok(CorpusConfig::from_params(&params))
     }
 
-    /// Sets the options from a configuration (a session's).
-    pub fn set_config(&mut self, config: &CorpusConfig) {
+    /// Sets the options from a configuration (a session's) with which
+    /// `path` was read.
+    pub fn set_config(&mut self, config: &CorpusConfig, path: &Path) {
         for (name, value) in config.to_params().iter() {
             let _ = self.options.set(name, &value.to_string());
         }
+        self.format_for = (config.read.format != Format::Auto).then(|| path.to_path_buf());
+    }
+
+    /// The path is now `path`: a format a session set for another file goes
+    /// back to `auto`; returns the format that was dropped.
+    pub fn set_path(&mut self, path: &str) -> Option<String> {
+        self.path.set(path.trim());
+        let other = self
+            .format_for
+            .as_ref()
+            .is_some_and(|f| f.as_path() != Path::new(path.trim()));
+        if !other {
+            return None;
+        }
+        self.format_for = None;
+        let dropped = self.options.text("format").to_string();
+        let _ = self.options.set("format", Format::Auto.name());
+        (dropped != Format::Auto.name()).then_some(dropped)
+    }
+
+    /// Why a loaded corpus has no held-out part, when its options ask for
+    /// one: held-out units are whole documents (or pieces of long ones), and
+    /// a file read as one short document has none, so no perplexity.
+    pub fn no_heldout_warning(corpus: &Corpus) -> Option<String> {
+        let c = corpus.config();
+        let s = corpus.stats();
+        if corpus.counted().is_some() || c.read.heldout.fraction <= 0.0 || s.heldout_tokens > 0 {
+            return None;
+        }
+        Some(format!(
+            "{}: no held-out part ({} document(s) read as format {}), so no held-out perplexity; \
+             format lines reads one document per line",
+            corpus.path().display(),
+            s.documents,
+            c.read.format.name()
+        ))
     }
 
     /// Marks load `request` as started at `tick` and returns what to read:
@@ -167,6 +216,45 @@ mod tests {
     }
 
     #[test]
+    fn a_session_s_format_applies_to_its_file_only() {
+        let mut v = CorpusView::new(Path::new("text8"));
+        let mut c = CorpusConfig::default();
+        c.read.format = Format::Text;
+        v.set_config(&c, Path::new("text8"));
+        assert_eq!(v.options.text("format"), "text");
+        assert_eq!(v.set_path("text8"), None, "the session's own file");
+        assert_eq!(v.options.text("format"), "text");
+        assert_eq!(v.set_path("lee.txt"), Some("text".to_string()));
+        assert_eq!(v.options.text("format"), "auto");
+        v.options.set("format", "lines").unwrap();
+        assert_eq!(
+            v.set_path("other.txt"),
+            None,
+            "a format the user chose stays"
+        );
+        assert_eq!(v.options.text("format"), "lines");
+    }
+
+    #[test]
+    fn a_corpus_read_as_one_short_document_has_no_heldout_part_and_says_so() {
+        let lee = "tests/fixtures/corpus/lee_background.txt";
+        let lines = Corpus::open(lee, CorpusConfig::default()).unwrap();
+        assert!(lines.stats().heldout_tokens > 0);
+        assert_eq!(CorpusView::no_heldout_warning(&lines), None);
+        let mut c = CorpusConfig::default();
+        c.read.format = Format::Text;
+        let one = Corpus::open(lee, c).unwrap();
+        assert_eq!(one.stats().heldout_tokens, 0);
+        assert_eq!(
+            CorpusView::no_heldout_warning(&one).unwrap(),
+            format!(
+                "{lee}: no held-out part (1 document(s) read as format text), so no held-out perplexity; \
+                 format lines reads one document per line"
+            )
+        );
+    }
+
+    #[test]
     fn options_round_trip_through_a_config() {
         let mut v = CorpusView::new(Path::new("x.txt"));
         let mut c = v.config().unwrap();
@@ -179,7 +267,7 @@ mod tests {
         c.vocab.max_size = Some(1000);
         c.read.tokenizer.numbers = crate::corpus::Numbers::Map;
         c.read.heldout.fraction = 0.1;
-        v.set_config(&c);
+        v.set_config(&c, Path::new("x.txt"));
         assert_eq!(v.options.text("min_count"), "2");
         assert_eq!(v.options.text("max_vocab"), "1000");
         assert_eq!(v.config().unwrap(), c);

@@ -111,6 +111,23 @@ impl Ranking {
             Ranking::Walk => "Ŝ walk",
         }
     }
+
+    /// How a run of `method` ranks a word's neighbours under this choice:
+    /// the walk is a dsnmf model's (its rows are `P(topic | word)`); every
+    /// other run keeps cosine.
+    pub fn for_method(self, method: &str) -> Ranking {
+        if method == crate::algo::dsnmf::DSNMF.name {
+            self
+        } else {
+            Ranking::Cosine
+        }
+    }
+}
+
+/// The note above a run's answer when the walk was asked for and the run
+/// ranks by cosine instead.
+pub fn walk_fallback(method: &str) -> String {
+    format!("cosine: the Ŝ walk ranks dsnmf runs only (this is {method})")
 }
 
 /// Which input has the keys.

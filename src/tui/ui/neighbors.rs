@@ -125,12 +125,21 @@ fn draw_inputs(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(Paragraph::new(lines).block(block(title, v.editing)), area);
 }
 
-/// What the number column holds for a query.
-fn score_name(app: &App, query: &Query) -> &'static str {
+/// Whether `answer` ranks a word's neighbours by a dsnmf run's Ŝ walk
+/// (probabilities, small beside cosines).
+fn walked(app: &App, answer: &Answer) -> bool {
+    let method = app.runs.get(answer.run).map_or("", |r| r.method.name);
+    matches!(answer.query, Query::Word(_))
+        && app.neighbors.ranking.for_method(method) == Ranking::Walk
+}
+
+/// What the number column holds for an answer.
+fn score_name(app: &App, answer: &Answer) -> &'static str {
+    let query = &answer.query;
     let several = matches!(query, Query::Analogy(..) | Query::Similar { .. });
     match query {
         Query::OddOneOut(_) => "to mean",
-        Query::Word(_) if app.neighbors.ranking == Ranking::Walk => "Ŝ walk",
+        Query::Word(_) if walked(app, answer) => "Ŝ walk",
         _ if several && app.neighbors.combine == crate::embedding::Combine::Mul => "3CosMul",
         _ => "cosine",
     }
@@ -210,7 +219,15 @@ fn draw_answer(
         );
     }
     draw_senses(frame, senses_area, &found.senses);
-    let bar_width = area.width.saturating_sub(36).clamp(4, 24) as f32;
+    // Walk probabilities are small: three significant digits in a wider
+    // column, and bars relative to the first.
+    let walk = walked(app, answer);
+    let score_width = if walk { 7 } else { 6 };
+    let bar_width = area.width.saturating_sub(30 + score_width).clamp(4, 24) as f32;
+    let scale = match list.first() {
+        Some(top) if walk && top.score > 0.0 => 1.0 / top.score,
+        _ => 1.0,
+    };
     let rows: Vec<Row> = list
         .iter()
         .enumerate()
@@ -221,11 +238,16 @@ fn draw_answer(
             } else {
                 (Style::new(), n.word.clone())
             };
-            let bar = "█".repeat((n.score.max(0.0) * bar_width).round() as usize);
+            let bar = "█".repeat((n.score.max(0.0) * scale * bar_width).round() as usize);
+            let score = if walk {
+                probability(n.score)
+            } else {
+                format!("{:.3}", n.score)
+            };
             Row::new(vec![
                 Line::raw(format!("{:>2}", i + 1)),
                 Line::styled(word, style),
-                Line::raw(format!("{:.3}", n.score)),
+                Line::raw(score),
                 Line::styled(bar, Style::new().fg(theme::LOSS)),
             ])
         })
@@ -240,11 +262,40 @@ fn draw_answer(
         [
             Constraint::Length(2),
             Constraint::Length(20),
-            Constraint::Length(6),
+            Constraint::Length(score_width),
             Constraint::Length(bar_width as u16),
         ],
     )
-    .header(Row::new(vec!["#", "word", score_name(app, &answer.query), ""]).style(theme::dim()))
+    .header(Row::new(vec!["#", "word", score_name(app, answer), ""]).style(theme::dim()))
     .block(block(&format!("{title}{note}"), false));
     frame.render_widget(table, area);
+}
+
+/// A probability in at most seven characters with three significant
+/// digits: `0.0412`, `0.00412`, `4.12e-4`.
+fn probability(p: f32) -> String {
+    let p = f64::from(p);
+    if !(p > 0.0) || p >= 0.1 {
+        return format!("{p:.3}");
+    }
+    let decimals = (2.0 - p.log10().floor()) as usize;
+    if decimals <= 5 {
+        format!("{p:.decimals$}")
+    } else {
+        format!("{p:.2e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::probability;
+
+    #[test]
+    fn probabilities_keep_three_significant_digits_in_seven_characters() {
+        assert_eq!(probability(0.25), "0.250");
+        assert_eq!(probability(0.0412), "0.0412");
+        assert_eq!(probability(0.00412), "0.00412");
+        assert_eq!(probability(0.000412), "4.12e-4");
+        assert_eq!(probability(0.0), "0.000");
+    }
 }

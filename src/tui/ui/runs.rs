@@ -265,10 +265,21 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
         lines.push(Line::raw(format!(" tags: {}", rec.tags.join(", "))));
     }
     if let Some(k) = r.replay_of {
-        lines.push(Line::raw(format!(
-            " replays run #{} (its recording is drawn beneath on 2 Train)",
-            k + 1
-        )));
+        let line = match &r.verdict {
+            Some(v) => {
+                let style = if v.passed() {
+                    theme::good()
+                } else {
+                    theme::warn()
+                };
+                Line::styled(format!(" replays run #{}: {v}", k + 1), style)
+            }
+            None => Line::raw(format!(
+                " replays run #{} (its recording is drawn beneath on 2 Train)",
+                k + 1
+            )),
+        };
+        lines.push(line);
     }
     if let Some(c) = r.corpus() {
         lines.push(Line::raw(format!(

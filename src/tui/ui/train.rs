@@ -27,11 +27,9 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     // A third row for the run's latest log line when it has one (a method's
     // per-step note, e.g. MPNNLM's number of prototypes and the words that
     // just grew one).
-    let progress_h = if run.is_some_and(|(_, r)| !r.log.is_empty()) {
-        3
-    } else {
-        2
-    };
+    let has_log = run.is_some_and(|(_, r)| !r.log.is_empty());
+    let queue = queue_line(app);
+    let progress_h = 2 + u16::from(has_log) + u16::from(queue.is_some());
     let [top, progress, charts] = Layout::vertical([
         Constraint::Length(top_h),
         Constraint::Length(progress_h),
@@ -44,7 +42,15 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
     draw_form(frame, form, app);
     match run {
         Some((i, r)) => {
+            let [progress, waiting] = Layout::vertical([
+                Constraint::Min(0),
+                Constraint::Length(u16::from(queue.is_some())),
+            ])
+            .areas(progress);
             draw_progress(frame, progress, i, r);
+            if let Some(line) = queue {
+                frame.render_widget(line, waiting);
+            }
             draw_charts(frame, charts, app, i);
         }
         None => {
@@ -65,6 +71,28 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
             );
         }
     }
+}
+
+/// The runs waiting their turn, in the order they will start (the shown
+/// run is the one training): `queued: #3 glove dim=50 · #4 sgns (reading corpus)`.
+fn queue_line(app: &App) -> Option<Line<'static>> {
+    let waiting: Vec<String> = app
+        .runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.status == RunStatus::Queued && !r.discarded)
+        .map(|(i, r)| match r.status_text().as_str() {
+            "queued" => r.label(i),
+            other => format!("{} ({other})", r.label(i)),
+        })
+        .collect();
+    if waiting.is_empty() {
+        return None;
+    }
+    Some(Line::from(vec![
+        Span::styled(" queued: ", theme::warn()),
+        Span::styled(waiting.join(" · "), theme::dim()),
+    ]))
 }
 
 fn draw_methods(frame: &mut Frame, area: Rect, app: &App) {
@@ -183,6 +211,14 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
     }
     if let RunStatus::Failed(m) = &r.status {
         spans.push(Span::styled(format!(" · {m}"), theme::error()));
+    }
+    if let (Some(k), Some(v)) = (r.replay_of, &r.verdict) {
+        let style = if v.passed() {
+            theme::good()
+        } else {
+            theme::warn()
+        };
+        spans.push(Span::styled(format!(" · replay of #{}: {v}", k + 1), style));
     }
     frame.render_widget(Line::from(spans), info);
     let (ratio, label) = match r.last() {
@@ -310,6 +346,9 @@ fn single(app: &App, shown: usize) -> Plan {
     plan
 }
 
+/// Longest run name in an overlay's legend.
+const LEGEND_NAME: usize = 24;
+
 /// Every listed run with curves, a colour each (held-out perplexity only on
 /// the right; markers only for the shown run).
 fn overlay(app: &App) -> Plan {
@@ -328,7 +367,8 @@ fn overlay(app: &App) -> Plan {
         let r = &app.runs[i];
         let c = curves_of(r, v.axis);
         let color = theme::PALETTE[n % theme::PALETTE.len()];
-        let name = format!("#{}", i + 1);
+        // Named as on Runs (`#1 sgns dim=50`), short enough for the legend.
+        let name = super::format::fit(&r.label(i), LEGEND_NAME);
         plan.x_max = plan.x_max.max(c.x_max);
         if v.shown == Some(i) {
             plan.changes = c.changes;

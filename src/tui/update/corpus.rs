@@ -3,18 +3,22 @@
 use crate::tui::action::Action;
 use crate::tui::app::{App, Level};
 use crate::tui::input::complete_path;
-use crate::tui::model::corpus::{histogram, LoadedCorpus};
+use crate::tui::model::corpus::{histogram, CorpusView, LoadedCorpus};
 use crate::tui::msg::{Effect, OpenedCorpus};
 use crate::tui::ui::format::thousands;
 
 /// Sets an option (or `path`) from text.
 pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
     if name == "path" {
-        app.corpus.path.set(text.trim());
+        if let Some(format) = app.corpus.set_path(text) {
+            app.corpus.format_reset = Some(format);
+        }
         return Vec::new();
     }
-    if let Err(e) = app.corpus.options.set(name, text) {
-        app.set_status(Level::Error, e);
+    match app.corpus.options.set(name, text) {
+        Ok(_) if name == "format" => app.corpus.format_for = None,
+        Ok(_) => {}
+        Err(e) => app.set_status(Level::Error, e),
     }
     Vec::new()
 }
@@ -24,7 +28,12 @@ pub fn load(app: &mut App) -> Vec<Effect> {
     let request = app.next_id();
     match app.corpus.start_load(request, app.tick) {
         Ok((path, config)) => {
-            app.set_status(Level::Info, format!("reading {}…", path.display()));
+            app.corpus.keep_status = false;
+            let note = match app.corpus.format_reset.take() {
+                Some(f) => format!(" (format auto: the session's {f} was for its own corpus)"),
+                None => String::new(),
+            };
+            app.set_status(Level::Info, format!("reading {}…{note}", path.display()));
             vec![Effect::LoadCorpus {
                 request,
                 path,
@@ -51,17 +60,22 @@ pub fn loaded(app: &mut App, request: u64, result: Result<OpenedCorpus, String>)
             seconds,
         }) => {
             let s = corpus.stats();
-            // After a session opens, its runs are the next thing to see; a
-            // warning from opening it (changed corpus) stays on the line.
+            // After a session opens, its runs are the next thing to see; what
+            // opening it said (a changed corpus, a file that is not a
+            // session) stays on the line.
             let next = match app.runs.len() {
                 0 => "Next: 2 Train".to_string(),
                 n => format!("{n} run(s) from the session: 3 Runs"),
             };
-            let session_warning =
-                app.status.level == Level::Warn && app.status.text.starts_with("session ");
-            if let (false, Some(w)) = (session_warning, corpus.warnings().first()) {
-                app.set_status(Level::Warn, w.clone());
-            } else if !session_warning {
+            let keep = std::mem::take(&mut app.corpus.keep_status);
+            let warning = corpus
+                .warnings()
+                .first()
+                .cloned()
+                .or_else(|| CorpusView::no_heldout_warning(&corpus));
+            if let (false, Some(w)) = (keep, warning) {
+                app.set_status(Level::Warn, w);
+            } else if !keep {
                 app.set_status(
                     Level::Info,
                     format!(

@@ -83,10 +83,13 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             session::tick(app)
         }
         Msg::Action(action) => act(app, action),
-        Msg::CorpusLoaded { request, result } => {
-            corpus::loaded(app, request, result);
-            Vec::new()
-        }
+        Msg::CorpusLoaded { request, result } => match train::waiting_for_corpus(app, request) {
+            Some(run) => train::replay_corpus(app, run, result),
+            None => {
+                corpus::loaded(app, request, result);
+                Vec::new()
+            }
+        },
         Msg::Job { run, event } => train::job_event(app, run, event),
         Msg::JobEnded { run } => train::job_ended(app, run),
         Msg::Neighbors {

@@ -5,7 +5,7 @@ use crate::embedding::{Combine, Embedding};
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level};
 use crate::tui::model::neighbors::{
-    known, parse_query, suggest, Answer, Found, NeighborsFocus, Query, Ranking,
+    known, parse_query, suggest, walk_fallback, Answer, Found, NeighborsFocus, Query, Ranking,
 };
 use crate::tui::msg::Effect;
 
@@ -51,11 +51,34 @@ pub fn toggle_ranking(app: &mut App) -> Vec<Effect> {
         Ranking::Cosine => Ranking::Walk,
         Ranking::Walk => Ranking::Cosine,
     };
-    let text = match v.ranking {
-        Ranking::Walk => "a word's neighbours now ranked by the Ŝ walk of dsnmf runs (w switches)",
-        Ranking::Cosine => "a word's neighbours now ranked by cosine (w switches)",
+    let (level, text) = match v.ranking {
+        Ranking::Cosine => (
+            Level::Info,
+            "a word's neighbours now ranked by cosine (w switches)".to_string(),
+        ),
+        Ranking::Walk => {
+            let cosine: Vec<String> = [Slot::A, Slot::B]
+                .into_iter()
+                .filter_map(|s| app.picked(s))
+                .filter(|(_, r)| Ranking::Walk.for_method(r.method.name) == Ranking::Cosine)
+                .map(|(i, r)| format!("#{} ({})", i + 1, r.method.name))
+                .collect();
+            match cosine.len() {
+                0 => (
+                    Level::Info,
+                    "a word's neighbours now ranked by the Ŝ walk (w switches)".to_string(),
+                ),
+                _ => (
+                    Level::Warn,
+                    format!(
+                        "the Ŝ walk ranks dsnmf runs only: {} keep cosine (w switches)",
+                        cosine.join(" and ")
+                    ),
+                ),
+            }
+        }
     };
-    app.set_status(Level::Info, text);
+    app.set_status(level, text);
     refresh(app)
 }
 
@@ -92,6 +115,7 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
             app.neighbors.pending[s] = None;
             continue;
         };
+        let method = entry.method.name;
         let Some(embedding) = entry.embedding.clone() else {
             let why = entry.no_vectors(run);
             app.neighbors.pending[s] = None;
@@ -125,7 +149,7 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
                     embedding,
                     query: q,
                     combine: app.neighbors.combine,
-                    ranking: app.neighbors.ranking,
+                    ranking: app.neighbors.ranking.for_method(method),
                     k: app.neighbors.k,
                 });
             }
@@ -158,6 +182,13 @@ pub fn answered(app: &mut App, request: u64, slot: Slot, result: Result<Found, S
     let (Some(query), Some(run)) = (app.neighbors.query.clone(), app.picks[s]) else {
         return;
     };
+    let mut result = result;
+    if let (Ok(found), Query::Word(_), Some(r)) = (&mut result, &query, app.runs.get(run)) {
+        let asked = app.neighbors.ranking;
+        if asked != asked.for_method(r.method.name) && found.note.is_none() {
+            found.note = Some(walk_fallback(r.method.name));
+        }
+    }
     app.neighbors.answers[s] = Some(Answer { query, run, result });
 }
 
@@ -513,6 +544,7 @@ mod tests {
     #[test]
     fn a_word_s_neighbours_can_be_ranked_by_the_walk() {
         let mut app = app_with_run();
+        app.runs[0].method = crate::algo::find("dsnmf").unwrap();
         app.screen = crate::tui::action::Screen::Neighbors;
         let effects = query_word(&mut app, "king");
         let [Effect::Neighbors { ranking, .. }] = &effects[..] else {
@@ -527,5 +559,38 @@ mod tests {
         assert_eq!(query, &Query::Word("king".into()));
         act(&mut app, Action::ToggleRanking);
         assert_eq!(app.neighbors.ranking, Ranking::Cosine);
+    }
+
+    #[test]
+    fn a_run_that_is_not_dsnmf_keeps_cosine_under_the_walk_and_says_so() {
+        let mut app = app_with_run();
+        app.screen = crate::tui::action::Screen::Neighbors;
+        query_word(&mut app, "king");
+        let effects = act(&mut app, Action::ToggleRanking);
+        let [Effect::Neighbors {
+            ranking, request, ..
+        }] = &effects[..]
+        else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(*ranking, Ranking::Cosine, "an sgns run has no walk");
+        assert_eq!(app.status.level, Level::Warn);
+        assert_eq!(
+            app.status.text,
+            "the Ŝ walk ranks dsnmf runs only: #1 (sgns) keep cosine (w switches)"
+        );
+        answered(&mut app, *request, Slot::A, Ok(Found::default()));
+        let found = app.neighbors.answers[0].as_ref().unwrap().result.clone();
+        assert_eq!(
+            found.unwrap().note.as_deref(),
+            Some("cosine: the Ŝ walk ranks dsnmf runs only (this is sgns)")
+        );
+        // A dsnmf run is ranked by its walk.
+        app.runs[0].method = crate::algo::find("dsnmf").unwrap();
+        let effects = query_word(&mut app, "king");
+        let [Effect::Neighbors { ranking, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(*ranking, Ranking::Walk);
     }
 }

@@ -347,9 +347,15 @@ pub fn imported(
             r.status = RunStatus::Finished;
             r.exported = Some(source.path.clone());
             let record = r.recorder.run_mut();
+            // A session's imported run read again is what the file holds:
+            // only a new or changed description is a change to save.
+            let changed = record.source.as_ref() != Some(&source)
+                || record.vectors.as_ref() != Some(&source.path);
             record.vectors = Some(source.path.clone());
             record.source = Some(source);
-            app.session.changed();
+            if changed {
+                app.session.changed();
+            }
             let level = if notes.is_empty() {
                 Level::Info
             } else {

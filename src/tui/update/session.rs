@@ -460,7 +460,8 @@ pub fn loaded(
     app.session.blocked = false;
     app.session.overwrite = None;
     app.session.quit_save_failed = false;
-    app.corpus.set_config(&session.corpus.config);
+    app.corpus
+        .set_config(&session.corpus.config, &session.corpus.path);
     clear_runs(app);
     let mut notes = warnings;
     notes.extend(app.eval.restore(&session.datasets));
@@ -530,6 +531,7 @@ pub fn loaded(
             } else {
                 Level::Warn
             };
+            app.corpus.keep_status = !notes.is_empty();
             let mut text = format!("session {}: {} run(s)", path.display(), app.runs.len());
             for n in notes {
                 text.push_str("; ");
@@ -581,10 +583,11 @@ fn load_failed(
     };
     app.set_status(level, message);
     if starting && app.corpus.loaded.is_none() && app.corpus.loading.is_none() {
-        // Keep the message: the corpus load reports only when it ends.
+        // Keep the message, also once the corpus is read.
         let status = app.status.clone();
         let effects = load_corpus(app);
         app.status = status;
+        app.corpus.keep_status = true;
         return effects;
     }
     Vec::new()
@@ -645,6 +648,8 @@ mod tests {
             exports: "exports".into(),
         })
     }
+
+    const FIXTURE: &str = "tests/fixtures/corpus/lee_background.txt";
 
     fn corpus(name: &str) -> CorpusRef {
         CorpusRef {
@@ -847,9 +852,30 @@ mod tests {
         assert_eq!(a.session.path, None);
         assert_eq!(a.status.level, Level::Error);
         assert!(a.status.text.contains("will not be written"));
+        let [Effect::LoadCorpus { request, .. }] = effects[..] else {
+            panic!("the corpus still loads: {effects:?}")
+        };
+        // The error stays on the line once the corpus is read.
+        let opened = crate::tui::msg::OpenedCorpus {
+            corpus: Arc::new(
+                crate::corpus::Corpus::open(FIXTURE, CorpusConfig::default()).unwrap(),
+            ),
+            reference: corpus(FIXTURE),
+            seconds: 0.1,
+        };
+        update(
+            &mut a,
+            Msg::CorpusLoaded {
+                request,
+                result: Ok(opened),
+            },
+        );
+        assert!(a.corpus.loaded.is_some());
+        assert_eq!(a.status.level, Level::Error);
         assert!(
-            matches!(effects[..], [Effect::LoadCorpus { .. }]),
-            "the corpus still loads"
+            a.status.text.contains("notes.txt:1: column 1: bad"),
+            "{}",
+            a.status.text
         );
         a.session.changed();
         assert!(autosave_now(&mut a).is_empty());

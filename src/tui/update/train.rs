@@ -85,7 +85,9 @@ pub fn start(app: &mut App) -> Vec<Effect> {
 }
 
 /// Re-runs run `index` with its recorded settings, changes and stop, on
-/// the corpus it trained on (which must be the one loaded).
+/// the corpus it trained on: the one loaded when it is that corpus, else
+/// its own file, read for the replay alone (the Corpus screen keeps its
+/// corpus). Its verdict comes when it ends.
 pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
     let Some(run) = app.runs.get(index) else {
         return Vec::new();
@@ -94,29 +96,150 @@ pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
         app.set_status(Level::Error, problem.clone());
         return Vec::new();
     }
-    let loaded = app.corpus.loaded.as_ref().map(|l| &l.reference);
-    if let (Some(want), Some(have)) = (run.corpus(), loaded) {
-        if !want.same_data(have) {
-            let text = format!(
-                "run #{} trained on {} ({}): load that corpus with those settings on 1 Corpus to replay it",
-                index + 1,
-                want.path.display(),
-                &want.hash
-            );
-            app.set_status(Level::Warn, text);
-            return Vec::new();
-        }
-    }
     let record = run.record();
     let config = session::replay::job_config(record);
     let (method, params, seed, threads) =
         (run.method, run.params.clone(), record.seed, record.threads);
-    let before = app.runs.len();
-    let effects = launch(app, method, params, seed, threads, config);
-    if let Some(replay) = app.runs.get_mut(before) {
-        replay.replay_of = Some(index);
+    let loaded = app.corpus.loaded.as_ref().map(|l| &l.reference);
+    let own = match (run.corpus(), loaded) {
+        (Some(want), Some(have)) if !want.same_data(have) => Some(want.clone()),
+        (Some(want), None) => Some(want.clone()),
+        _ => None,
+    };
+    let Some(want) = own else {
+        let before = app.runs.len();
+        let effects = launch(app, method, params, seed, threads, config);
+        if let Some(replay) = app.runs.get_mut(before) {
+            replay.replay_of = Some(index);
+        }
+        return effects;
+    };
+    if !want.path.is_file() {
+        app.set_status(
+            Level::Error,
+            format!(
+                "run #{} trained on {}, which is not there: put the file back (or load a copy on 1 Corpus) to replay it",
+                index + 1,
+                want.path.display()
+            ),
+        );
+        return Vec::new();
+    }
+    let run = add_run(app, method, params, seed, threads, want.clone());
+    let request = app.next_id();
+    let entry = &mut app.runs[run];
+    entry.replay_of = Some(index);
+    entry.status = RunStatus::Queued;
+    entry.corpus_pending = Some((request, config));
+    app.set_status(
+        Level::Info,
+        format!(
+            "run #{} replays run #{} on its own corpus {}: reading it…",
+            run + 1,
+            index + 1,
+            want.path.display()
+        ),
+    );
+    vec![Effect::LoadCorpus {
+        request,
+        path: want.path.clone(),
+        config: want.config,
+    }]
+}
+
+/// The run waiting for the corpus of load `request`, if one is.
+pub fn waiting_for_corpus(app: &App, request: u64) -> Option<usize> {
+    app.runs.iter().position(|r| {
+        r.corpus_pending
+            .as_ref()
+            .is_some_and(|(id, _)| *id == request)
+    })
+}
+
+/// A replay's own corpus was read: it starts (or waits its turn), or
+/// fails when the corpus cannot be read.
+pub fn replay_corpus(
+    app: &mut App,
+    run: usize,
+    result: Result<crate::tui::msg::OpenedCorpus, String>,
+) -> Vec<Effect> {
+    let entry = &mut app.runs[run];
+    let Some((_, config)) = entry.corpus_pending.take() else {
+        return Vec::new();
+    };
+    let opened = match result {
+        Ok(opened) => opened,
+        Err(e) => {
+            entry.status = RunStatus::Failed(e.clone());
+            app.set_status(Level::Error, format!("run #{}: {e}", run + 1));
+            return Vec::new();
+        }
+    };
+    let record = entry.record();
+    let changed = record
+        .corpus
+        .as_ref()
+        .filter(|want| !want.same_data(&opened.reference))
+        .map(|want| {
+            format!(
+                "; its corpus {} changed since it was recorded (now {} bytes, hash {}; recorded {} bytes, hash {}): the replay may differ",
+                want.path.display(),
+                opened.reference.bytes,
+                opened.reference.hash,
+                want.bytes,
+                want.hash
+            )
+        });
+    let input = TrainInput {
+        corpus: opened.corpus,
+        params: entry.params.clone(),
+        seed: record.seed,
+        threads: record.threads,
+        counts: app.counts.clone(),
+    };
+    let mut effects = Vec::new();
+    entry.queued = Some(Box::new((input, config)));
+    if app.active_run().is_none() {
+        effects = start_queued(app);
+    } else {
+        app.set_status(
+            Level::Info,
+            format!(
+                "run #{} has read its corpus: it starts when the run training now ends",
+                run + 1
+            ),
+        );
+    }
+    if let Some(note) = changed {
+        let text = format!("{}{note}", app.status.text);
+        app.set_status(Level::Warn, text);
     }
     effects
+}
+
+/// Once a replay has ended: its verdict against the run it replays
+/// ([`session::replay::judge`], as `wordbench replay` judges), kept on the
+/// replay and said on the status line.
+fn judge_replay(app: &mut App, run: usize) {
+    let r = &app.runs[run];
+    let Some(original) = r.replay_of.and_then(|k| app.runs.get(k).map(|o| (k, o))) else {
+        return;
+    };
+    if r.status.is_active() || r.verdict.is_some() {
+        return;
+    }
+    let (k, original) = original;
+    // No evaluation is re-run here: a racing run is judged by its curves'
+    // final values (the CLI adds the scores).
+    let verdict = session::replay::judge(original.record(), r.record(), Vec::new()).verdict();
+    let level = if verdict.passed() {
+        Level::Info
+    } else {
+        Level::Warn
+    };
+    let text = format!("replay #{} of run #{}: {verdict}", run + 1, k + 1);
+    app.runs[run].verdict = Some(verdict);
+    app.set_status(level, text);
 }
 
 /// `o`: the charts draw every listed run (the Runs filter applies), or the
@@ -158,27 +281,19 @@ fn launch(
         return Vec::new();
     };
     let (corpus, reference) = (loaded.corpus.clone(), loaded.reference.clone());
-    // A run training, or one queued already: this one waits its turn.
-    let busy = app
-        .active_run()
-        .or_else(|| app.runs.iter().position(|r| r.status == RunStatus::Queued));
-    let run = app.runs.len();
-    app.runs.push(RunEntry::new(
-        method,
-        params.clone(),
-        seed,
-        threads,
-        reference,
-    ));
-    app.train.shown = Some(run);
-    app.runs_view.selected = run;
-    // The first run is A; each later one becomes B, so the Neighbours and
-    // Evaluate screens compare the newest run with the first at once.
-    let slot = match app.picks[Slot::A.index()] {
-        None => Slot::A,
-        Some(_) => Slot::B,
+    // A run training, or one queued already: this one waits its turn (a
+    // replay still reading its corpus takes its turn once it is read).
+    let busy = app.active_run().or_else(|| {
+        app.runs
+            .iter()
+            .position(|r| r.status == RunStatus::Queued && r.queued.is_some())
+    });
+    let run = add_run(app, method, params.clone(), seed, threads, reference);
+    let slot = if app.picks[Slot::A.index()] == Some(run) {
+        Slot::A
+    } else {
+        Slot::B
     };
-    app.picks[slot.index()] = Some(run);
     let input = TrainInput {
         corpus,
         params,
@@ -220,6 +335,33 @@ fn launch(
     }]
 }
 
+/// Adds a run about to start on `corpus` to the session: selected on
+/// Runs and picked (the first run is A; each later one becomes B, so the
+/// Neighbours and Evaluate screens compare the newest run with the first
+/// at once); shown on Train unless another run trains there.
+fn add_run(
+    app: &mut App,
+    method: &'static Method,
+    params: Params,
+    seed: u64,
+    threads: usize,
+    corpus: crate::session::CorpusRef,
+) -> usize {
+    let run = app.runs.len();
+    if app.active_run().is_none() {
+        app.train.shown = Some(run);
+    }
+    app.runs
+        .push(RunEntry::new(method, params, seed, threads, corpus));
+    app.runs_view.selected = run;
+    let slot = match app.picks[Slot::A.index()] {
+        None => Slot::A,
+        Some(_) => Slot::B,
+    };
+    app.picks[slot.index()] = Some(run);
+    run
+}
+
 /// Starts the first queued run, if nothing trains.
 fn start_queued(app: &mut App) -> Vec<Effect> {
     if app.active_run().is_some() {
@@ -228,7 +370,7 @@ fn start_queued(app: &mut App) -> Vec<Effect> {
     let Some(run) = app
         .runs
         .iter()
-        .position(|r| r.status == RunStatus::Queued && !r.discarded)
+        .position(|r| r.status == RunStatus::Queued && !r.discarded && r.queued.is_some())
     else {
         return Vec::new();
     };
@@ -241,10 +383,16 @@ fn start_queued(app: &mut App) -> Vec<Effect> {
     let method = entry.method;
     app.train.shown = Some(run);
     app.session.changed();
-    app.set_status(
-        Level::Info,
-        format!("queued run #{} {} started", run + 1, method.name),
-    );
+    let text = match app.runs[run].replay_of {
+        Some(k) => format!(
+            "run #{} {} started: it replays run #{} on its own corpus",
+            run + 1,
+            method.name,
+            k + 1
+        ),
+        None => format!("queued run #{} {} started", run + 1, method.name),
+    };
+    app.set_status(Level::Info, text);
     vec![Effect::StartJob {
         run,
         method,
@@ -264,6 +412,14 @@ pub fn command(app: &mut App, action: &Action) -> Vec<Effect> {
         Action::Resume => Command::Resume,
         _ => Command::Stop,
     };
+    if command == Command::Stop {
+        // The engine stops between steps, and a step can take a while: say
+        // at once what will happen.
+        let r = &mut app.runs[run];
+        r.stop_requested = true;
+        let note = r.stop_note(run);
+        app.set_status(Level::Info, note);
+    }
     vec![Effect::JobCommand { run, command }]
 }
 
@@ -322,6 +478,7 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
         app.follow_up(Action::RefreshNeighbors);
         app.follow_up(Action::Autosave);
     }
+    judge_replay(app, run);
     Vec::new()
 }
 
@@ -337,6 +494,7 @@ pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
             });
             app.set_status(Level::Error, format!("run #{}: {message}", run + 1));
             app.follow_up(Action::Autosave);
+            judge_replay(app, run);
         }
     }
     if !app.quit {
@@ -449,6 +607,149 @@ mod tests {
             a.status.text.starts_with("fix dim first"),
             "{}",
             a.status.text
+        );
+    }
+
+    #[test]
+    fn stop_says_at_once_after_which_step_the_run_ends() {
+        let mut a = app();
+        let m = algo::find("sgns").unwrap();
+        let mut r = RunEntry::new(
+            m,
+            Params::defaults(m.schema),
+            1,
+            1,
+            crate::tui::run::tests::corpus_ref(),
+        );
+        r.observe(Event::Progress(crate::train::Progress {
+            step: 3,
+            total_steps: 10,
+            ..Default::default()
+        }));
+        a.runs.push(r);
+        let effects = command(&mut a, &Action::StopTraining);
+        assert!(matches!(
+            effects[..],
+            [Effect::JobCommand {
+                run: 0,
+                command: Command::Stop
+            }]
+        ));
+        assert_eq!(
+            a.status.text,
+            "run #1 sgns stopping after step 4 (the step under way ends first; its vectors are kept)"
+        );
+        assert_eq!(a.runs[0].status_text(), "stopping");
+        a.runs[0].observe(Event::Paused { step: 3 });
+        command(&mut a, &Action::StopTraining);
+        assert_eq!(
+            a.status.text,
+            "run #1 sgns stopping at step 3 (it was paused)"
+        );
+    }
+
+    #[test]
+    fn a_replay_reads_its_own_corpus_then_starts() {
+        let lee = "tests/fixtures/corpus/lee_background.txt";
+        let mut a = app();
+        let m = algo::find("sgns").unwrap();
+        let config = crate::corpus::CorpusConfig::default();
+        let reference = crate::session::CorpusRef::of(lee.as_ref(), config).unwrap();
+        let mut original = RunEntry::new(m, Params::defaults(m.schema), 1, 1, reference.clone());
+        original.status = RunStatus::Finished;
+        a.runs.push(original);
+        // No corpus is loaded: the run's own is read for the replay.
+        let effects = update::update(&mut a, Msg::Action(Action::ReplayRun(0)));
+        let [Effect::LoadCorpus { request, path, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(path, &PathBuf::from(lee));
+        assert_eq!(a.runs[1].status_text(), "reading corpus");
+        assert_eq!(waiting_for_corpus(&a, *request), Some(1));
+        assert!(a.corpus.loaded.is_none(), "the Corpus screen is left alone");
+        let opened = crate::tui::msg::OpenedCorpus {
+            corpus: std::sync::Arc::new(crate::corpus::Corpus::open(lee, config).unwrap()),
+            reference,
+            seconds: 0.1,
+        };
+        let effects = update::update(
+            &mut a,
+            Msg::CorpusLoaded {
+                request: *request,
+                result: Ok(opened),
+            },
+        );
+        let [Effect::StartJob { run: 1, input, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        assert_eq!(input.corpus.path(), std::path::Path::new(lee));
+        assert_eq!(a.runs[1].status, RunStatus::Starting);
+        assert_eq!(
+            a.status.text,
+            "run #2 sgns started: it replays run #1 on its own corpus"
+        );
+        assert!(a.corpus.loaded.is_none());
+
+        // A corpus that cannot be read fails the replay, saying why.
+        a.runs[1].status = RunStatus::Finished;
+        let effects = update::update(&mut a, Msg::Action(Action::ReplayRun(0)));
+        let [Effect::LoadCorpus { request, .. }] = &effects[..] else {
+            panic!("{effects:?}")
+        };
+        update::update(
+            &mut a,
+            Msg::CorpusLoaded {
+                request: *request,
+                result: Err("c.txt: unreadable".into()),
+            },
+        );
+        assert_eq!(
+            a.runs[2].status,
+            RunStatus::Failed("c.txt: unreadable".into())
+        );
+        assert_eq!(a.status.text, "run #3: c.txt: unreadable");
+    }
+
+    #[test]
+    fn a_replay_that_ends_otherwise_says_where_it_differs() {
+        let mut a = app();
+        let m = algo::find("sgns").unwrap();
+        let corpus = crate::tui::run::tests::corpus_ref();
+        let progress = |step, loss| {
+            Event::Progress(crate::train::Progress {
+                step,
+                total_steps: 3,
+                loss,
+                lr: 0.1,
+                ..Default::default()
+            })
+        };
+        let vectors = || {
+            let words = crate::words::WordIndex::from_words(vec!["a".into()]);
+            Box::new(
+                crate::embedding::Embedding::new(words, ndarray::Array2::zeros((1, 2))).unwrap(),
+            )
+        };
+        let mut original = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus.clone());
+        for (step, loss) in [(1, 3.0), (2, 2.0), (3, 1.0)] {
+            original.observe(progress(step, loss));
+        }
+        original.observe(Event::Finished(vectors()));
+        a.runs.push(original);
+        let mut replay = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus);
+        replay.replay_of = Some(0);
+        a.runs.push(replay);
+        for (step, loss) in [(1, 3.0), (2, 2.5), (3, 1.0)] {
+            job_event(&mut a, 1, progress(step, loss));
+        }
+        assert_eq!(a.runs[1].verdict, None, "judged once it ends");
+        job_event(&mut a, 1, Event::Finished(vectors()));
+        let verdict = a.runs[1].verdict.clone().unwrap();
+        assert!(!verdict.passed());
+        assert_eq!(a.status.level, Level::Warn);
+        assert_eq!(
+            a.status.text,
+            "replay #2 of run #1: different: loss differs from step 2 (1 of 3 points; largest relative difference 2.00e-1)"
         );
     }
 
