@@ -321,7 +321,10 @@ fn two_threads_train_as_well_as_one() {
         let (emb, two) = run(input(&corpus, &with, 2, 2), quiet());
         let l2 = two.last().unwrap().loss;
         assert!(emb.vectors().iter().all(|x| x.is_finite()));
-        assert!((l2 - l1).abs() < 0.25 * l1, "{schedule}: 1 thread {l1}, 2 threads {l2}");
+        assert!(
+            (l2 - l1).abs() < 0.25 * l1,
+            "{schedule}: 1 thread {l1}, 2 threads {l2}"
+        );
     }
 }
 

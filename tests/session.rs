@@ -79,7 +79,10 @@ fn recorded_single_thread_run_replays_bit_for_bit() {
 #[test]
 fn two_thread_runs_replay_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
-    for (algo, extra) in [("sgns", ["--set", "epochs=2"]), ("glove", ["--set", "epochs=3"])] {
+    for (algo, extra) in [
+        ("sgns", ["--set", "epochs=2"]),
+        ("glove", ["--set", "epochs=3"]),
+    ] {
         let s = record_on(dir.path(), algo, "2", &extra);
         assert_eq!(session::load(&s).unwrap().runs[0].threads, 2);
         let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
@@ -110,9 +113,20 @@ fn a_racing_run_is_judged_by_its_final_values() {
     let metrics: Vec<&str> = report.finals.iter().map(|f| f.metric.as_str()).collect();
     assert_eq!(
         metrics,
-        ["loss", "perplexity", "wordsim353", "simlex999", "questions-words"]
+        [
+            "loss",
+            "perplexity",
+            "wordsim353",
+            "simlex999",
+            "questions-words"
+        ]
     );
-    assert!(report.passed(), "{:?} {:?}", report.verdict(), report.finals);
+    assert!(
+        report.passed(),
+        "{:?} {:?}",
+        report.verdict(),
+        report.finals
+    );
     let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");

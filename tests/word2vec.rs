@@ -255,7 +255,11 @@ fn the_deterministic_schedule_depends_on_the_thread_count_only() {
             1,
         );
         let serial = train_on_pool(arch, &one, 1);
-        assert!(serial == train_on_pool(arch, &hogwild, 1), "{}", method.name);
+        assert!(
+            serial == train_on_pool(arch, &hogwild, 1),
+            "{}",
+            method.name
+        );
         // The thread count is part of the run: two lanes train other vectors.
         assert!(serial.0 != first.0, "{}", method.name);
     }
@@ -279,7 +283,10 @@ fn two_thread_runs_through_the_engine_are_bit_for_bit() {
             .filter_map(|(x, y)| Some((x.perplexity?, y.perplexity?)))
             .collect();
         assert!(both.len() >= 2, "{}", method.name);
-        assert!(both.iter().all(|(x, y)| x.to_bits() == y.to_bits()), "{both:?}");
+        assert!(
+            both.iter().all(|(x, y)| x.to_bits() == y.to_bits()),
+            "{both:?}"
+        );
     }
 }
 

@@ -93,7 +93,10 @@ pub fn final_scores(recorded: &Report, replayed: &Report) -> Vec<FinalDiff> {
         .similarity
         .iter()
         .filter_map(|r| {
-            let p = replayed.similarity.iter().find(|p| p.dataset == r.dataset)?;
+            let p = replayed
+                .similarity
+                .iter()
+                .find(|p| p.dataset == r.dataset)?;
             Some(score(&r.dataset, r.spearman, p.spearman))
         })
         .collect();
@@ -113,10 +116,12 @@ pub fn score_plan(recorded: &Report, available: &[PathBuf]) -> (EvalPlan, Vec<St
     let similarity = recorded
         .similarity
         .iter()
-        .filter_map(|r| find(&r.dataset).or_else(|| {
-            missing.push(r.dataset.clone());
-            None
-        }))
+        .filter_map(|r| {
+            find(&r.dataset).or_else(|| {
+                missing.push(r.dataset.clone());
+                None
+            })
+        })
         .collect();
     let (analogy, analogy_config) = match &recorded.analogy {
         Some(a) => {
@@ -167,12 +172,23 @@ mod tests {
 
     #[test]
     fn only_the_last_values_count() {
-        let a = [progress(1, 9.0, Some(100.0)), progress(2, 2.0, None), progress(3, 1.0, None)];
+        let a = [
+            progress(1, 9.0, Some(100.0)),
+            progress(2, 2.0, None),
+            progress(3, 1.0, None),
+        ];
         // Far apart mid-run, close at the end.
-        let b = [progress(1, 5.0, Some(50.0)), progress(2, 3.0, Some(101.0)), progress(3, 1.02, None)];
+        let b = [
+            progress(1, 5.0, Some(50.0)),
+            progress(2, 3.0, Some(101.0)),
+            progress(3, 1.02, None),
+        ];
         let d = final_values(&a, &b);
         assert_eq!(d.len(), 2, "no model perplexity recorded: {d:?}");
-        assert_eq!((d[0].metric.as_str(), d[0].recorded, d[0].replayed), ("loss", 1.0, 1.02));
+        assert_eq!(
+            (d[0].metric.as_str(), d[0].recorded, d[0].replayed),
+            ("loss", 1.0, 1.02)
+        );
         assert!((d[0].difference() - 0.02 / 1.02).abs() < 1e-12);
         assert_eq!((d[1].recorded, d[1].replayed), (100.0, 101.0));
         assert!(d.iter().all(FinalDiff::within));
@@ -211,19 +227,22 @@ mod tests {
     #[test]
     fn the_plan_finds_recorded_sets_by_name() {
         let a = Report {
-            similarity: vec![SimilarityResult {
-                dataset: "wordsim353".into(),
-                spearman: 0.1,
-                pearson: 0.1,
-                pairs: 1,
-                found: 1,
-            }, SimilarityResult {
-                dataset: "gone".into(),
-                spearman: 0.1,
-                pearson: 0.1,
-                pairs: 1,
-                found: 1,
-            }],
+            similarity: vec![
+                SimilarityResult {
+                    dataset: "wordsim353".into(),
+                    spearman: 0.1,
+                    pearson: 0.1,
+                    pairs: 1,
+                    found: 1,
+                },
+                SimilarityResult {
+                    dataset: "gone".into(),
+                    spearman: 0.1,
+                    pearson: 0.1,
+                    pairs: 1,
+                    found: 1,
+                },
+            ],
             analogy: None,
         };
         let sets = available_datasets(&[PathBuf::from("mine/extra.txt")], Path::new("s/x.ron"));

@@ -18,8 +18,8 @@
 
 pub mod corpus_ref;
 pub mod file;
-pub mod record;
 pub mod finals;
+pub mod record;
 pub mod replay;
 
 use std::collections::BTreeMap;

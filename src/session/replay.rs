@@ -219,7 +219,10 @@ pub fn replay(
     let (_, capped) = crate::train::cap_threads(run.threads, "threads:");
     warnings.extend(capped.map(|w| {
         if exact {
-            format!("{w} (the work is still cut for {} threads, as recorded)", run.threads)
+            format!(
+                "{w} (the work is still cut for {} threads, as recorded)",
+                run.threads
+            )
         } else {
             w
         }
@@ -250,7 +253,13 @@ pub fn replay(
         Vec::new()
     } else {
         let mut f = finals::final_values(&run.metrics, &replayed.metrics);
-        f.extend(scores(session, session_file, run, embedding.as_ref(), &mut warnings)?);
+        f.extend(scores(
+            session,
+            session_file,
+            run,
+            embedding.as_ref(),
+            &mut warnings,
+        )?);
         f
     };
     Ok(ReplayReport {
@@ -382,7 +391,12 @@ mod tests {
     }
 
     /// A report on a finished run of `losses`, replayed as `replayed`.
-    fn report(losses: &[f64], replayed: &[f64], tolerance: f64, finals: Vec<FinalDiff>) -> ReplayReport {
+    fn report(
+        losses: &[f64],
+        replayed: &[f64],
+        tolerance: f64,
+        finals: Vec<FinalDiff>,
+    ) -> ReplayReport {
         let mut recorder = Recorder::new("sgns", &crate::train::Params::defaults(&[]), 1, 2);
         for p in curve(replayed) {
             recorder.observe(&Event::Progress(p));
@@ -423,7 +437,10 @@ mod tests {
         let close = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 10.2)];
         let raced = report(&[3.0, 2.0, 1.0], &[3.0, 2.5, 1.01], 0.05, close);
         assert_eq!(raced.verdict(), Verdict::WithinTolerance);
-        assert_eq!(raced.verdict().to_string(), "within tolerance (final values)");
+        assert_eq!(
+            raced.verdict().to_string(),
+            "within tolerance (final values)"
+        );
         assert!(raced.passed());
         let far = vec![last("loss", 1.0, 1.01), last("perplexity", 10.0, 11.364)];
         let apart = report(&[3.0, 2.0, 1.0], &[3.0, 2.0, 1.01], 0.05, far);
@@ -432,7 +449,12 @@ mod tests {
             Verdict::Different("final perplexity 12.0% off (tolerance 5.0%)".into())
         );
         // Ending after another number of steps is a difference either way.
-        let short = report(&[3.0, 2.0, 1.0], &[3.0, 2.0], 0.05, vec![last("loss", 1.0, 1.0)]);
+        let short = report(
+            &[3.0, 2.0, 1.0],
+            &[3.0, 2.0],
+            0.05,
+            vec![last("loss", 1.0, 1.0)],
+        );
         assert!(matches!(short.verdict(), Verdict::Different(ref s) if s.starts_with("ended")));
     }
 

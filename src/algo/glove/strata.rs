@@ -139,7 +139,9 @@ mod tests {
                 let words: Vec<usize> = blocks.iter().map(|b| b / lanes).collect();
                 let contexts: Vec<usize> = blocks.iter().map(|b| b % lanes).collect();
                 for t in 0..lanes {
-                    assert!(!words[..t].contains(&words[t]) && !contexts[..t].contains(&contexts[t]));
+                    assert!(
+                        !words[..t].contains(&words[t]) && !contexts[..t].contains(&contexts[t])
+                    );
                     seen[blocks[t]] += 1;
                 }
             }
@@ -151,7 +153,15 @@ mod tests {
     fn arrange_groups_blocks_and_keeps_the_order_within() {
         // Row loads 3, 3, 1: strata {0, 2}, {1}; column loads 2, 2, 3:
         // strata {2}, {0, 1}. Block = 2 × word stratum + context stratum.
-        let mut cells = vec![cell(1, 0), cell(0, 2), cell(2, 2), cell(0, 1), cell(1, 1), cell(0, 0), cell(1, 2)];
+        let mut cells = vec![
+            cell(1, 0),
+            cell(0, 2),
+            cell(2, 2),
+            cell(0, 1),
+            cell(1, 1),
+            cell(0, 0),
+            cell(1, 2),
+        ];
         let strata = Strata::new(&cells, 3, 2);
         assert_eq!(strata.word, vec![0, 1, 0]);
         assert_eq!(strata.context, vec![1, 1, 0]);
@@ -159,7 +169,15 @@ mod tests {
         assert_eq!(offsets, vec![0, 2, 4, 5, 7]);
         assert_eq!(
             cells,
-            vec![cell(0, 2), cell(2, 2), cell(0, 1), cell(0, 0), cell(1, 2), cell(1, 0), cell(1, 1)]
+            vec![
+                cell(0, 2),
+                cell(2, 2),
+                cell(0, 1),
+                cell(0, 0),
+                cell(1, 2),
+                cell(1, 0),
+                cell(1, 1)
+            ]
         );
     }
 }

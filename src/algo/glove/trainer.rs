@@ -100,7 +100,13 @@ impl GloveTrainer {
             Some(strata) => {
                 let blocks = &self.blocks[k as usize];
                 let cells = &self.cells[range];
-                train_rounds(&mut self.tables, strata, cells, blocks, self.settings.lr as f32)
+                train_rounds(
+                    &mut self.tables,
+                    strata,
+                    cells,
+                    blocks,
+                    self.settings.lr as f32,
+                )
             }
             None => self.train_range(range),
         }
@@ -170,7 +176,13 @@ fn train_rounds(
                 let b = strata.round_block(round, lane);
                 // The lanes' blocks share no word row and no context row
                 // (`Strata`), so the shared handles see no race here.
-                train_part(&words, &contexts, dim, &cells[offsets[b]..offsets[b + 1]], lr)
+                train_part(
+                    &words,
+                    &contexts,
+                    dim,
+                    &cells[offsets[b]..offsets[b + 1]],
+                    lr,
+                )
             })
             .collect();
         loss += losses.iter().sum::<f64>();

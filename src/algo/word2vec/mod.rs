@@ -11,9 +11,9 @@
 //! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
 //! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
 //! - parallel updates by a deterministic schedule (`schedule=deterministic`,
-//!   the default: each thread trains its chunk of a round against the
-//!   round's start plus its own updates, merged in thread order,
-//!   [`crate::fast::overlay`]) or Hogwild-style lock-free races
+//!   the default: each thread trains its chunk of a round on its own replica
+//!   of the round's start, the changes merged in thread order,
+//!   [`crate::fast::replicas`]) or Hogwild-style lock-free races
 //!   (`schedule=hogwild`, [`crate::fast::hogwild`]), see [`trainer`].
 //!
 //! The loss reported per step is the mean negative-sampling loss per example
