@@ -56,7 +56,7 @@ fn shipped_sessions_replay_bit_for_bit() {
                 file.display()
             );
             let report = replay(&s, &file, index, |_| {}).unwrap();
-            assert_eq!(report.judgement.tolerance, 0.0);
+            assert!(report.judgement.exact);
             assert!(report.warnings.is_empty(), "{:?}", report.warnings);
             if !report.passed() {
                 failures.push(format!(

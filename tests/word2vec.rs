@@ -239,7 +239,11 @@ fn train_on_pool(arch: Architecture, input: &TrainInput, pool: usize) -> (Vec<u3
 #[test]
 fn the_deterministic_schedule_depends_on_the_thread_count_only() {
     for (method, arch) in [(&SGNS, Architecture::SkipGram), (&CBOW, Architecture::Cbow)] {
-        let sets = [("dim", "16"), ("epochs", "2")];
+        let sets = [
+            ("dim", "16"),
+            ("epochs", "2"),
+            ("schedule", "deterministic"),
+        ];
         let two = input(method, &sets, 42, 2);
         let first = train_on_pool(arch, &two, 2);
         assert_eq!(first.1.len(), 2, "a step per epoch");
@@ -266,9 +270,13 @@ fn the_deterministic_schedule_depends_on_the_thread_count_only() {
 }
 
 #[test]
-fn two_thread_runs_through_the_engine_are_bit_for_bit() {
+fn two_thread_deterministic_runs_through_the_engine_are_bit_for_bit() {
     for method in [&SGNS, &CBOW] {
-        let sets = [("dim", "16"), ("epochs", "3")];
+        let sets = [
+            ("dim", "16"),
+            ("epochs", "3"),
+            ("schedule", "deterministic"),
+        ];
         let (a, pa) = run(method, input(method, &sets, 5, 2));
         let (b, pb) = run(method, input(method, &sets, 5, 2));
         assert_eq!(a.vectors(), b.vectors(), "{}", method.name);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use wordbench::embedding::VectorFormat;
 use wordbench::outputs::{Guard, Kind};
-use wordbench::session::{self, replay, resolve_path, ReplayReport, Session};
+use wordbench::session::{self, replay, resolve_path, ReplayReport, Session, Verdict};
 use wordbench::train::Event;
 
 use super::args::ReplayArgs;
@@ -202,12 +202,9 @@ fn print_table(out: &mut impl Write, report: &ReplayReport) -> Result<()> {
             j.recorded_end, j.recorded_steps, j.replayed_end, j.replayed_steps
         )?;
     }
-    let verdict = j.verdict();
-    let word = if verdict.passed() {
-        "match"
-    } else {
-        "DIFFERENT"
-    };
-    writeln!(out, "  {word}: {verdict}")?;
+    match j.verdict() {
+        Verdict::Different(at) => writeln!(out, "  DIFFERENT: {at}")?,
+        verdict => writeln!(out, "  match: {verdict}")?,
+    }
     Ok(())
 }

@@ -5,8 +5,8 @@
 //!
 //! - [`hogwild`]: rows of a table that many threads update without locks
 //!   (SGNS/CBOW, GloVe), the race word2vec.c and glove.c accept by design;
-//! - [`overlay`]: the deterministic alternative, each worker's copy-on-write
-//!   rows over a read-only table, merged in a fixed order;
+//! - [`replicas`]: the deterministic alternative, a replica of a table per
+//!   worker, the rows they changed merged in a fixed order after each round;
 //! - [`lanes`]: `f32` dot products and `axpy` for the hot loops, in a
 //!   portable version and an AVX2+FMA one chosen at run time;
 //! - [`mixed`]: the same operations accumulated in `f64` for methods whose
@@ -24,5 +24,5 @@ pub mod blocked;
 pub mod hogwild;
 pub mod lanes;
 pub mod mixed;
-pub mod overlay;
 pub mod prefetch;
+pub mod replicas;

@@ -326,7 +326,7 @@ impl Run {
         let Ok(method) = algo::find(&self.method) else {
             return self.threads <= 1;
         };
-        let schedule = match self.params.get(parallel::SCHEDULE.name) {
+        let schedule = match self.params.get(parallel::NAME) {
             Some(Value::Choice(c)) => Some(c.as_str()),
             _ => None,
         };

@@ -25,12 +25,8 @@ use super::finals::{self, FinalDiff};
 use super::{Outcome, Recorder, Run, RunEnd, Session, TimelineEvent};
 use crate::corpus::Corpus;
 use crate::embedding::Embedding;
-use crate::train::{parallel, Event, Job, JobConfig, Progress, TrainInput};
+use crate::train::{Event, Job, JobConfig, Progress, TrainInput};
 use crate::{Error, Result};
-
-/// Relative tolerance on the final loss and perplexities of a run that
-/// cannot replay bit for bit (see [`super::finals`] for how it was measured).
-pub const MULTI_THREAD_TOLERANCE: f64 = finals::FINAL_TOLERANCE;
 
 /// How one metric curve compares.
 #[derive(Debug, Clone, PartialEq)]

@@ -98,7 +98,7 @@ pub const SCHEMA: &[ParamSpec] = &[
         "sum",
         "vectors written: word + context (W+C) or word only (W)",
     ),
-    parallel::SCHEDULE,
+    parallel::schedule("deterministic"),
 ];
 
 /// The validated settings of one run.

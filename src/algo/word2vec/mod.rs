@@ -10,11 +10,12 @@
 //!   ([`plan`]), evaluated every chunk of ~10k words;
 //! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
 //! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
-//! - parallel updates by a deterministic schedule (`schedule=deterministic`,
-//!   the default: each thread trains its chunk of a round against the
-//!   round's start plus its own updates, merged in thread order,
-//!   [`crate::fast::overlay`]) or Hogwild-style lock-free races
-//!   (`schedule=hogwild`, [`crate::fast::hogwild`]), see [`trainer`].
+//! - parallel updates by Hogwild-style lock-free races (`schedule=hogwild`,
+//!   the default, [`crate::fast::hogwild`]) or a deterministic schedule
+//!   (`schedule=deterministic`: each thread trains its chunk of a round on
+//!   its own replica of the round's start, the changes merged in thread
+//!   order, [`crate::fast::replicas`]; it replays bit for bit and costs
+//!   about a quarter more CPU time), see [`trainer`].
 //!
 //! The loss reported per step is the mean negative-sampling loss per example
 //! (per (context, centre) pair for SGNS, per centre word for CBOW). The final
@@ -72,7 +73,7 @@ const fn schema(lr: f64) -> [ParamSpec; 9] {
         ParamSpec::float("lr", 1e-6, 1.0, lr, "initial learning rate (alpha), decays linearly; set mid-run it becomes the current rate").live(),
         ParamSpec::float("min_lr", 0.0, 1.0, 1e-4, "floor of the decayed learning rate, as a fraction of lr"),
         ParamSpec::choice("sigmoid", &["table", "exact"], "table", "sigmoid by word2vec's 1000-cell table on [-6, 6], or exact"),
-        parallel::SCHEDULE,
+        parallel::schedule("hogwild"),
     ]
 }
 

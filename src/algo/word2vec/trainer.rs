@@ -6,10 +6,10 @@
 //!   every thread updates the shared tables without locks, as word2vec.c.
 //! - Deterministic: the step is cut into rounds of one run of
 //!   [`ROUND_CHUNKS`] chunks per *lane* (one lane per thread of the run);
-//!   each lane trains against the tables as they were at the round's start
-//!   plus its own updates (copy-on-write rows, [`crate::fast::overlay`]),
-//!   and after the round the lanes' rows are merged in lane order. Lane `j`
-//!   always gets the `j`-th run of a round, whichever thread runs it, so the
+//!   each lane trains on its own replica of the tables, equal to the tables
+//!   at the round's start ([`crate::fast::replicas`]), and after the round
+//!   the rows the lanes changed are merged in lane order. Lane `j` always
+//!   gets the `j`-th run of a round, whichever thread runs it, so the
 //!   vectors and losses depend on the seed, the settings and the number of
 //!   lanes only. With one thread both are the serial loop, bit for bit.
 
@@ -29,7 +29,7 @@ use super::worker::{train_chunk, Architecture, Model, Scratch, Tally};
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::hogwild::SharedMatrix;
-use crate::fast::overlay::{merge, Overlay, Rows};
+use crate::fast::replicas::{Replicas, Rows};
 use crate::train::parallel;
 use crate::train::{Params, ScoreView, StepReport, TrainInput, Trainer, Value};
 use crate::words::WordIndex;
@@ -94,7 +94,7 @@ pub struct Word2Vec {
     seed: u64,
     next_step: u64,
     scratch: Vec<Mutex<Scratch>>,
-    lanes: Vec<Lane>,
+    lanes: Option<Lanes>,
 }
 
 impl Word2Vec {
@@ -177,14 +177,20 @@ impl Word2Vec {
         let d = settings.dim as f32;
         let init =
             Array2::from_shape_simple_fn((n, settings.dim), || (rng.random::<f32>() - 0.5) / d);
+        let (syn0, syn1) = (
+            SharedMatrix::from_array(init),
+            SharedMatrix::zeros(n, settings.dim),
+        );
         Ok(Word2Vec {
             arch,
             settings,
             words: vocab.index().clone(),
             sentences,
             plan,
-            input: SharedMatrix::from_array(init),
-            output: SharedMatrix::zeros(n, settings.dim),
+            lanes: (settings.schedule == parallel::Schedule::Deterministic && threads > 1)
+                .then(|| Lanes::new(threads, &syn0, &syn1)),
+            input: syn0,
+            output: syn1,
             sampler,
             keep,
             table: TableSigmoid::new(),
@@ -194,16 +200,6 @@ impl Word2Vec {
             scratch: (0..threads)
                 .map(|_| Mutex::new(Scratch::new(settings.dim)))
                 .collect(),
-            lanes: match settings.schedule {
-                parallel::Schedule::Deterministic if threads > 1 => (0..threads)
-                    .map(|_| Lane {
-                        scratch: Scratch::new(settings.dim),
-                        input: Overlay::new(n, settings.dim),
-                        output: Overlay::new(n, settings.dim),
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            },
         })
     }
 
@@ -226,7 +222,7 @@ impl Word2Vec {
             input: &mut self.input,
             output: &mut self.output,
             scratch: &self.scratch,
-            lanes: &mut self.lanes,
+            lanes: self.lanes.as_mut(),
         };
         macro_rules! setup {
             ($sigmoid:expr) => {
@@ -249,15 +245,27 @@ impl Word2Vec {
 }
 
 /// Chunks each lane trains per round of the deterministic schedule: a round
-/// is `lanes × ROUND_CHUNKS` chunks, after which the lanes' rows are merged.
+/// is `lanes × ROUND_CHUNKS` consecutive chunks, after which the lanes' rows
+/// are merged.
 pub const ROUND_CHUNKS: usize = 1;
 
-/// One worker of the deterministic schedule: its buffers and its copies of
-/// the rows it touches during a round ([`crate::fast::overlay`]).
-struct Lane {
-    scratch: Scratch,
-    input: Overlay,
-    output: Overlay,
+/// The deterministic schedule's workers: lane 0 trains on the tables, lane
+/// `j` on its replicas of them ([`crate::fast::replicas`]).
+struct Lanes {
+    scratch: Vec<Scratch>,
+    input: Replicas,
+    output: Replicas,
+}
+
+impl Lanes {
+    /// `lanes` workers for these tables.
+    fn new(lanes: usize, input: &SharedMatrix, output: &SharedMatrix) -> Lanes {
+        Lanes {
+            scratch: (0..lanes).map(|_| Scratch::new(input.cols())).collect(),
+            input: Replicas::new(input.as_slice(), input.cols(), lanes),
+            output: Replicas::new(output.as_slice(), output.cols(), lanes),
+        }
+    }
 }
 
 /// The model's tables and the workers' buffers, lent to one step.
@@ -268,7 +276,7 @@ struct Tables<'a> {
     scratch: &'a [Mutex<Scratch>],
     /// Deterministic: one lane per thread of the run (none with one thread
     /// or under Hogwild).
-    lanes: &'a mut [Lane],
+    lanes: Option<&'a mut Lanes>,
 }
 
 /// The parts of a [`Model`] that are not its rows.
@@ -333,11 +341,18 @@ impl StepJob<'_> {
         tables: Tables<'_>,
         chunks: Range<usize>,
     ) -> Tally {
-        let tallies = if tables.lanes.is_empty() {
-            let model = setup.model(tables.input.hogwild(), tables.output.hogwild());
-            self.hogwild(&model, tables.scratch, chunks)
-        } else {
-            self.rounds(setup, tables, chunks)
+        let Tables {
+            input,
+            output,
+            scratch,
+            lanes,
+        } = tables;
+        let tallies = match lanes {
+            None => {
+                let model = setup.model(input.hogwild(), output.hogwild());
+                self.hogwild(&model, scratch, chunks)
+            }
+            Some(lanes) => self.rounds(setup, input, output, lanes, chunks),
         };
         let mut total = Tally::default();
         tallies.into_iter().for_each(|t| total.add(t));
@@ -365,56 +380,40 @@ impl StepJob<'_> {
     }
 
     /// The deterministic schedule: rounds of [`ROUND_CHUNKS`] consecutive
-    /// chunks per lane, lane `j` taking the `j`-th run of the round, each
-    /// against the round's start and its own updates; the lanes' rows are
-    /// merged in lane order after every round.
+    /// chunks per lane, lane `j` taking the `j`-th run of the round, each on
+    /// its own tables; their rows are merged in lane order after every round.
     fn rounds<G: Sigmoid>(
         &self,
         setup: &Setup<'_, G>,
-        tables: Tables<'_>,
+        input: &mut SharedMatrix,
+        output: &mut SharedMatrix,
+        lanes: &mut Lanes,
         chunks: Range<usize>,
     ) -> Vec<Tally> {
-        let Tables {
-            input,
-            output,
-            lanes,
-            ..
-        } = tables;
-        let per_round = lanes.len() * ROUND_CHUNKS;
+        let per_round = lanes.scratch.len() * ROUND_CHUNKS;
         let mut tallies = Vec::with_capacity(chunks.len());
         let mut start = chunks.start;
         while start < chunks.end {
             let end = (start + per_round).min(chunks.end);
-            let (input_base, output_base) = (input.as_slice(), output.as_slice());
-            let round: Vec<Vec<Tally>> = lanes
-                .par_iter_mut()
+            let run = |j: usize| {
+                let from = (start + j * ROUND_CHUNKS).min(end);
+                from..(from + ROUND_CHUNKS).min(end)
+            };
+            let ins = lanes.input.handles(input.as_mut_slice());
+            let outs = lanes.output.handles(output.as_mut_slice());
+            let round: Vec<Vec<Tally>> = ins
+                .into_par_iter()
+                .zip(outs)
+                .zip(lanes.scratch.par_iter_mut())
                 .enumerate()
-                .map(|(j, lane)| {
-                    let from = (start + j * ROUND_CHUNKS).min(end);
-                    let to = (from + ROUND_CHUNKS).min(end);
-                    let model =
-                        setup.model(lane.input.view(input_base), lane.output.view(output_base));
-                    (from..to)
-                        .map(|c| self.chunk(&model, c, &mut lane.scratch))
-                        .collect()
+                .map(|(j, ((ins, outs), scratch))| {
+                    let model = setup.model(ins, outs);
+                    run(j).map(|c| self.chunk(&model, c, scratch)).collect()
                 })
                 .collect();
             tallies.extend(round.into_iter().flatten());
-            let cols = input.cols();
-            merge(
-                input.as_mut_slice(),
-                cols,
-                &lanes.iter().map(|l| &l.input).collect::<Vec<_>>(),
-            );
-            merge(
-                output.as_mut_slice(),
-                cols,
-                &lanes.iter().map(|l| &l.output).collect::<Vec<_>>(),
-            );
-            for lane in lanes.iter_mut() {
-                lane.input.clear();
-                lane.output.clear();
-            }
+            lanes.input.merge(input.as_mut_slice());
+            lanes.output.merge(output.as_mut_slice());
             start = end;
         }
         tallies

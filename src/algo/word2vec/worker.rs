@@ -22,7 +22,7 @@ use super::sigmoid::Sigmoid;
 use crate::fast::hogwild::Hogwild;
 #[cfg(target_arch = "x86_64")]
 use crate::fast::lanes::Avx2;
-use crate::fast::overlay::Rows;
+use crate::fast::replicas::Rows;
 
 /// SGNS or CBOW.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,7 +35,7 @@ pub enum Architecture {
 
 /// Everything a worker reads (and, through the row handles, writes): the
 /// shared tables ([`Hogwild`]) or one lane's views of them
-/// ([`crate::fast::overlay::View`]).
+/// ([`crate::fast::replicas::Tracked`]).
 pub struct Model<'a, G, R = Hogwild<'a>> {
     /// SGNS or CBOW.
     pub arch: Architecture,
