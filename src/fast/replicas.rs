@@ -18,8 +18,8 @@
 //! Summing the lanes' changes to a shared row is what Hogwild does when two
 //! updates do not collide, and seeing the other lanes' updates only at the
 //! round's end is the staleness of asynchronous SGD; rounds are short (one
-//! 10,000-word chunk a lane for SGNS), so the vectors are as good (README,
-//! "Deterministic parallel training"). The price is memory, a base and a
+//! 10,000-word chunk a lane for SGNS), so the vectors are as good
+//! (docs/replay.md). The price is memory, a base and a
 //! replica per extra lane (`lanes + 1` copies of the table in all), and the
 //! merge's pass over the touched rows after every round.
 //!

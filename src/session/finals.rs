@@ -10,7 +10,7 @@
 //!
 //! The tolerances were measured on text8-head (`benches/compare/schedule_compare.sh`,
 //! 2 threads, `schedule=hogwild`, SGNS / CBOW / GloVe at their defaults;
-//! README, "Deterministic parallel training", has the commands):
+//! docs/replay.md has the commands):
 //!
 //! | final value | seeds 1-5, range | one seed run again, range | tolerance |
 //! |---|---|---|---|

@@ -14,8 +14,8 @@
 //!
 //! With one thread both are the same serial loop. Each method's default is
 //! the deterministic schedule where it cost at most 15% more CPU time at
-//! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW); README,
-//! "Deterministic parallel training", has the measurements.
+//! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW);
+//! docs/replay.md has the measurements.
 
 use super::schema::{ParamSpec, Params};
 
