@@ -831,6 +831,24 @@ fn a_reopened_session_browses_its_runs_without_training_them_again() {
         .unwrap();
     assert_eq!(list, direct);
 
+    // `R` replays the reopened run on its recorded corpus, with a verdict.
+    reopened.app.runs_view.selected = kept;
+    reopened.act(Action::GoTo(Screen::Runs));
+    key(&mut reopened, KeyCode::Char('R'));
+    let replay = reopened.app.runs.len() - 1;
+    assert_eq!(reopened.app.runs[replay].replay_of, Some(kept));
+    assert!(reopened.wait_until(LONG, |a| a.runs[replay].verdict.is_some()));
+    assert_eq!(
+        reopened.app.runs[replay].verdict,
+        Some(session::Verdict::Identical),
+        "one thread: bit for bit"
+    );
+    assert!(
+        reopened.app.status.text.contains("identical"),
+        "{}",
+        reopened.app.status.text
+    );
+
     // The CLI reads run N of the session as FILE#N.
     let run = |n: usize| {
         std::process::Command::new(env!("CARGO_BIN_EXE_wordbench"))
@@ -856,6 +874,7 @@ fn a_reopened_session_browses_its_runs_without_training_them_again() {
 
     // Turning keeping off and saving removes the kept file.
     reopened.act(Action::KeepVectors(kept, false));
+    reopened.act(Action::KeepVectors(replay, false));
     reopened.act(Action::SaveSession(file.display().to_string()));
     assert!(reopened.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
     assert!(!folder.exists(), "nothing is kept any more");
