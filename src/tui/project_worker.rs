@@ -10,7 +10,7 @@ use std::path::Path;
 use ndarray::Array2;
 
 use super::model::projection::{
-    Layout, PairLayout, ProjectionJob, ProjectionResult, Selection, B_MARK,
+    CancelFlag, Layout, PairLayout, ProjectionJob, ProjectionResult, Selection, B_MARK, CANCELLED,
 };
 use crate::embedding::{align, Embedding};
 use crate::project::export::write_csv;
@@ -46,6 +46,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             labels,
             seed,
             pair,
+            cancel,
         } => {
             let report = |step: u64, total: u64, kl: f64| {
                 progress(ProjectionResult::Progress {
@@ -61,6 +62,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                 neighbours,
                 ube: &ube,
                 seed,
+                cancel: &cancel,
             };
             // The colours: k-means clusters, or the two runs of a pair,
             // computed once for the previews and the layout.
@@ -168,6 +170,18 @@ struct Settings<'a> {
     neighbours: usize,
     ube: &'a Params,
     seed: u64,
+    /// Looked at between t-SNE iterations and before a layout starts.
+    cancel: &'a CancelFlag,
+}
+
+impl Settings<'_> {
+    /// Fails with [`CANCELLED`] once the answer is no longer wanted.
+    fn check(&self) -> Result<()> {
+        match self.cancel.is_cancelled() {
+            true => Err(crate::Error::Training(CANCELLED.into())),
+            false => Ok(()),
+        }
+    }
 }
 
 /// A layout still being optimised: the words, their coordinates so far and
@@ -204,12 +218,14 @@ fn lay_out(
     progress: &dyn Fn(u64, u64, f64),
     preview: &dyn Fn(&[[f64; 2]], &str),
 ) -> Result<Laid> {
+    settings.check()?;
     let Settings {
         method,
         perplexity,
         neighbours,
         ube: ube_params,
         seed,
+        ..
     } = *settings;
     if let Some(kind) = graph::kind(method) {
         let mut params = Params::defaults(graph::SCHEMA);
@@ -269,6 +285,7 @@ fn lay_out(
     let mut tsne = Tsne::prepare(words, vectors.view(), &config, &mut |_| {})?;
     let mut shown = std::time::Instant::now();
     for step in 0..tsne.total_steps() {
+        settings.check()?;
         let report = tsne.step(step)?;
         progress(u64::from(report.epoch), total, report.loss);
         if shown.elapsed() >= FRAME_EVERY && step + 1 < tsne.total_steps() {
@@ -488,6 +505,7 @@ mod tests {
             labels: 3,
             seed: 1,
             pair: None,
+            cancel: CancelFlag::default(),
         }
     }
 
@@ -529,6 +547,7 @@ mod tests {
                 label: "#2 b".into(),
                 embedding: rotated_b(change),
             })),
+            cancel: CancelFlag::default(),
         };
         let laid = |change: bool| match run(pair_job(change), &|_| {}) {
             ProjectionResult::Done { result, .. } => result.unwrap(),
@@ -678,5 +697,38 @@ mod tests {
             e.contains("1 known word(s)") && e.contains("unknown: nope, zzz"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_cancelled_tsne_stops_between_iterations_with_no_layout() {
+        let mut job = compute_job(Selection::Top(40), "tsne");
+        let ProjectionJob::Compute { cancel, .. } = &mut job else {
+            unreachable!()
+        };
+        let flag = cancel.clone();
+        let reports = std::cell::Cell::new(0u64);
+        let result = run(job, &|r| {
+            if let ProjectionResult::Progress { .. } = r {
+                reports.set(reports.get() + 1);
+                // Cancelled once its first iteration is reported.
+                flag.cancel();
+            }
+        });
+        let ProjectionResult::Done { result, .. } = result else {
+            panic!("{result:?}")
+        };
+        assert_eq!(result.unwrap_err(), CANCELLED);
+        assert_eq!(reports.get(), 1, "stopped before the next iteration");
+        // Cancelled before it starts: no work at all.
+        let job = compute_job(Selection::Top(40), "pca");
+        if let ProjectionJob::Compute { cancel, .. } = &job {
+            cancel.cancel();
+        }
+        let called = std::cell::Cell::new(false);
+        let ProjectionResult::Done { result, .. } = run(job, &|_| called.set(true)) else {
+            panic!()
+        };
+        assert_eq!(result.unwrap_err(), CANCELLED);
+        assert!(!called.get());
     }
 }

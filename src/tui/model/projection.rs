@@ -5,6 +5,7 @@
 //! run on workers ([`crate::tui::project_worker`]); t-SNE reports its KL as it goes.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
@@ -54,6 +55,29 @@ pub struct PairSource {
     pub embedding: Arc<Embedding>,
 }
 
+/// Stops a layout being computed: the worker looks at it between t-SNE
+/// iterations and between phases (selection, layout, colours) and gives up
+/// with [`CANCELLED`]. The workbench cancels the layout in flight when a
+/// new one is asked for or its run is deleted, so a superseded t-SNE does
+/// not keep a core busy to the end for an answer nobody reads.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    /// Asks the worker to stop.
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether [`cancel`](Self::cancel) was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// What a cancelled layout answers.
+pub const CANCELLED: &str = "projection cancelled";
+
 /// Work for the projection worker.
 #[derive(Debug, Clone)]
 pub enum ProjectionJob {
@@ -83,6 +107,8 @@ pub enum ProjectionJob {
         seed: u64,
         /// Run B, rotated onto A and laid out with it on shared axes.
         pair: Option<Box<PairSource>>,
+        /// Set when the answer is no longer wanted.
+        cancel: CancelFlag,
     },
     /// Write a layout to a file (PNG, SVG or CSV by extension).
     Export {
@@ -143,6 +169,8 @@ pub struct ProjectionView {
     pub editing_focus: bool,
     /// The request in flight.
     pub pending: Option<u64>,
+    /// The run the request in flight lays out (A), and how to stop it.
+    pub running: Option<(usize, CancelFlag)>,
     /// KL divergence against step of the running t-SNE.
     pub kl: Vec<(f64, f64)>,
     /// Steps of the running t-SNE.
@@ -183,6 +211,7 @@ impl Default for ProjectionView {
             selected: 0,
             editing_focus: false,
             pending: None,
+            running: None,
             kl: Vec::new(),
             progress: None,
             layout: None,
@@ -202,6 +231,17 @@ impl Default for ProjectionView {
 }
 
 impl ProjectionView {
+    /// Cancels the layout in flight (its answer is dropped): a new one was
+    /// asked for, or its run is going.
+    pub fn cancel_running(&mut self) {
+        if let Some((_, cancel)) = self.running.take() {
+            cancel.cancel();
+        }
+        self.pending = None;
+        self.previewing = None;
+        self.progress = None;
+    }
+
     /// The option fields the chosen method reads (indices into `options`),
     /// in form order: the rows shown after the focus row.
     pub fn visible_options(&self) -> Vec<usize> {

@@ -8,7 +8,9 @@ use crate::session::PlotRecord;
 use crate::train::Params;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
-use crate::tui::model::projection::{PairSource, ProjectionJob, ProjectionResult, Selection};
+use crate::tui::model::projection::{
+    CancelFlag, PairSource, ProjectionJob, ProjectionResult, Selection,
+};
 use crate::tui::msg::Effect;
 use crate::tui::update::writes;
 
@@ -87,6 +89,10 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
     });
     let b_number = pair.as_ref().map(|b| b.run + 1);
     let request = app.next_id();
+    // The layout in flight, if any, is not wanted any more.
+    app.projection.cancel_running();
+    let cancel = CancelFlag::default();
+    app.projection.running = Some((run, cancel.clone()));
     let job = ProjectionJob::Compute {
         request,
         run,
@@ -100,6 +106,7 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
         labels,
         seed,
         pair,
+        cancel,
     };
     let p = &mut app.projection;
     // The options this method reads (a plot's record lists those).
@@ -197,6 +204,7 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
         }
         ProjectionResult::Done { request, result } if p.pending == Some(request) => {
             p.pending = None;
+            p.running = None;
             // The view the user set while the layout formed is kept.
             let animated = p.previewing.take() == Some(request);
             match result {
@@ -616,6 +624,39 @@ mod tests {
         let ([x0, x1], [y0, y1]) = app.projection.bounds().unwrap();
         assert!(((x0 + x1) / 2.0 - 10.0).abs() < 1e-9);
         assert!(((y0 + y1) / 2.0 - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_new_layout_or_a_deleted_run_cancels_the_layout_in_flight() {
+        use crate::embedding::Embedding;
+        use crate::tui::run::RunEntry;
+        let mut app = app();
+        for i in 0..2 {
+            let words =
+                crate::words::WordIndex::from_words((0..10).map(|w| format!("w{w}")).collect());
+            let v =
+                ndarray::Array2::from_shape_fn((10, 4), |(r, c)| ((r + c * (3 + i)) % 5) as f32);
+            let mut run = RunEntry::imported(format!("v{i}.txt").into(), None);
+            run.embedding = Some(std::sync::Arc::new(Embedding::new(words, v).unwrap()));
+            app.runs.push(run);
+        }
+        app.picks = [Some(0), Some(1)];
+        let flag = |effects: &[Effect]| match effects {
+            [Effect::Projection(job)] => match job.as_ref() {
+                ProjectionJob::Compute { cancel, .. } => cancel.clone(),
+                other => panic!("{other:?}"),
+            },
+            other => panic!("{other:?}"),
+        };
+        let first = flag(&act(&mut app, Action::Project));
+        assert!(!first.is_cancelled());
+        let second = flag(&act(&mut app, Action::Project));
+        assert!(first.is_cancelled(), "superseded");
+        assert!(!second.is_cancelled());
+        assert!(app.projection.pending.is_some());
+        crate::tui::update::runs::delete(&mut app, 1);
+        assert!(second.is_cancelled(), "its run numbers shift");
+        assert_eq!(app.projection.pending, None);
     }
 
     #[test]

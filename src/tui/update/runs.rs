@@ -107,6 +107,8 @@ pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
     let gone = app.runs.remove(run);
     // An import still reading stops (its answer, if any, is dropped).
     gone.loading.cancel();
+    // So does a layout being computed (the run numbers it names shift).
+    app.projection.cancel_running();
     let shift = |i: usize| match i.cmp(&run) {
         std::cmp::Ordering::Less => Some(i),
         std::cmp::Ordering::Equal => None,
