@@ -416,3 +416,33 @@ fn train_session_out_keeps_the_vectors_and_file_hash_n_reads_them() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("the session has runs 1 to 1"), "{err}");
 }
+
+/// A corpus-sized default (PSDVec's `core`: half the vocabulary, at most
+/// 25,000) is recorded as the value it took on the run's corpus, and the
+/// replay uses that value.
+#[test]
+fn a_corpus_sized_default_is_recorded_as_its_value_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = record(
+        dir.path(),
+        "psdvec",
+        &["--set", "block_words=500", "--set", "ppl_tokens=100"],
+    );
+    let loaded = session::load(&s).unwrap();
+    let corpus = root().join("tests/fixtures/corpus/lee_background.txt");
+    let vocab = wordbench::corpus::Corpus::open_for_training(&corpus, loaded.corpus.config)
+        .unwrap()
+        .vocab()
+        .len();
+    assert!(vocab > 100 && vocab < 50_000, "{vocab}");
+    let core = (vocab as f64 / 2.0).round() as i64;
+    assert_eq!(loaded.runs[0].params["core"], Value::Int(core));
+    let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("bit for bit"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!stdout.contains("not in the session"), "{stdout}");
+}

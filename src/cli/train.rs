@@ -14,7 +14,7 @@ use wordbench::cooc::{CountPhase, CountProgress};
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::outputs::{Guard, Kind};
 use wordbench::session::{self, CorpusRef, Recorder};
-use wordbench::train::{Event, Job, JobConfig, Params, Progress, TrainInput};
+use wordbench::train::{CorpusSize, Event, Job, JobConfig, Params, Progress, TrainInput};
 use wordbench::tui::ui::format;
 use wordbench::{algo, atomic};
 
@@ -36,10 +36,16 @@ pub fn methods(args: MethodsArgs) -> Result<()> {
         let defaults = Params::defaults(m.schema);
         for p in m.schema {
             let live = if p.live { " (live)" } else { "" };
-            let default = defaults.get(p.name).to_string();
+            let (default, auto) = match p.auto {
+                Some(a) => (
+                    p.default_text(),
+                    format!(" (auto: {}; paper: {})", a.rule, defaults.get(p.name)),
+                ),
+                None => (defaults.get(p.name).to_string(), String::new()),
+            };
             writeln!(
                 out,
-                "    {:<14} {:<10} {}{live}  [{}]",
+                "    {:<14} {:<10} {}{auto}{live}  [{}]",
                 p.name,
                 default,
                 p.help,
@@ -64,7 +70,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
             .with_context(|| format!("--set {s}: expected name=value"))?;
         assignments.push((k.trim().to_string(), v.trim().to_string()));
     }
-    let params = method.params(assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+    let mut params = method.params(assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
     let schedule = parse_changes(&args.change)?;
     for (step, name, value) in &schedule {
         method
@@ -94,6 +100,13 @@ pub fn train(args: TrainArgs) -> Result<()> {
     check_counts_input(&args, &config)?;
     let corpus = Corpus::open_for_training(args.input(), config)?;
     super::corpus_warnings(&corpus);
+    // Corpus-sized defaults take their value now, before the session
+    // records the settings: a replay reads the concrete value.
+    for resolved in params.resolve(CorpusSize::of(&corpus)) {
+        if !args.quiet {
+            eprintln!("{resolved}");
+        }
+    }
     let threads = super::threads(args.threads);
     let mut recorder = Recorder::new(method.name, &params, args.seed, threads);
     let mut session = match &args.session_out {

@@ -25,7 +25,7 @@ use super::finals::{self, FinalDiff};
 use super::{Outcome, Recorder, Run, RunEnd, Session, TimelineEvent};
 use crate::corpus::Corpus;
 use crate::embedding::Embedding;
-use crate::train::{Event, Job, JobConfig, Progress, TrainInput};
+use crate::train::{CorpusSize, Event, Job, JobConfig, Progress, TrainInput};
 use crate::{Error, Result};
 
 /// How one metric curve compares.
@@ -240,16 +240,8 @@ pub fn replay(
     })?;
     let settings = run.settings(session_file, index)?;
     let (method, missing) = (settings.method, settings.missing.clone());
-    let params = settings.into_params()?;
-    let mut warnings: Vec<String> = missing
-        .iter()
-        .map(|name| {
-            format!(
-                "{name} not in the session: default {} used",
-                params.get(name)
-            )
-        })
-        .collect();
+    let mut params = settings.into_params()?;
+    let mut warnings: Vec<String> = Vec::new();
     let reference = run.corpus.as_ref().unwrap_or(&session.corpus);
     let path = reference.resolve(session_file)?;
     if let CorpusCheck::Changed { recorded, actual } = reference.check(&path)? {
@@ -259,6 +251,16 @@ pub fn replay(
         ));
     }
     let corpus = Corpus::open_for_training(&path, reference.config)?;
+    // A session records every value; one written before a parameter had a
+    // corpus-sized default lacks it, and gets the rule's value here.
+    params.resolve(CorpusSize::of(&corpus));
+    let defaults = missing.iter().map(|name| {
+        format!(
+            "{name} not in the session: default {} used",
+            params.get(name)
+        )
+    });
+    warnings.splice(0..0, defaults);
     warnings.extend(corpus.warnings().iter().cloned());
     let config = job_config(run);
     let exact = run.bit_for_bit();

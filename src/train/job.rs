@@ -9,6 +9,7 @@ use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TryRecvError};
 
 use super::message::{Command, Event, Progress};
 use super::perplexity::HeldoutSample;
+use super::schema::CorpusSize;
 use super::trainer::{Method, TrainInput, Trainer};
 use crate::cooc::progress;
 use crate::embedding::Embedding;
@@ -257,6 +258,12 @@ impl<'a> Runner<'a> {
                 });
             }
         };
+        let mut input = input;
+        // Callers resolve corpus-sized defaults before they record the
+        // run; this guards library users who did not.
+        for note in input.params.resolve(CorpusSize::of(&input.corpus)) {
+            log(note.to_string());
+        }
         let input = &input;
         check_dim(method, input).map_err(|e| (e.to_string(), None))?;
         let counting = events.clone();

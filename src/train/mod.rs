@@ -13,7 +13,10 @@ pub mod trainer;
 pub use job::{Job, JobConfig};
 pub use message::{Command, Event, Progress};
 pub use perplexity::HeldoutSample;
-pub use schema::{parse_float, parse_seconds, DefaultValue, Kind, ParamSpec, Params, Value};
+pub use schema::{
+    parse_float, parse_seconds, Auto, CorpusSize, DefaultValue, Kind, ParamSpec, Params, Resolved,
+    Value, AUTO,
+};
 pub use threads::{cap_threads, cpus};
 
 /// The seed of a run when none is given: the command line's `--seed` and the

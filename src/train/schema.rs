@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::Corpus;
 use crate::{Error, Result};
 
 /// The type and valid range of a hyperparameter.
@@ -79,7 +80,8 @@ pub enum DefaultValue {
 }
 
 impl DefaultValue {
-    fn value(self) -> Value {
+    /// The default as a value.
+    pub fn value(self) -> Value {
         match self {
             DefaultValue::Bool(b) => Value::Bool(b),
             DefaultValue::Int(i) => Value::Int(i),
@@ -88,6 +90,50 @@ impl DefaultValue {
         }
     }
 }
+
+/// The size of the corpus a run trains on: what a corpus-sized default
+/// ([`Auto`]) follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CorpusSize {
+    /// Words in the vocabulary.
+    pub vocab: usize,
+    /// Training tokens that are in the vocabulary.
+    pub tokens: u64,
+}
+
+impl CorpusSize {
+    /// The size of an opened corpus.
+    pub fn of(corpus: &Corpus) -> Self {
+        CorpusSize {
+            vocab: corpus.vocab().len(),
+            tokens: corpus.stats().train_tokens_in_vocab,
+        }
+    }
+}
+
+/// A default that follows the corpus: a paper's value suits a corpus of the
+/// paper's size, and may make a run on a small corpus take far longer than
+/// it needs (or skip a phase of the method). Declared once in the schema
+/// with [`ParamSpec::auto`]; resolved when a run starts ([`Params::resolve`]),
+/// so sessions record the concrete value and replays never depend on it.
+#[derive(Debug, Clone, Copy)]
+pub struct Auto {
+    /// The rule in words, as forms and help show it ("half the vocabulary, at most 25,000").
+    pub rule: &'static str,
+    /// The value for a corpus, before it is rounded (integers) and clamped to the range.
+    pub value: fn(CorpusSize) -> f64,
+}
+
+/// Two rules are the same when they say the same (function pointers have no
+/// meaningful equality).
+impl PartialEq for Auto {
+    fn eq(&self, other: &Self) -> bool {
+        self.rule == other.rule
+    }
+}
+
+/// The text that asks for a parameter's corpus-sized default (`--set core=auto`).
+pub const AUTO: &str = "auto";
 
 /// Whether `word` is one of `words`, usable in a `const fn`.
 const fn const_contains(words: &[&str], word: &str) -> bool {
@@ -131,6 +177,9 @@ pub struct ParamSpec {
     pub help: &'static str,
     /// Whether the value may change while a run is going (e.g. a learning rate).
     pub live: bool,
+    /// The default's rule when it follows the corpus; [`ParamSpec::default`]
+    /// then stays the paper's value, what the rule gives at the paper's scale.
+    pub auto: Option<Auto>,
 }
 
 impl ParamSpec {
@@ -154,6 +203,7 @@ impl ParamSpec {
             default: DefaultValue::Int(default),
             help,
             live: false,
+            auto: None,
         }
     }
 
@@ -175,6 +225,7 @@ impl ParamSpec {
             default: DefaultValue::Float(default),
             help,
             live: false,
+            auto: None,
         }
     }
 
@@ -186,6 +237,7 @@ impl ParamSpec {
             default: DefaultValue::Bool(default),
             help,
             live: false,
+            auto: None,
         }
     }
 
@@ -206,6 +258,7 @@ impl ParamSpec {
             default: DefaultValue::Choice(default),
             help,
             live: false,
+            auto: None,
         }
     }
 
@@ -226,12 +279,57 @@ impl ParamSpec {
             default: DefaultValue::Text(default),
             help,
             live: false,
+            auto: None,
         }
     }
 
     /// The same parameter, changeable while a run is going.
     pub const fn live(self) -> Self {
         Self { live: true, ..self }
+    }
+
+    /// The same numeric parameter with a default that follows the corpus:
+    /// `rule` says how in words, `value` computes it (the result is rounded
+    /// for an integer and clamped to the range).
+    pub const fn auto(self, rule: &'static str, value: fn(CorpusSize) -> f64) -> Self {
+        assert!(
+            matches!(self.kind, Kind::Int { .. } | Kind::Float { .. }),
+            "only a number can have a corpus-sized default"
+        );
+        Self {
+            auto: Some(Auto { rule, value }),
+            ..self
+        }
+    }
+
+    /// The corpus-sized default for a corpus of `size`, if this parameter has one.
+    pub fn auto_value(&self, size: CorpusSize) -> Option<Value> {
+        let x = (self.auto?.value)(size);
+        match self.kind {
+            Kind::Int { min, max } => {
+                let x = if x.is_finite() { x.round() } else { max as f64 };
+                Some(Value::Int((x as i64).clamp(min, max)))
+            }
+            Kind::Float { min, max } => {
+                let x = if x.is_finite() { x } else { max };
+                Some(Value::Float(x.clamp(min, max)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `text` asks for the corpus-sized default ([`AUTO`]) and this
+    /// parameter has one.
+    pub fn is_auto_text(&self, text: &str) -> bool {
+        self.auto.is_some() && text.trim() == AUTO
+    }
+
+    /// The default as the user would type it: [`AUTO`] for a corpus-sized one.
+    pub fn default_text(&self) -> String {
+        if self.auto.is_some() {
+            return AUTO.to_string();
+        }
+        self.default.value().to_string()
     }
 
     /// Parses and range-checks `text` as a value of this parameter.
@@ -353,11 +451,35 @@ fn parse_int(text: &str) -> Option<i64> {
     })
 }
 
+/// A corpus-sized default as [`Params::resolve`] set it; shown as
+/// `core = 11115 (auto: half the vocabulary, at most 25,000)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    /// The parameter.
+    pub name: &'static str,
+    /// Its value for the corpus.
+    pub value: Value,
+    /// The rule that gave it ([`Auto::rule`]).
+    pub rule: &'static str,
+}
+
+impl fmt::Display for Resolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} = {} (auto: {})", self.name, self.value, self.rule)
+    }
+}
+
 /// A full, validated set of values for one schema (defaults filled in).
+///
+/// A parameter with a corpus-sized default ([`ParamSpec::auto`]) that was
+/// not set holds the paper's value until [`Params::resolve`] replaces it
+/// with the rule's value for the corpus the run trains on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Params {
     schema: &'static [ParamSpec],
     values: Vec<Value>,
+    /// Per parameter: its corpus-sized default is still to be resolved.
+    pending: Vec<bool>,
 }
 
 impl Params {
@@ -366,7 +488,39 @@ impl Params {
         Params {
             schema,
             values: schema.iter().map(|s| s.default.value()).collect(),
+            pending: schema.iter().map(|s| s.auto.is_some()).collect(),
         }
+    }
+
+    /// Gives every parameter still at its corpus-sized default the rule's
+    /// value for a corpus of `size`, and returns what it set (for the log).
+    /// Values that were set, and those resolved already, are kept:
+    /// resolving twice changes nothing.
+    pub fn resolve(&mut self, size: CorpusSize) -> Vec<Resolved> {
+        let mut notes = Vec::new();
+        for (i, spec) in self.schema.iter().enumerate() {
+            if !self.pending[i] {
+                continue;
+            }
+            if let (Some(value), Some(auto)) = (spec.auto_value(size), spec.auto) {
+                self.values[i] = value.clone();
+                notes.push(Resolved {
+                    name: spec.name,
+                    value,
+                    rule: auto.rule,
+                });
+            }
+            self.pending[i] = false;
+        }
+        notes
+    }
+
+    /// Whether `name` still waits for its corpus-sized default.
+    pub fn is_pending(&self, name: &str) -> bool {
+        self.schema
+            .iter()
+            .position(|s| s.name == name)
+            .is_some_and(|i| self.pending[i])
     }
 
     /// Defaults overridden by `name=value` assignments; `method` names the
@@ -383,11 +537,19 @@ impl Params {
         Ok(p)
     }
 
-    /// Sets one value from text, validating name and range.
+    /// Sets one value from text, validating name and range; [`AUTO`]
+    /// puts a parameter with a corpus-sized default back to it.
     pub fn set_text(&mut self, method: &str, name: &str, text: &str) -> Result<Value> {
         let i = self.position(method, name)?;
-        let v = self.schema[i].parse(text)?;
+        let spec = &self.schema[i];
+        if spec.is_auto_text(text) {
+            self.values[i] = spec.default.value();
+            self.pending[i] = true;
+            return Ok(self.values[i].clone());
+        }
+        let v = spec.parse(text)?;
         self.values[i] = v.clone();
+        self.pending[i] = false;
         Ok(v)
     }
 
@@ -396,6 +558,7 @@ impl Params {
         let i = self.position(method, name)?;
         let v = self.schema[i].check(value)?;
         self.values[i] = v.clone();
+        self.pending[i] = false;
         Ok(v)
     }
 
@@ -550,6 +713,76 @@ mod tests {
         assert!(e.ends_with("expected one of: uniform, harmonic)"), "{e}");
         assert!(Params::parse(SCHEMA, "toy", [("dim", "2.5")]).is_err());
         assert!(Params::parse(SCHEMA, "toy", [("lr", "NaN")]).is_err());
+    }
+
+    /// Half the vocabulary, at most 25,000, at least 2.
+    fn half_vocab(size: CorpusSize) -> f64 {
+        (size.vocab as f64 / 2.0).min(25_000.0)
+    }
+
+    const SIZED: &[ParamSpec] = &[
+        ParamSpec::int("core", 2, 1_000_000, 25_000, "core words")
+            .auto("half the vocabulary, at most 25,000", half_vocab),
+        ParamSpec::float("tol", 0.0, 0.5, 1e-6, "tolerance")
+            .auto("1e-4 per million tokens", |s| s.tokens as f64 * 1e-10),
+        ParamSpec::int("dim", 1, 1000, 100, "dimension"),
+    ];
+
+    fn size(vocab: usize, tokens: u64) -> CorpusSize {
+        CorpusSize { vocab, tokens }
+    }
+
+    #[test]
+    fn corpus_sized_defaults_follow_the_corpus_rounded_and_clamped() {
+        let core = &SIZED[0];
+        assert_eq!(core.auto_value(size(22_231, 0)), Some(Value::Int(11_116)));
+        // The paper's scale gives the paper's value.
+        assert_eq!(core.auto_value(size(180_000, 0)), Some(Value::Int(25_000)));
+        // Clamped to the range: a 3-word vocabulary still gets 2 core words.
+        assert_eq!(core.auto_value(size(3, 0)), Some(Value::Int(2)));
+        let tol = &SIZED[1];
+        assert_eq!(tol.auto_value(size(0, 2_000_000)), Some(Value::Float(2e-4)));
+        assert_eq!(tol.auto_value(size(0, u64::MAX)), Some(Value::Float(0.5)));
+        assert_eq!(SIZED[2].auto_value(size(10, 10)), None);
+        assert_eq!(core.default_text(), "auto");
+        assert_eq!(SIZED[2].default_text(), "100");
+    }
+
+    #[test]
+    fn resolve_fills_only_what_was_not_set_and_only_once() {
+        let mut p = Params::parse(SIZED, "toy", [("tol", "0.01")]).unwrap();
+        // Before a corpus is known: the paper's value.
+        assert_eq!(p.usize("core"), 25_000);
+        assert!(p.is_pending("core") && !p.is_pending("tol"));
+        let set = p.resolve(size(1000, 5));
+        assert_eq!(
+            set.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["core = 500 (auto: half the vocabulary, at most 25,000)"]
+        );
+        assert_eq!(p.usize("core"), 500);
+        assert_eq!(p.f64("tol"), 0.01);
+        // Resolved values are kept: another corpus changes nothing.
+        assert!(p.resolve(size(40, 5)).is_empty());
+        assert_eq!(p.usize("core"), 500);
+    }
+
+    #[test]
+    fn auto_is_accepted_only_where_a_rule_exists() {
+        let mut p = Params::parse(SIZED, "toy", [("core", "300"), ("core", "auto")]).unwrap();
+        assert!(p.is_pending("core"));
+        p.resolve(size(100, 0));
+        assert_eq!(p.usize("core"), 50);
+        let e = Params::parse(SIZED, "toy", [("dim", "auto")]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid value for dim: 'auto' (expected an integer in [1, 1000])"
+        );
+        // A typed value (from a session) is never replaced.
+        let mut p = Params::defaults(SIZED);
+        p.set("toy", "core", &Value::Int(7)).unwrap();
+        let set: Vec<&str> = p.resolve(size(100, 0)).iter().map(|r| r.name).collect();
+        assert_eq!(set, ["tol"]);
+        assert_eq!(p.usize("core"), 7);
     }
 
     #[test]

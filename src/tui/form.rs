@@ -9,7 +9,7 @@
 
 use super::action::{Action, EditOp};
 use super::input::LineInput;
-use crate::train::{DefaultValue, Kind, ParamSpec, Value};
+use crate::train::{Kind, ParamSpec, Value};
 
 /// A form over a list of fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,14 +22,10 @@ pub struct Form {
     editing: Option<LineInput>,
 }
 
-/// The text of a default value, as the user would type it.
+/// The text of a default value, as the user would type it (`auto` for a
+/// corpus-sized one, [`ParamSpec::default_text`]).
 pub fn default_text(spec: &ParamSpec) -> String {
-    match spec.default {
-        DefaultValue::Bool(b) => b.to_string(),
-        DefaultValue::Int(i) => i.to_string(),
-        DefaultValue::Float(x) => Value::Float(x).to_string(),
-        DefaultValue::Choice(s) | DefaultValue::Text(s) => s.to_string(),
-    }
+    spec.default_text()
 }
 
 impl Form {
@@ -93,7 +89,12 @@ impl Form {
             .index(name)
             .ok_or_else(|| format!("no field named {name}"))?;
         self.raw[i] = text.trim().to_string();
-        let parsed = self.specs[i].parse(text).map_err(|e| e.to_string());
+        let spec = &self.specs[i];
+        let parsed = if spec.is_auto_text(text) {
+            Ok(spec.default.value())
+        } else {
+            spec.parse(text).map_err(|e| e.to_string())
+        };
         self.errors[i] = parsed.as_ref().err().cloned();
         parsed
     }
@@ -148,10 +149,11 @@ impl Form {
     /// The error the line being edited would have, checked as it is typed.
     pub fn editing_error(&self) -> Option<String> {
         let line = self.editing.as_ref()?;
-        self.specs[self.selected]
-            .parse(line.text())
-            .err()
-            .map(|e| e.to_string())
+        let spec = &self.specs[self.selected];
+        if spec.is_auto_text(line.text()) {
+            return None;
+        }
+        spec.parse(line.text()).err().map(|e| e.to_string())
     }
 
     /// Ends editing; returns `(name, text)` to apply.
@@ -282,5 +284,29 @@ mod tests {
         assert_eq!(f.editing_error(), None);
         assert_eq!(f.commit(), Some(("dim".to_string(), "5".to_string())));
         assert!(f.editing().is_none());
+    }
+
+    #[test]
+    fn a_corpus_sized_field_shows_auto_and_takes_it_back() {
+        use crate::train::{CorpusSize, Params};
+        const SIZED: &[ParamSpec] = &[ParamSpec::int("core", 2, 100_000, 25_000, "core")
+            .auto("half the vocabulary", |s: CorpusSize| s.vocab as f64 / 2.0)];
+        let mut f = Form::new(SIZED.to_vec());
+        assert_eq!(f.raw(0), "auto");
+        assert!(f.changed().is_empty());
+        assert_eq!(f.set("core", "300"), Ok(Value::Int(300)));
+        assert_eq!(f.changed(), vec!["core=300".to_string()]);
+        assert_eq!(f.set("core", " auto "), Ok(Value::Int(25_000)));
+        assert!(f.is_default(0) && f.error(0).is_none());
+        // The form's assignments leave the value to the corpus.
+        let mut p = Params::parse(SIZED, "toy", f.assignments().unwrap()).unwrap();
+        p.resolve(CorpusSize {
+            vocab: 1000,
+            tokens: 0,
+        });
+        assert_eq!(p.usize("core"), 500);
+        // `auto` is no value of a field without a rule.
+        let mut g = Form::new(SPECS.to_vec());
+        assert!(g.set("dim", "auto").is_err());
     }
 }

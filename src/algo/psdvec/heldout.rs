@@ -103,7 +103,8 @@ impl Heldout {
                             *a += x;
                         }
                     }
-                    ll += self.log_prob(vectors, log_u, &h, self.targets[k] as usize);
+                    let context = &self.contexts[self.starts[k]..self.starts[k + 1]];
+                    ll += self.log_prob(vectors, log_u, &h, context, self.targets[k] as usize);
                 }
                 ll
             })
@@ -112,18 +113,29 @@ impl Heldout {
     }
 
     /// `ln P(target | h)` by a streaming log-sum-exp over the vocabulary.
+    /// A candidate that is itself in the context leaves out its own term
+    /// `‖v_w‖²` (the diagonal `X_ww`): the fit gives it weight 0, so its
+    /// value says nothing about a word following itself, and it is large
+    /// for a PSD approximant; it counts as independence (PMI 0) instead.
     fn log_prob(
         &self,
         vectors: ArrayView2<'_, f32>,
         log_u: &[f64],
         h: &[f32],
+        context: &[u32],
         target: usize,
     ) -> f64 {
         let (mut max, mut sum) = (f64::NEG_INFINITY, 0.0);
         let mut target_score = 0.0;
         for (w, (v, &lu)) in vectors.rows().into_iter().zip(log_u).enumerate() {
             let v = v.as_slice().expect("standard layout");
-            let s = lu + dot(v, h) as f64;
+            let own = context.iter().filter(|&&c| c as usize == w).count();
+            let diagonal = if own > 0 {
+                own as f64 * dot(v, v) as f64
+            } else {
+                0.0
+            };
+            let s = lu + dot(v, h) as f64 - diagonal;
             if w == target {
                 target_score = s;
             }
@@ -161,8 +173,26 @@ mod tests {
         let h = Heldout::from_sentences(&[vec![0, 1]], 3, 10).unwrap();
         let v = Array2::from_shape_vec((3, 2), vec![1.0, 0.0, 2.0, 0.0, 0.0, 0.0]).unwrap();
         let log_u = vec![(0.2f64).ln(), (0.3f64).ln(), (0.5f64).ln()];
-        let z = 0.2 * 1f64.exp() + 0.3 * 2f64.exp() + 0.5;
+        // Word 0 is the context: its own term v_0·v_0 is left out (score ln 0.2).
+        let z = 0.2 + 0.3 * 2f64.exp() + 0.5;
         let p = 0.3 * 2f64.exp() / z;
         assert!((h.perplexity(v.view(), &log_u) - 1.0 / p).abs() < 1e-6);
+    }
+
+    /// The unfitted diagonal no longer decides: a context word with a long
+    /// vector (‖v_0‖² = 100) once took almost all the mass itself, giving
+    /// the target 1 a perplexity of about e^100 / 1.5; without its own
+    /// term, the target's is its unigram-and-PMI share.
+    #[test]
+    fn a_context_word_does_not_predict_itself_through_its_norm() {
+        let h = Heldout::from_sentences(&[vec![0, 1]], 3, 10).unwrap();
+        let v = Array2::from_shape_vec((3, 2), vec![10.0, 0.0, 0.0, 0.1, 0.0, 0.0]).unwrap();
+        let log_u = vec![(0.2f64).ln(), (0.3f64).ln(), (0.5f64).ln()];
+        // Scores: ln 0.2 (own term left out), ln 0.3 + 0, ln 0.5 + 0.
+        let ppl = h.perplexity(v.view(), &log_u);
+        assert!((ppl - 1.0 / 0.3).abs() < 1e-6, "{ppl}");
+        // Its repeat after itself is independent of the norm too.
+        let h = Heldout::from_sentences(&[vec![0, 0]], 3, 10).unwrap();
+        assert!((h.perplexity(v.view(), &log_u) - 5.0).abs() < 1e-6);
     }
 }

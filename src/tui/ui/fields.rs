@@ -4,7 +4,9 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::format::thousands;
 use super::theme;
+use crate::train::{Auto, CorpusSize, ParamSpec, Value, AUTO};
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
 
@@ -69,6 +71,18 @@ fn short_error(e: &str) -> &str {
 
 /// Every field of a form; `selected` marks the selected one when the form has focus.
 pub fn form_lines(form: &Form, focused: bool) -> Vec<Line<'static>> {
+    sized_form_lines(form, focused, None)
+}
+
+/// [`form_lines`] for a form whose corpus-sized defaults (`auto`) follow a
+/// corpus of `size`: such a field shows the value it resolves to and its
+/// rule (`core  11,115 (auto: half the vocabulary, at most 25,000)`), or
+/// the rule alone while no corpus is loaded.
+pub fn sized_form_lines(
+    form: &Form,
+    focused: bool,
+    size: Option<CorpusSize>,
+) -> Vec<Line<'static>> {
     let width = form.specs().iter().map(|s| s.name.len()).max().unwrap_or(0);
     (0..form.len())
         .map(|i| {
@@ -84,7 +98,10 @@ pub fn form_lines(form: &Form, focused: bool) -> Vec<Line<'static>> {
                 } else {
                     theme::warn()
                 };
-                let mut v = vec![Span::styled(form.raw(i).to_string(), style)];
+                let mut v = match (spec.auto, spec.is_auto_text(form.raw(i))) {
+                    (Some(auto), true) => auto_spans(spec, auto, size),
+                    _ => vec![Span::styled(form.raw(i).to_string(), style)],
+                };
                 if spec.live {
                     v.push(Span::styled(" ~", theme::dim()));
                 }
@@ -93,6 +110,25 @@ pub fn form_lines(form: &Form, focused: bool) -> Vec<Line<'static>> {
             field_line(spec.name, width, value, selected, error.as_deref())
         })
         .collect()
+}
+
+/// An `auto` field's value for the loaded corpus and its rule.
+fn auto_spans(spec: &ParamSpec, auto: Auto, size: Option<CorpusSize>) -> Vec<Span<'static>> {
+    let value = size.and_then(|size| spec.auto_value(size));
+    match value {
+        Some(Value::Int(n)) => vec![
+            Span::raw(thousands(n.max(0) as u64)),
+            Span::styled(format!(" (auto: {})", auto.rule), theme::dim()),
+        ],
+        Some(v) => vec![
+            Span::raw(v.to_string()),
+            Span::styled(format!(" (auto: {})", auto.rule), theme::dim()),
+        ],
+        None => vec![
+            Span::raw(AUTO),
+            Span::styled(format!(" ({})", auto.rule), theme::dim()),
+        ],
+    }
 }
 
 /// The help line of the selected field: its help and valid range.
@@ -105,9 +141,50 @@ pub fn field_help(form: &Form) -> Line<'static> {
     } else {
         ""
     };
+    let auto = match spec.auto {
+        Some(_) => format!(
+            " · auto follows the corpus (paper: {})",
+            spec.default.value()
+        ),
+        None => String::new(),
+    };
     Line::from(vec![
         Span::styled(format!(" {}: ", spec.name), theme::accent()),
         Span::raw(spec.help.to_string()),
-        Span::styled(format!(" [{}]{live}", spec.range_text()), theme::dim()),
+        Span::styled(
+            format!(" [{}]{live}{auto}", spec.range_text()),
+            theme::dim(),
+        ),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(line: &Line<'_>) -> String {
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn an_auto_field_shows_its_value_for_the_corpus_and_its_rule() {
+        let form = Form::new(crate::algo::psdvec::SCHEMA.to_vec());
+        let core = form.index("core").unwrap();
+        let size = CorpusSize {
+            vocab: 21_837,
+            tokens: 1_949_350,
+        };
+        let line = text(&sized_form_lines(&form, false, Some(size))[core]);
+        assert!(
+            line.ends_with(
+                "core         10,919 (auto: half the vocabulary, at most 25,000 (the paper's))"
+            ),
+            "{line}"
+        );
+        let line = text(&form_lines(&form, false)[core]);
+        assert!(
+            line.ends_with("auto (half the vocabulary, at most 25,000 (the paper's))"),
+            "{line}"
+        );
+    }
 }

@@ -8,11 +8,12 @@ use ratatui::widgets::{Gauge, Paragraph, Wrap};
 use ratatui::Frame;
 
 use super::chart::{self, LineChart, Series};
-use super::fields::{field_help, form_lines};
+use super::fields::{field_help, sized_form_lines};
 use super::format::{duration, si, value};
 use super::{block, theme};
 use crate::algo;
 use crate::cooc::CountPhase;
+use crate::train::CorpusSize;
 use crate::tui::app::App;
 use crate::tui::model::curves::{curves as curves_of, XAxis};
 use crate::tui::model::train::TrainFocus;
@@ -161,7 +162,12 @@ fn draw_form(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.train;
     let focused = v.focus == TrainFocus::Form;
     let form = v.form();
-    let mut lines = form_lines(form, focused);
+    let size = app
+        .corpus
+        .loaded
+        .as_ref()
+        .map(|l| CorpusSize::of(&l.corpus));
+    let mut lines = sized_form_lines(form, focused, size);
     let visible = area.height.saturating_sub(3) as usize;
     let offset = form.selected.saturating_sub(visible.saturating_sub(1));
     let mut shown: Vec<Line> = lines.drain(..).skip(offset).take(visible).collect();

@@ -4,7 +4,7 @@
 
 use crate::algo;
 use crate::session;
-use crate::train::{Command, Event, JobConfig, Method, Params, TrainInput};
+use crate::train::{Command, CorpusSize, Event, JobConfig, Method, Params, TrainInput, AUTO};
 use crate::tui::action::{Action, Screen, Slot};
 use crate::tui::app::{App, Level};
 use crate::tui::model::train::{TrainFocus, PERPLEXITY_BUDGET};
@@ -50,13 +50,25 @@ pub fn set_param(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
         );
         return Vec::new();
     }
+    // `auto` mid-run: the corpus-sized value for the loaded corpus.
+    let spec = method.schema.iter().find(|s| s.name == name);
+    let sized = spec
+        .filter(|s| s.is_auto_text(text))
+        .zip(app.corpus.loaded.as_ref())
+        .and_then(|(s, l)| s.auto_value(CorpusSize::of(&l.corpus)));
+    let text = sized.map_or(text.trim().to_string(), |v| v.to_string());
+    let value = if text == AUTO {
+        value.to_string()
+    } else {
+        text.clone()
+    };
     app.set_status(
         Level::Info,
         format!("{name} = {value} sent to run #{}", run + 1),
     );
     vec![Effect::JobCommand {
         run,
-        command: Command::Set(name.to_string(), text.trim().to_string()),
+        command: Command::Set(name.to_string(), text),
     }]
 }
 
@@ -265,7 +277,7 @@ pub fn toggle_overlay(app: &mut App) -> Vec<Effect> {
 fn launch(
     app: &mut App,
     method: &'static Method,
-    params: Params,
+    mut params: Params,
     seed: u64,
     threads: usize,
     mut config: JobConfig,
@@ -281,6 +293,13 @@ fn launch(
         return Vec::new();
     };
     let (corpus, reference) = (loaded.corpus.clone(), loaded.reference.clone());
+    // Corpus-sized defaults take their value for this corpus now, so the
+    // run's record (and a session) keeps the concrete value.
+    let auto: String = params
+        .resolve(CorpusSize::of(&corpus))
+        .iter()
+        .map(|r| format!(" · {} = {} (auto)", r.name, r.value))
+        .collect();
     // A run training, or one queued already: this one waits its turn (a
     // replay still reading its corpus takes its turn once it is read).
     let busy = app.active_run().or_else(|| {
@@ -308,7 +327,7 @@ fn launch(
         app.set_status(
             Level::Info,
             format!(
-                "run #{} {} queued as {slot}: it starts when run #{} ends (D on 3 Runs removes it)",
+                "run #{} {} queued as {slot}: it starts when run #{} ends (D on 3 Runs removes it){auto}",
                 run + 1,
                 method.name,
                 busy + 1
@@ -320,7 +339,7 @@ fn launch(
     app.set_status(
         Level::Info,
         format!(
-            "run #{} {} started ({} thread{}) as {slot}",
+            "run #{} {} started ({} thread{}) as {slot}{auto}",
             run + 1,
             method.name,
             threads,
