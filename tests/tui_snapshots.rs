@@ -16,7 +16,7 @@ use wordbench::eval::{
     AnalogyMethod, AnalogyResult, EvalPlan, Report, SectionResult, SimilarityResult,
 };
 use wordbench::session::CorpusRef;
-use wordbench::train::{Event, Progress, Value};
+use wordbench::train::{Event, Phase, Progress, Unit, Value};
 use wordbench::tui::app::{App, PromptKind};
 use wordbench::tui::model::neighbors::Answer;
 use wordbench::tui::model::projection::Layout;
@@ -238,6 +238,56 @@ fn train_screen_shows_the_run_s_latest_note() {
         "{screen}"
     );
     assert!(!screen.contains("20000 prototypes"));
+}
+
+/// Inside a long step the bar names the step's phase, the ETA counts the
+/// part of the step done, and the clock moves with the ticks; before the
+/// first step, the preparation's phase shows with its time.
+#[test]
+fn train_screen_inside_a_long_step_and_while_preparing() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    // Run #2 reported step 9 of 30 at 18 s; 3 s (60 ticks) later it is
+    // three quarters through step 10.
+    app.runs[1].sync_clock(0);
+    app.tick = 60;
+    app.runs[1].observe(Event::Phase(Phase {
+        name: "training chunk",
+        done: 3,
+        total: 4,
+        unit: Unit::Count,
+        step: 9,
+    }));
+    let screen = render(&app, 110, 34);
+    // 9.75 steps in 21 s: 20.25 left take 43.6 s.
+    assert!(
+        screen.contains("step 9/30 · training chunk 3/4 · ETA 44s · 21s elapsed"),
+        "{screen}"
+    );
+    insta::assert_snapshot!(screen);
+    let mpnnlm = algo::find("mpnnlm").unwrap();
+    let corpus = app.runs[0].corpus().unwrap().clone();
+    let mut preparing = RunEntry::new(mpnnlm, mpnnlm.params([]).unwrap(), 1, 1, corpus);
+    preparing.sync_clock(0);
+    preparing.observe(Event::Phase(Phase {
+        name: "held-out perplexity",
+        done: 450,
+        total: 1000,
+        unit: Unit::Percent,
+        step: 0,
+    }));
+    app.tick = 20 * 65;
+    app.runs.push(preparing);
+    app.train.shown = Some(2);
+    let screen = render(&app, 110, 34);
+    assert!(
+        screen.contains("preparing: held-out perplexity 45% · ETA — · 1m05s elapsed"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains(" #3 mpnnlm defaults · held-out perplexity 45%"),
+        "{screen}"
+    );
 }
 
 #[test]

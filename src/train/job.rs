@@ -2,6 +2,7 @@
 //! channels. Progress goes out with `try_send` (a slow reader loses progress
 //! messages, never blocks training); everything else is delivered.
 
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -9,6 +10,7 @@ use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TryRecvError};
 
 use super::message::{Command, Event, Progress};
 use super::perplexity::HeldoutSample;
+use super::phase::{self, Meter};
 use super::schema::CorpusSize;
 use super::trainer::{Method, TrainInput, Trainer};
 use crate::cooc::progress;
@@ -169,14 +171,62 @@ fn run(
             return;
         }
     };
+    let meter = Arc::new(Meter::default());
+    let watcher = Watcher::start(meter.clone(), events.clone());
     pool.install(|| {
-        let outcome = Runner::new(method, source, config, &events, &commands).and_then(Runner::run);
+        let outcome = phase::report_to(meter.clone(), || {
+            Runner::new(method, source, config, &events, &commands)
+                .and_then(|runner| runner.run(&meter))
+        });
+        // No phase arrives after the run's last event.
+        watcher.stop();
         let event = match outcome {
             Ok(embedding) => Event::Finished(Box::new(embedding)),
             Err((message, last)) => Event::Failed { message, last },
         };
         let _ = events.send(event);
     });
+}
+
+/// How often the watcher looks at the phase under way (at most this many
+/// [`Event::Phase`] a second: ten).
+const PHASE_EVERY: Duration = Duration::from_millis(100);
+
+/// A thread that sends the job's phase when it changed, every
+/// [`PHASE_EVERY`], while the training thread is busy inside a build or step.
+struct Watcher {
+    stop: Sender<()>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Watcher {
+    fn start(meter: Arc<Meter>, events: Sender<Event>) -> Watcher {
+        let (stop, stopped) = bounded::<()>(0);
+        let handle = std::thread::Builder::new()
+            .name("train-phase".into())
+            .spawn(move || {
+                let mut sent = None;
+                while let Err(crossbeam_channel::RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(PHASE_EVERY)
+                {
+                    let now = meter.snapshot();
+                    if let Some(p) = now.filter(|_| now != sent) {
+                        let _ = events.try_send(Event::Phase(p));
+                    }
+                    sent = now;
+                }
+            })
+            .ok();
+        Watcher { stop, handle }
+    }
+
+    /// Stops the thread and waits for it.
+    fn stop(mut self) {
+        drop(self.stop);
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
 }
 
 type Failure = (String, Option<Progress>);
@@ -294,7 +344,7 @@ impl<'a> Runner<'a> {
         })
     }
 
-    fn run(mut self) -> Result<Embedding, Failure> {
+    fn run(mut self, meter: &Meter) -> Result<Embedding, Failure> {
         let mut total = self.trainer.total_steps();
         let mut clock = Clock::start();
         let mut next_ppl = Duration::ZERO;
@@ -307,6 +357,7 @@ impl<'a> Runner<'a> {
                 break;
             }
             self.apply_schedule(step);
+            meter.at_step(step);
             let t0 = Instant::now();
             let report = self
                 .trainer
@@ -534,6 +585,7 @@ mod tests {
         total: u64,
         words: crate::words::WordIndex,
         tol: f64,
+        slow_ms: u64,
     }
 
     impl Trainer for Toy {
@@ -541,6 +593,13 @@ mod tests {
             self.total
         }
         fn step(&mut self, _step: u64) -> Result<StepReport> {
+            if self.slow_ms > 0 {
+                let work = phase::begin("toy work", 4, phase::Unit::Count);
+                for _ in 0..4 {
+                    std::thread::sleep(Duration::from_millis(self.slow_ms / 4));
+                    work.add(1);
+                }
+            }
             let lr = self.lr as f32;
             self.x.mapv_inplace(|v| v - lr * (v - 1.0));
             let loss = self
@@ -588,6 +647,7 @@ mod tests {
             0.0,
             "finish once every |x - 1| is below this",
         ),
+        ParamSpec::int("slow_ms", 0, 10_000, 0, "milliseconds a step takes"),
     ];
 
     fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
@@ -598,6 +658,7 @@ mod tests {
             lr: input.params.f64("lr"),
             total: input.params.usize("steps") as u64,
             tol: input.params.f64("tol"),
+            slow_ms: input.params.usize("slow_ms") as u64,
             words: input.corpus.vocab().index().clone(),
         }))
     }
@@ -659,6 +720,38 @@ mod tests {
         assert_eq!(last.0, 20);
         let n = emb.len() as f64;
         assert!((last.2.unwrap() - n).abs() < 1e-6 * n, "{:?}", last.2);
+    }
+
+    #[test]
+    fn a_long_step_reports_its_phase_while_it_runs() {
+        let job = Job::spawn(
+            &TOY,
+            input(&[("steps", "2"), ("slow_ms", "1200")]),
+            JobConfig::default(),
+        );
+        let (mut steps_seen, mut phases, mut after_end) = (0, Vec::new(), 0);
+        let mut ended = false;
+        job.wait(|e| match e {
+            Event::Progress(p) => steps_seen = p.step,
+            Event::Phase(p) => {
+                after_end += usize::from(ended);
+                assert!(p.step <= steps_seen, "{p:?} after step {steps_seen}");
+                phases.push(*p);
+            }
+            Event::Finished(_) => ended = true,
+            _ => {}
+        })
+        .unwrap();
+        assert_eq!(after_end, 0, "no phase after the last event");
+        // Each step takes 1.2 s in four parts; the watcher looks every 0.1 s.
+        assert!(!phases.is_empty());
+        assert!(phases
+            .iter()
+            .all(|p| p.name == "toy work" && p.total == 4 && p.done <= 4 && p.step <= 1));
+        assert!(
+            phases.windows(2).all(|w| w[0] != w[1]),
+            "only changes are sent"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::phase::Phase;
 use super::schema::Value;
 use crate::cooc::CountProgress;
 use crate::embedding::Embedding;
@@ -58,6 +59,9 @@ pub enum Event {
     /// Co-occurrence counting while the method is built (tokens read, runs
     /// spilled, merging); not recorded in sessions.
     Counting(CountProgress),
+    /// Progress inside a long build or step (at most ~10 a second, only
+    /// when it changed); not recorded in sessions.
+    Phase(Phase),
     /// A `Set` command took effect before step `step`.
     ParamApplied {
         /// Hyperparameter name.

@@ -6,6 +6,7 @@ pub mod job;
 pub mod message;
 pub mod parallel;
 pub mod perplexity;
+pub mod phase;
 pub mod schema;
 pub mod threads;
 pub mod trainer;
@@ -13,6 +14,7 @@ pub mod trainer;
 pub use job::{Job, JobConfig};
 pub use message::{Command, Event, Progress};
 pub use perplexity::HeldoutSample;
+pub use phase::{Phase, Unit};
 pub use schema::{
     parse_float, parse_seconds, Auto, CorpusSize, DefaultValue, Kind, ParamSpec, Params, Resolved,
     Value, AUTO,

@@ -206,8 +206,10 @@ fn run_loop(
             },
             recv(ticker) -> _ => {
                 msgs.push((None, Msg::Tick));
-                // Spinners move while something loads.
-                dirty |= app.corpus.loading.is_some();
+                // Spinners move while something loads, and a training
+                // run's clock every frame (even inside a long step).
+                dirty |= app.corpus.loading.is_some()
+                    || app.runs.iter().any(|r| r.status.is_active());
                 let panics = WORKER_PANICS.lock().map_or(0, |p| p.len());
                 if panics > panics_seen {
                     let last = WORKER_PANICS.lock().ok().and_then(|p| p.last().cloned());

@@ -10,8 +10,9 @@ use crate::cooc::{CountPhase, CountProgress};
 use crate::embedding::Embedding;
 use crate::eval::Report;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
-use crate::train::{Event, JobConfig, Method, Params, Progress, TrainInput, Trainer};
+use crate::train::{Event, JobConfig, Method, Params, Phase, Progress, TrainInput, Trainer};
 
+use super::app::TICKS_PER_SECOND;
 use super::form::default_text;
 
 /// Where a run is in its life.
@@ -118,6 +119,13 @@ pub struct RunEntry {
     /// Whether the session keeps its vectors beside its file (`k` on Runs
     /// turns it off, for runs too large to keep).
     pub keep_vectors: bool,
+    /// The phase under way inside the build or the current step (the
+    /// engine's [`Event::Phase`]); cleared by the next step's report.
+    pub phase: Option<Phase>,
+    /// The live clock's last sync: the app's tick and the run's elapsed
+    /// seconds then (0 when the job started, the engine's elapsed at each
+    /// report), so the shown time moves every frame between reports.
+    pub synced: Option<(u64, f64)>,
 }
 
 impl RunEntry {
@@ -151,6 +159,8 @@ impl RunEntry {
             verdict: None,
             counting: None,
             keep_vectors: true,
+            phase: None,
+            synced: None,
         }
     }
 
@@ -182,6 +192,8 @@ impl RunEntry {
             verdict: None,
             counting: None,
             keep_vectors: true,
+            phase: None,
+            synced: None,
         }
     }
 
@@ -357,6 +369,7 @@ impl RunEntry {
         self.recorder.observe(&event);
         match event {
             Event::Progress(p) => {
+                self.phase = None;
                 self.perplexity = p.perplexity.or(self.perplexity);
                 if self.status == RunStatus::Starting {
                     self.status = RunStatus::Training;
@@ -364,10 +377,14 @@ impl RunEntry {
             }
             Event::Log(line) => self.log.push(line),
             Event::Counting(p) => self.counting = Some(p),
+            // A late phase of a step already reported is dropped.
+            Event::Phase(p) if p.step >= self.last().map_or(0, |l| l.step) => self.phase = Some(p),
+            Event::Phase(_) => {}
             Event::Paused { .. } => self.status = RunStatus::Paused,
             Event::Resumed { .. } => self.status = RunStatus::Training,
             Event::Stopped { step } => self.stopped_at = Some(step),
             Event::Finished(e) => {
+                self.phase = None;
                 self.status = match self.stopped_at {
                     Some(step) => RunStatus::Stopped(step),
                     None => RunStatus::Finished,
@@ -376,10 +393,59 @@ impl RunEntry {
                 self.embedding = Some(e.clone());
                 return Some(e);
             }
-            Event::Failed { message, .. } => self.status = RunStatus::Failed(message),
+            Event::Failed { message, .. } => {
+                self.phase = None;
+                self.status = RunStatus::Failed(message)
+            }
             Event::ParamApplied { .. } | Event::ParamRejected { .. } => {}
         }
         None
+    }
+
+    /// Syncs the live clock at the app's `tick`: at the job's start (0 s)
+    /// and at each report or resume (the engine's elapsed time then).
+    pub fn sync_clock(&mut self, tick: u64) {
+        let elapsed = self.last().map_or(0.0, |p| p.elapsed);
+        self.synced = Some((tick, elapsed));
+    }
+
+    /// Seconds the run has been going at the app's `tick`: while it trains,
+    /// the engine's last elapsed time plus the ticks since (before the first
+    /// report, the time since the job started, i.e. its preparation), so the
+    /// clock moves every frame even inside a long step; frozen while paused
+    /// and once ended.
+    pub fn elapsed_at(&self, tick: u64) -> f64 {
+        let reported = self.last().map_or(0.0, |p| p.elapsed);
+        match (self.synced, &self.status) {
+            (Some((at, base)), RunStatus::Starting | RunStatus::Training) => {
+                base + tick.saturating_sub(at) as f64 / TICKS_PER_SECOND as f64
+            }
+            _ => reported,
+        }
+    }
+
+    /// Steps done, with the share of the step under way that its phase
+    /// reports (a phase of the build counts nothing).
+    pub fn steps_done(&self) -> f64 {
+        let Some(last) = self.last() else {
+            return 0.0;
+        };
+        let within = self
+            .phase
+            .filter(|p| p.step == last.step && last.step < last.total_steps)
+            .and_then(|p| p.fraction())
+            .unwrap_or(0.0);
+        last.step as f64 + within
+    }
+
+    /// Seconds left at the measured rate (steps done, with the fraction of
+    /// the current step, over the time so far); `None` until a step was
+    /// reported.
+    pub fn eta_at(&self, tick: u64) -> Option<f64> {
+        let last = self.last().filter(|p| p.step > 0)?;
+        let (done, elapsed) = (self.steps_done(), self.elapsed_at(tick));
+        let left = (last.total_steps as f64 - done).max(0.0);
+        Some(elapsed * left / done)
     }
 
     /// What stopping run `index` (0-based) will do, said when `x` is
@@ -404,7 +470,10 @@ impl RunEntry {
             RunStatus::Starting => match self.counting.filter(|c| c.phase != CountPhase::Done) {
                 Some(c) if c.phase == CountPhase::Merging => "merging counts".into(),
                 Some(c) => format!("counting {:.0}%", 100.0 * c.fraction()),
-                None => "starting".into(),
+                None => match self.phase {
+                    Some(p) => p.describe(),
+                    None => "starting".into(),
+                },
             },
             RunStatus::Training => {
                 let pct = self
@@ -502,6 +571,45 @@ pub(crate) mod tests {
         );
         r.observe(Event::Progress(progress(1, None)));
         assert_eq!(r.status_text(), "training 10%");
+    }
+
+    fn phase(name: &'static str, done: u64, total: u64, step: u64) -> Phase {
+        Phase {
+            name,
+            done,
+            total,
+            unit: crate::train::Unit::Count,
+            step,
+        }
+    }
+
+    #[test]
+    fn the_clock_moves_every_tick_and_the_eta_counts_the_step_under_way() {
+        let mut r = sgns();
+        r.sync_clock(100);
+        // Preparing: the time since the job started, no rate yet.
+        assert_eq!(r.elapsed_at(140), 2.0);
+        assert_eq!(r.eta_at(140), None);
+        r.observe(Event::Phase(phase("encoding the corpus", 0, 0, 0)));
+        assert_eq!(r.status_text(), "encoding the corpus");
+        // Step 1 of 10 reported at 4 s (tick 180); 1 s later, half of step 2.
+        let mut p = progress(1, None);
+        p.elapsed = 4.0;
+        r.observe(Event::Progress(p));
+        r.sync_clock(180);
+        assert_eq!(r.phase, None, "a report ends the phase");
+        assert_eq!(r.elapsed_at(200), 5.0);
+        assert_eq!(r.eta_at(180), Some(4.0 * 9.0));
+        r.observe(Event::Phase(phase("training chunk", 1, 2, 1)));
+        assert_eq!(r.steps_done(), 1.5);
+        let eta = r.eta_at(200).unwrap();
+        assert!((eta - 5.0 * 8.5 / 1.5).abs() < 1e-9, "{eta}");
+        // A late phase of step 0 is dropped.
+        r.observe(Event::Phase(phase("held-out perplexity", 3, 4, 0)));
+        assert_eq!(r.phase.map(|p| p.name), Some("training chunk"));
+        // Paused: the clock stands at the engine's time.
+        r.observe(Event::Paused { step: 1 });
+        assert_eq!(r.elapsed_at(400), 4.0);
     }
 
     #[test]

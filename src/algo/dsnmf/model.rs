@@ -21,6 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use crate::linalg::Csr;
+use crate::train::phase::{self, Unit};
 use crate::{Error, Result};
 
 /// Added to the denominators `Ŝ_ij`, `∇⁺_k` and `∇⁺_k a_i + b_i`.
@@ -156,14 +157,19 @@ impl Model {
         let r = self.r;
         let scales = Scales::of(self);
         let mut zw = vec![0f64; self.n * r];
+        let work = phase::begin("pass over S (rows)", self.n as u64, Unit::Percent);
         let partials: Vec<BlockSums> = zw
             .par_chunks_mut(ROWS_PER_TASK * r)
             .enumerate()
             .map(|(b, out)| {
                 let rows = b * ROWS_PER_TASK..(b * ROWS_PER_TASK + out.len() / r);
-                self.evaluate_block(s, &scales, rows, out)
+                let len = rows.len() as u64;
+                let sums = self.evaluate_block(s, &scales, rows, out);
+                work.add(len);
+                sums
             })
             .collect();
+        drop(work);
         let (mut fit, mut feasible_fit) = (0.0, 0.0);
         let mut diags = Vec::with_capacity(partials.len());
         for p in partials {

@@ -11,6 +11,7 @@ use rayon::prelude::*;
 
 use super::model::{half_sq_distance, Net, Scratch};
 use crate::corpus::Batch;
+use crate::train::phase::{self, Unit};
 
 /// Prototypes per parallel task when scoring one prediction.
 const SLOTS_PER_TASK: usize = 2048;
@@ -56,6 +57,13 @@ pub fn log_likelihood(net: &Net<'_>, heldout: &Heldout, end: u32) -> (f64, usize
     let mut values = vec![0f64; net.layout.active().len()];
     let (mut ll, mut n) = (0.0, 0);
     let mut window: Vec<u32> = net.layout.starts().collect();
+    // Each prediction sums over every prototype: thousands of them take a
+    // while (a minute on a large vocabulary), so they count as a phase.
+    let work = phase::begin(
+        "held-out perplexity",
+        heldout.predictions() as u64,
+        Unit::Percent,
+    );
     for (sentence, complete) in &heldout.sentences {
         window.clear();
         window.extend(net.layout.starts());
@@ -64,6 +72,7 @@ pub fn log_likelihood(net: &Net<'_>, heldout: &Heldout, end: u32) -> (f64, usize
             net.forward(&window, &mut s);
             ll += log_prob(net, t, &s.p, &mut values);
             n += 1;
+            work.add(1);
             let best = net
                 .layout
                 .of(t)

@@ -20,6 +20,7 @@ use crate::algo::word2vec::plan::Plan;
 use crate::algo::word2vec::trainer::stream_seed;
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
+use crate::train::phase::{self, Unit};
 use crate::train::{ScoreView, StepReport, TrainInput, Trainer, Value};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -185,6 +186,7 @@ impl MpnnlmTrainer {
     pub fn new(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Self> {
         let settings = Settings::from_params(&input.params);
         let corpus = &input.corpus;
+        let encoding = phase::begin("encoding the corpus", 0, Unit::Count);
         let batch = corpus.encode(Split::Train)?;
         if batch.ids.is_empty() {
             return Err(Error::param(
@@ -196,6 +198,7 @@ impl MpnnlmTrainer {
             ));
         }
         let heldout = Heldout::prefix(&corpus.encode(Split::Heldout)?, settings.heldout_tokens);
+        drop(encoding);
         let vocab = corpus.vocab();
         let mut caps: Vec<u8> = vocab
             .counts()
@@ -324,9 +327,11 @@ impl MpnnlmTrainer {
         let (plan, batch, scratch, seed) = (&self.plan, &self.batch, &self.scratch, self.seed);
         let net = self.model.net();
         let rings = self.history.rings();
+        let work = phase::begin("training chunk", chunks.len() as u64, Unit::Count);
         let tallies: Vec<Tally> = chunks
             .into_par_iter()
             .map(|c| {
+                let _done = Done(&work);
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
                 let sentences = plan.chunk(c).map(|i| batch.sentence(i));
                 let slot = rayon::current_thread_index().unwrap_or(0) % scratch.len();
@@ -402,6 +407,15 @@ impl MpnnlmTrainer {
     /// Words that gained prototypes, with how many.
     pub fn gained(&self) -> &BTreeMap<u32, usize> {
         &self.gained
+    }
+}
+
+/// Counts one unit of `work` when dropped (at the end of a chunk).
+struct Done<'a>(&'a phase::Tracker);
+
+impl Drop for Done<'_> {
+    fn drop(&mut self) {
+        self.0.add(1);
     }
 }
 

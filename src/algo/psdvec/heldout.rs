@@ -16,6 +16,7 @@ use rayon::prelude::*;
 use super::Settings;
 use crate::corpus::{Corpus, Split};
 use crate::fast::lanes::dot;
+use crate::train::phase::{self, Unit};
 use crate::Result;
 
 /// Tokens per parallel task (sums are added in task order).
@@ -91,9 +92,11 @@ impl Heldout {
     pub fn perplexity(&self, vectors: ArrayView2<'_, f32>, log_u: &[f64]) -> f64 {
         let m = self.len();
         let dim = vectors.ncols();
+        let work = phase::begin("model perplexity", m as u64, Unit::Percent);
         let parts: Vec<f64> = (0..m.div_ceil(TOKENS_PER_TASK))
             .into_par_iter()
             .map(|task| {
+                let tokens = (task * TOKENS_PER_TASK..((task + 1) * TOKENS_PER_TASK).min(m)).len();
                 let mut h = vec![0f32; dim];
                 let mut ll = 0.0;
                 for k in task * TOKENS_PER_TASK..((task + 1) * TOKENS_PER_TASK).min(m) {
@@ -106,6 +109,7 @@ impl Heldout {
                     let context = &self.contexts[self.starts[k]..self.starts[k + 1]];
                     ll += self.log_prob(vectors, log_u, &h, context, self.targets[k] as usize);
                 }
+                work.add(tokens as u64);
                 ll
             })
             .collect();

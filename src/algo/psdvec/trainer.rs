@@ -14,6 +14,7 @@ use super::input::Statistics;
 use super::ridge;
 use super::Settings;
 use crate::embedding::Embedding;
+use crate::train::phase::{self, Unit};
 use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -127,9 +128,12 @@ impl PsdvecTrainer {
 
     fn core_step(&mut self, t: usize) -> Result<StepReport> {
         let rank = self.settings.rank_at(t);
+        // The eigensolver runs until its residual is small: no known total.
+        let work = phase::begin("BCD: nearest PSD matrix (eigenpairs)", 0, Unit::Count);
         let it = self
             .solver
             .iterate_once(rank, self.settings.eig_tol, t as u64)?;
+        drop(work);
         let v = self.solver.vectors(self.settings.dim);
         for (i, row) in v.rows().into_iter().enumerate() {
             for (o, &x) in self.vectors.row_mut(i).iter_mut().zip(row) {
@@ -165,7 +169,9 @@ impl PsdvecTrainer {
         let (core, n) = (self.stats.core(), self.stats.n());
         let bw = self.settings.block_words;
         let rows = b * bw..((b + 1) * bw).min(n - core);
+        let work = phase::begin("ridge regression of the block", 0, Unit::Count);
         let block = ridge::solve_block(&self.stats, core_vectors, rows.clone(), self.settings.mu);
+        drop(work);
         for (r, row) in block.vectors.rows().into_iter().enumerate() {
             for (o, &x) in self
                 .vectors

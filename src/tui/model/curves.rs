@@ -63,11 +63,37 @@ pub struct Curves {
     pub changes: Vec<(f64, String)>,
 }
 
+/// Whether a method may end before its planned steps, once a tolerance is
+/// met (its schema has a `tol`: dsnmf, the spectral and manifold methods).
+fn stops_on_tolerance(params: &Params) -> bool {
+    params.schema().iter().any(|s| s.name == "tol")
+}
+
+/// Where the step axis of a run ends: its planned steps; for a method that
+/// stops on a tolerance and is still running, the steps done plus a quarter
+/// (at least ten more), so a run planned for 1,000 iterations that
+/// converges after 100 is drawn across the chart, not in its first tenth.
+fn axis_steps(metrics: &[Progress], tolerance: bool, active: bool) -> f64 {
+    let Some(last) = metrics.last() else {
+        return 1.0;
+    };
+    let total = last.total_steps.max(1) as f64;
+    if !(tolerance && active) {
+        return total;
+    }
+    let done = last.step as f64;
+    (done * 1.25).max(done + 10.0).ceil().min(total)
+}
+
 /// Maps steps to an axis for one run.
 struct Mapper<'a> {
     axis: XAxis,
     metrics: &'a [Progress],
+    /// Where the step axis ends.
     total: f64,
+    /// The steps the run was planned with (its passes are spread over
+    /// them, also when it ended early).
+    planned: f64,
     passes: Option<f64>,
 }
 
@@ -79,7 +105,7 @@ impl Mapper<'_> {
         match self.axis {
             XAxis::Steps => p.step as f64,
             XAxis::Epochs => match self.passes {
-                Some(e) => p.step as f64 * e / self.total,
+                Some(e) => p.step as f64 * e / self.planned,
                 None => f64::from(p.epoch) + 1.0,
             },
             XAxis::Seconds => p.elapsed,
@@ -114,7 +140,10 @@ impl Mapper<'_> {
         };
         match self.axis {
             XAxis::Steps => self.total,
-            XAxis::Epochs => self.passes.unwrap_or_else(|| f64::from(last.epoch) + 1.0),
+            XAxis::Epochs => match self.passes {
+                Some(e) => self.total * e / self.planned,
+                None => f64::from(last.epoch) + 1.0,
+            },
             XAxis::Seconds if last.step > 0 => last.elapsed * self.total / last.step as f64,
             XAxis::Seconds => last.elapsed,
         }
@@ -124,11 +153,18 @@ impl Mapper<'_> {
 /// Run `run`'s curves against `axis`.
 pub fn curves(run: &RunEntry, axis: XAxis) -> Curves {
     let metrics = run.metrics();
-    let total = metrics.last().map_or(1, |p| p.total_steps.max(1)) as f64;
+    let planned = metrics
+        .iter()
+        .map(|p| p.total_steps)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let tolerance = stops_on_tolerance(&run.params);
     let m = Mapper {
         axis,
         metrics,
-        total,
+        total: axis_steps(metrics, tolerance, run.status.is_active()),
+        planned,
         passes: passes(&run.params),
     };
     let points = |f: &dyn Fn(&Progress) -> Option<f64>| {
@@ -208,6 +244,38 @@ mod tests {
     fn a_run_in_progress_stretches_its_time_axis_to_the_whole_run() {
         let r = run("sgns", &[], &[(10, 0, 2.0), (25, 0, 5.0)]);
         assert_eq!(curves(&r, XAxis::Seconds).x_max, 20.0);
+    }
+
+    #[test]
+    fn a_run_that_stops_on_a_tolerance_spans_the_steps_it_did() {
+        // dsnmf planned for 100 iterations, at step 20: the axis ends at 30.
+        let iterations = [("iterations", Value::Int(100))];
+        let mut r = run("dsnmf", &iterations, &[(10, 9, 1.0), (20, 19, 2.0)]);
+        assert_eq!(curves(&r, XAxis::Steps).x_max, 30.0);
+        assert_eq!(
+            curves(&r, XAxis::Epochs).x_max,
+            30.0,
+            "one iteration a step"
+        );
+        assert_eq!(curves(&r, XAxis::Seconds).x_max, 3.0);
+        // Converged at step 40: the engine's last report says 40 of 40.
+        r.recorder.run_mut().metrics.push(Progress {
+            step: 40,
+            total_steps: 40,
+            epoch: 39,
+            ..Progress::default()
+        });
+        r.status = crate::tui::run::RunStatus::Finished;
+        let c = curves(&r, XAxis::Epochs);
+        assert_eq!(c.x_max, 40.0);
+        let xs: Vec<f64> = c.loss.iter().map(|p| p.0).collect();
+        assert_eq!(xs, [10.0, 20.0, 40.0], "iterations, not stretched to 100");
+        // Near its planned end the axis stops at the plan.
+        let r = run("dsnmf", &iterations, &[(95, 94, 1.0)]);
+        assert_eq!(curves(&r, XAxis::Steps).x_max, 100.0);
+        // A method without a tolerance keeps its planned length.
+        let r = run("sgns", &[], &[(10, 0, 1.0)]);
+        assert_eq!(curves(&r, XAxis::Steps).x_max, 100.0);
     }
 
     #[test]

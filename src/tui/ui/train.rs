@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 Constraint::Length(u16::from(queue.is_some())),
             ])
             .areas(progress);
-            draw_progress(frame, progress, i, r);
+            draw_progress(frame, progress, i, r, app.tick);
             if let Some(line) = queue {
                 frame.render_widget(line, waiting);
             }
@@ -183,7 +183,7 @@ fn draw_form(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(p, area);
 }
 
-fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
+fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry, tick: u64) {
     let [info, bar, note] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -227,36 +227,51 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry) {
         spans.push(Span::styled(format!(" · replay of #{}: {v}", k + 1), style));
     }
     frame.render_widget(Line::from(spans), info);
-    let (ratio, label) = match r.last() {
-        Some(p) => {
-            let ratio = p.step as f64 / p.total_steps.max(1) as f64;
-            let eta = if r.status.is_active() && p.step > 0 {
-                format!(
-                    " · ETA {}",
-                    duration(p.elapsed * (p.total_steps - p.step) as f64 / p.step as f64)
-                )
-            } else {
-                String::new()
-            };
-            let label = format!(
-                "{:.0}% · step {}/{}{eta} · {} elapsed",
-                100.0 * ratio,
-                p.step,
-                p.total_steps,
-                duration(p.elapsed)
-            );
-            (ratio, label)
-        }
-        None => match r.counting.filter(|c| c.phase != CountPhase::Done) {
-            Some(c) => (c.fraction(), c.describe()),
-            None => (0.0, "preparing (counting, encoding)…".to_string()),
-        },
-    };
+    let (ratio, label) = gauge_label(r, tick);
     let gauge = Gauge::default()
         .ratio(ratio.clamp(0.0, 1.0))
         .label(label)
         .gauge_style(ratatui::style::Style::new().fg(theme::LOSS));
     frame.render_widget(gauge, bar);
+}
+
+/// The progress bar's fill and text: steps with the phase of the step under
+/// way, the ETA from the measured rate and the clock, which moves every frame
+/// while the job is alive; before the first step, the preparation (counting,
+/// or the method's own phase) and its time.
+fn gauge_label(r: &RunEntry, tick: u64) -> (f64, String) {
+    let elapsed = duration(r.elapsed_at(tick));
+    let phase = r.phase.map(|p| p.describe());
+    match r.last() {
+        Some(p) => {
+            let done = r.steps_done();
+            let ratio = done / p.total_steps.max(1) as f64;
+            let mut label = format!("{:.0}% · step {}/{}", 100.0 * ratio, p.step, p.total_steps);
+            if let Some(phase) = phase.filter(|_| r.status.is_active()) {
+                label.push_str(&format!(" · {phase}"));
+            }
+            if r.status.is_active() {
+                let eta = r.eta_at(tick).map_or("—".to_string(), duration);
+                label.push_str(&format!(" · ETA {eta}"));
+            }
+            (ratio, format!("{label} · {elapsed} elapsed"))
+        }
+        None if !r.status.is_active() => (0.0, "no steps".to_string()),
+        None => match (r.counting.filter(|c| c.phase != CountPhase::Done), r.phase) {
+            (Some(c), _) => (
+                c.fraction(),
+                format!("{} · {elapsed} elapsed", c.describe()),
+            ),
+            (None, Some(p)) => (
+                p.fraction().unwrap_or(0.0),
+                format!("preparing: {} · ETA — · {elapsed} elapsed", p.describe()),
+            ),
+            (None, None) => (
+                0.0,
+                format!("preparing (counting, encoding)… · ETA — · {elapsed} elapsed"),
+            ),
+        },
+    }
 }
 
 /// A metric's curve; with smoothing, the raw curve dimmed under the smoothed

@@ -336,6 +336,8 @@ fn launch(
         return Vec::new();
     }
     app.session.changed();
+    let tick = app.tick;
+    app.runs[run].sync_clock(tick);
     app.set_status(
         Level::Info,
         format!(
@@ -399,6 +401,7 @@ fn start_queued(app: &mut App) -> Vec<Effect> {
     };
     let (input, config) = *pending;
     entry.status = RunStatus::Starting;
+    entry.sync_clock(app.tick);
     let method = entry.method;
     app.train.shown = Some(run);
     app.session.changed();
@@ -472,9 +475,13 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
     };
     let recorded = !matches!(
         event,
-        Event::Log(_) | Event::Counting(_) | Event::ParamRejected { .. }
+        Event::Log(_) | Event::Counting(_) | Event::Phase(_) | Event::ParamRejected { .. }
     );
+    let sync = matches!(event, Event::Progress(_) | Event::Resumed { .. });
     let finished = entry.observe(event);
+    if sync {
+        entry.sync_clock(app.tick);
+    }
     if recorded {
         app.session.changed();
     }
