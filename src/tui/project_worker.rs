@@ -679,9 +679,11 @@ mod tests {
     #[test]
     fn tsne_reports_progress_and_lists_need_known_words() {
         let seen = std::sync::Mutex::new(0u32);
-        let result = run(compute_job(Selection::Top(30), "tsne"), &|r| {
-            assert!(matches!(r, ProjectionResult::Progress { request: 7, .. }));
-            *seen.lock().unwrap() += 1;
+        let result = run(compute_job(Selection::Top(30), "tsne"), &|r| match r {
+            ProjectionResult::Progress { request: 7, .. } => *seen.lock().unwrap() += 1,
+            // A slow machine also sees the layout as it forms.
+            ProjectionResult::Preview { request: 7, .. } => {}
+            other => panic!("{other:?}"),
         });
         assert!(matches!(
             result,
