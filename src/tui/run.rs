@@ -295,7 +295,9 @@ impl RunEntry {
         self.recorder.run().evaluation.as_ref()
     }
 
-    /// Hyperparameters that differ from the method's defaults, `name=value`.
+    /// Hyperparameters that differ from the method's defaults, `name=value`
+    /// (a corpus-sized default counts by its paper value, so a value it
+    /// resolved to on a small corpus shows).
     pub fn settings(&self) -> String {
         if self.is_imported() {
             return self.source_text();
@@ -306,7 +308,11 @@ impl RunEntry {
             .iter()
             .filter_map(|spec| {
                 let v = self.params.get(spec.name).to_string();
-                (v != default_text(spec)).then(|| format!("{}={v}", spec.name))
+                let default = match spec.auto {
+                    Some(_) => spec.default.value().to_string(),
+                    None => default_text(spec),
+                };
+                (v != default).then(|| format!("{}={v}", spec.name))
             })
             .collect();
         if changed.is_empty() {
