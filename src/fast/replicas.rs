@@ -151,7 +151,7 @@ pub struct Replicas {
 impl Replicas {
     /// Replicas of `table` (`cols` wide) for `lanes` lanes (at least 1).
     pub fn new(table: &[f32], cols: usize, lanes: usize) -> Self {
-        let rows = if cols == 0 { 0 } else { table.len() / cols };
+        let rows = table.len().checked_div(cols).unwrap_or(0);
         Replicas {
             cols,
             base: table.to_vec(),
