@@ -16,7 +16,7 @@ use wordbench::eval::{
     AnalogyMethod, AnalogyResult, EvalPlan, Report, SectionResult, SimilarityResult,
 };
 use wordbench::session::CorpusRef;
-use wordbench::train::{Event, Phase, Progress, Unit, Value};
+use wordbench::train::{Baseline, Event, Phase, Progress, Unit, Value};
 use wordbench::tui::app::{App, PromptKind};
 use wordbench::tui::model::neighbors::Answer;
 use wordbench::tui::model::projection::Layout;
@@ -250,6 +250,10 @@ fn train_screen_inside_a_long_step_and_while_preparing() {
     // Run #2 reported step 9 of 30 at 18 s; 3 s (60 ticks) later it is
     // three quarters through step 10.
     app.runs[1].sync_clock(0);
+    app.runs[1].observe(Event::Baseline(Baseline {
+        words: 21_837,
+        unigram: Some(1020.4),
+    }));
     app.tick = 60;
     app.runs[1].observe(Event::Phase(Phase {
         name: "training chunk",
@@ -262,6 +266,10 @@ fn train_screen_inside_a_long_step_and_while_preparing() {
     // 9.75 steps in 21 s: 20.25 left take 43.6 s.
     assert!(
         screen.contains("step 9/30 · training chunk 3/4 · ETA 44s · 21s elapsed"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("· ppl 496.2 (uniform 21,837, unigram 1,020) · lr 0.0175"),
         "{screen}"
     );
     insta::assert_snapshot!(screen);
@@ -288,6 +296,35 @@ fn train_screen_inside_a_long_step_and_while_preparing() {
         screen.contains(" #3 mpnnlm defaults · held-out perplexity 45%"),
         "{screen}"
     );
+}
+
+/// A method without a learning rate shows none (not `lr 0.0000`), and a
+/// large perplexity reads with thousands separators.
+#[test]
+fn train_screen_of_a_method_without_a_learning_rate() {
+    let mut app = with_runs();
+    app.screen = Screen::Train;
+    let dsnmf = algo::find("dsnmf").unwrap();
+    let corpus = app.runs[0].corpus().unwrap().clone();
+    let mut run = RunEntry::new(dsnmf, dsnmf.params([]).unwrap(), 1, 1, corpus);
+    for s in 1..=4 {
+        let mut p = progress(s, 1000);
+        p.lr = 0.0;
+        p.model_perplexity = Some(15_002_000.0);
+        run.observe(Event::Progress(p));
+    }
+    app.runs.push(run);
+    app.train.shown = Some(2);
+    let screen = render(&app, 120, 34);
+    let status = screen
+        .lines()
+        .find(|l| l.contains("#3 dsnmf"))
+        .expect("status line");
+    assert!(
+        status.contains("· ppl 650.0 · model ppl 15,002,000 · 812.3k items/s"),
+        "{status}"
+    );
+    assert!(!status.contains("lr "), "{status}");
 }
 
 #[test]

@@ -63,9 +63,11 @@ impl Recorder {
             Event::Stopped { step } => at(*step, TimelineEvent::Stop),
             Event::Finished(_) => self.run.outcome = Outcome::Finished,
             Event::Failed { message, .. } => self.run.outcome = Outcome::Failed(message.clone()),
-            Event::Log(_) | Event::Counting(_) | Event::Phase(_) | Event::ParamRejected { .. } => {
-                return false
-            }
+            Event::Log(_)
+            | Event::Counting(_)
+            | Event::Phase(_)
+            | Event::Baseline(_)
+            | Event::ParamRejected { .. } => return false,
         }
         true
     }

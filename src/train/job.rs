@@ -333,6 +333,16 @@ impl<'a> Runner<'a> {
         if sample.is_none() && config.perplexity {
             log("perplexity: no held-out pairs (the held-out split is empty)".into());
         }
+        if let Some(s) = &sample {
+            let baseline = s.baseline(input.corpus.vocab().counts());
+            log(format!(
+                "perplexity: over the vocabulary of {} words (uniform guess: {}; unigram guess: {})",
+                baseline.words,
+                baseline.words,
+                baseline.unigram.map_or("-".into(), |u| format!("{u:.1}"))
+            ));
+            let _ = events.send(Event::Baseline(baseline));
+        }
         Ok(Runner {
             method,
             trainer,

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::perplexity::Baseline;
 use super::phase::Phase;
 use super::schema::Value;
 use crate::cooc::CountProgress;
@@ -62,6 +63,9 @@ pub enum Event {
     /// Progress inside a long build or step (at most ~10 a second, only
     /// when it changed); not recorded in sessions.
     Phase(Phase),
+    /// What the held-out perplexity compares with (sent once, before the
+    /// first step, when perplexity is measured); not recorded in sessions.
+    Baseline(Baseline),
     /// A `Set` command took effect before step `step`.
     ParamApplied {
         /// Hyperparameter name.

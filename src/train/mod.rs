@@ -13,7 +13,7 @@ pub mod trainer;
 
 pub use job::{Job, JobConfig};
 pub use message::{Command, Event, Progress};
-pub use perplexity::HeldoutSample;
+pub use perplexity::{Baseline, HeldoutSample};
 pub use phase::{Phase, Unit};
 pub use schema::{
     parse_float, parse_seconds, Auto, CorpusSize, DefaultValue, Kind, ParamSpec, Params, Resolved,

@@ -27,6 +27,18 @@ const PAIR_WINDOW: usize = 5;
 /// exponentials over `rows × |V|` scores).
 const WARM_ROWS: usize = 32;
 
+/// What a held-out perplexity over the vocabulary compares with: guessing
+/// every word alike gives the vocabulary's size; guessing by frequency
+/// alone (the training split's unigram), `unigram` on the same pairs. A
+/// model that uses the word it is given beats the unigram.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Baseline {
+    /// Words in the vocabulary: the perplexity of the uniform guess.
+    pub words: usize,
+    /// The unigram's perplexity on the reported half of the sample.
+    pub unigram: Option<f64>,
+}
+
 /// A fixed sample of held-out (word, context) pairs and the fitted temperature.
 #[derive(Debug, Clone)]
 pub struct HeldoutSample {
@@ -88,6 +100,32 @@ impl HeldoutSample {
     /// True when empty (never, for a constructed sample).
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
+    }
+
+    /// The perplexity of the unigram `counts` (training counts by word
+    /// id) on the half of the sample that perplexity is reported on:
+    /// `exp(−mean ln (n_c / N))`; `None` when a context was never counted.
+    pub fn unigram_perplexity(&self, counts: &[u64]) -> Option<f64> {
+        let total: u64 = counts.iter().sum();
+        let half = self.len() / 2;
+        let reported = &self.contexts[half..];
+        let mut nll = 0.0;
+        for &c in reported {
+            let n = *counts.get(c as usize)?;
+            if n == 0 || total == 0 {
+                return None;
+            }
+            nll -= (n as f64 / total as f64).ln();
+        }
+        (!reported.is_empty()).then(|| (nll / reported.len() as f64).exp())
+    }
+
+    /// The uniform and unigram baselines for a vocabulary with `counts`.
+    pub fn baseline(&self, counts: &[u64]) -> Baseline {
+        Baseline {
+            words: counts.len(),
+            unigram: self.unigram_perplexity(counts),
+        }
     }
 
     /// The inverse temperature fitted last.
@@ -222,6 +260,22 @@ mod tests {
             total += z.ln() - beta * row[targets[k] as usize] as f64;
         }
         total / scores.nrows() as f64
+    }
+
+    #[test]
+    fn the_unigram_baseline_is_the_frequency_guess_on_the_reported_half() {
+        let sample = HeldoutSample {
+            words: vec![0; 4],
+            // Fitting half: 2, 2; reported half: 0 (p = 1/2), 1 (p = 1/4).
+            contexts: vec![2, 2, 0, 1],
+            beta: 1.0,
+        };
+        let counts = [4, 2, 2];
+        let b = sample.baseline(&counts);
+        assert_eq!(b.words, 3);
+        // exp(-(ln 1/2 + ln 1/4) / 2) = exp(1.5 ln 2) = 2^1.5.
+        assert!((b.unigram.unwrap() - 2f64.powf(1.5)).abs() < 1e-12);
+        assert_eq!(sample.unigram_perplexity(&[4, 0, 2]), None);
     }
 
     #[test]

@@ -10,7 +10,9 @@ use crate::cooc::{CountPhase, CountProgress};
 use crate::embedding::Embedding;
 use crate::eval::Report;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
-use crate::train::{Event, JobConfig, Method, Params, Phase, Progress, TrainInput, Trainer};
+use crate::train::{
+    Baseline, Event, JobConfig, Method, Params, Phase, Progress, TrainInput, Trainer,
+};
 
 use super::app::TICKS_PER_SECOND;
 use super::form::default_text;
@@ -126,6 +128,9 @@ pub struct RunEntry {
     /// seconds then (0 when the job started, the engine's elapsed at each
     /// report), so the shown time moves every frame between reports.
     pub synced: Option<(u64, f64)>,
+    /// What its held-out perplexity compares with (from the engine, at the
+    /// start of a run trained in this session).
+    pub baseline: Option<Baseline>,
 }
 
 impl RunEntry {
@@ -161,6 +166,7 @@ impl RunEntry {
             keep_vectors: true,
             phase: None,
             synced: None,
+            baseline: None,
         }
     }
 
@@ -194,6 +200,7 @@ impl RunEntry {
             keep_vectors: true,
             phase: None,
             synced: None,
+            baseline: None,
         }
     }
 
@@ -386,6 +393,7 @@ impl RunEntry {
             // A late phase of a step already reported is dropped.
             Event::Phase(p) if p.step >= self.last().map_or(0, |l| l.step) => self.phase = Some(p),
             Event::Phase(_) => {}
+            Event::Baseline(b) => self.baseline = Some(b),
             Event::Paused { .. } => self.status = RunStatus::Paused,
             Event::Resumed { .. } => self.status = RunStatus::Training,
             Event::Stopped { step } => self.stopped_at = Some(step),
@@ -406,6 +414,12 @@ impl RunEntry {
             Event::ParamApplied { .. } | Event::ParamRejected { .. } => {}
         }
         None
+    }
+
+    /// Whether its method has a learning rate (an `lr` in its schema);
+    /// closed-form and eigen methods report 0, which means nothing.
+    pub fn has_learning_rate(&self) -> bool {
+        self.method.schema.iter().any(|s| s.name == "lr")
     }
 
     /// Syncs the live clock at the app's `tick`: at the job's start (0 s)

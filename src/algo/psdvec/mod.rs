@@ -160,7 +160,7 @@ fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trai
     let heldout = heldout::Heldout::new(&input.corpus, &settings, stats.n())?;
     match &heldout {
         Some(h) => log(format!(
-            "psdvec: model perplexity on {} held-out tokens",
+            "psdvec: model perplexity on {} held-out tokens (eq. 8 with the unigram prior: it starts at the unigram's; above it, the unfitted diagonal ‖v_w‖² dominates); the engine's ppl has no frequency prior and may rise as rare words get vectors (docs/methods/psdvec.md)",
             h.len()
         )),
         None => log("psdvec: no held-out tokens: no model perplexity".into()),

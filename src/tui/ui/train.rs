@@ -9,7 +9,7 @@ use ratatui::Frame;
 
 use super::chart::{self, LineChart, Series};
 use super::fields::{field_help, sized_form_lines};
-use super::format::{duration, si, value};
+use super::format::{duration, si, thousands, value};
 use super::{block, theme};
 use crate::algo;
 use crate::cooc::CountPhase;
@@ -205,13 +205,17 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry, tick
     spans.push(Span::styled(r.status_text(), status_style));
     if let Some(p) = r.last() {
         spans.push(Span::raw(format!(
-            " · epoch {} · loss {} · ppl {}{} · lr {} · {} items/s",
+            " · epoch {} · loss {} · {}{}{} · {} items/s",
             p.epoch + 1,
             value(p.loss),
-            r.perplexity.map_or("-".into(), value),
+            perplexity_text(r),
             p.model_perplexity
-                .map_or(String::new(), |m| format!(" · model ppl {}", value(m))),
-            value(p.lr),
+                .map_or(String::new(), |m| format!(" · model ppl {}", big(m))),
+            if r.has_learning_rate() {
+                format!(" · lr {}", value(p.lr))
+            } else {
+                String::new()
+            },
             si(p.items_per_sec)
         )));
     }
@@ -233,6 +237,32 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry, tick
         .label(label)
         .gauge_style(ratatui::style::Style::new().fg(theme::LOSS));
     frame.render_widget(gauge, bar);
+}
+
+/// A perplexity as a reader takes it in: `8,344`, `412.5`.
+fn big(x: f64) -> String {
+    if x.is_finite() && x >= 1000.0 {
+        thousands(x.round() as u64)
+    } else {
+        value(x)
+    }
+}
+
+/// The held-out perplexity with what it compares with, when the engine
+/// sent it: `ppl 8,344 (uniform 21,837, unigram 1,020)` (a perplexity over
+/// the vocabulary: guessing every word alike scores its size; guessing by
+/// frequency alone, the unigram's; `?` on Train explains).
+fn perplexity_text(r: &RunEntry) -> String {
+    let ppl = r.perplexity.map_or("-".into(), big);
+    match r.baseline {
+        Some(b) => {
+            let unigram = b
+                .unigram
+                .map_or(String::new(), |u| format!(", unigram {}", big(u)));
+            format!("ppl {ppl} (uniform {}{unigram})", thousands(b.words as u64))
+        }
+        None => format!("ppl {ppl}"),
+    }
 }
 
 /// The progress bar's fill and text: steps with the phase of the step under

@@ -475,7 +475,11 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
     };
     let recorded = !matches!(
         event,
-        Event::Log(_) | Event::Counting(_) | Event::Phase(_) | Event::ParamRejected { .. }
+        Event::Log(_)
+            | Event::Counting(_)
+            | Event::Phase(_)
+            | Event::Baseline(_)
+            | Event::ParamRejected { .. }
     );
     let sync = matches!(event, Event::Progress(_) | Event::Resumed { .. });
     let finished = entry.observe(event);
