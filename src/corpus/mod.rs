@@ -17,6 +17,7 @@ pub mod vocab;
 pub mod wiki;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -127,7 +128,18 @@ impl Corpus {
         config: CorpusConfig,
         limits: OpenLimits,
     ) -> Result<Corpus> {
-        let path = path.as_ref();
+        Corpus::open_until(path.as_ref(), config, limits, &NEVER)
+    }
+
+    /// [`Corpus::open_within`] that gives up with "reading cancelled" once
+    /// `stop` is set (looked at after every piece of at most a few MB): the
+    /// workbench stops a load nobody waits for any more.
+    pub fn open_until(
+        path: &Path,
+        config: CorpusConfig,
+        limits: OpenLimits,
+        stop: &AtomicBool,
+    ) -> Result<Corpus> {
         if crate::counts::is_counts_file(path) {
             return Corpus::from_counts_file(path, config);
         }
@@ -135,7 +147,14 @@ impl Corpus {
         let (format, format_warning) = config.read.format.resolve_noting(path)?;
         config.read.format = format;
         let mut counter = Counter::within(limits.count_bytes);
-        let report = reader::read_within(path, &config.read, limits.read, &mut counter)?;
+        let mut visitor = Stoppable {
+            inner: &mut counter,
+            stop,
+        };
+        let report = reader::read_within(path, &config.read, limits.read, &mut visitor)?;
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::format(path, CANCELLED));
+        }
         let mut warnings: Vec<String> = format_warning.into_iter().collect();
         warnings.extend(report.warnings);
         warnings.extend(counter.pruning_warning(path, limits.count_bytes));
@@ -204,7 +223,16 @@ impl Corpus {
     /// [`Corpus::open`] for training, which reads the corpus again (counts,
     /// batches, held-out samples): a pipe or device, readable once, is refused.
     pub fn open_for_training(path: impl AsRef<Path>, config: CorpusConfig) -> Result<Corpus> {
-        let path = path.as_ref();
+        Corpus::open_for_training_until(path.as_ref(), config, &NEVER)
+    }
+
+    /// [`Corpus::open_for_training`] that gives up once `stop` is set
+    /// ([`Corpus::open_until`]).
+    pub fn open_for_training_until(
+        path: &Path,
+        config: CorpusConfig,
+        stop: &AtomicBool,
+    ) -> Result<Corpus> {
         let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
         if !meta.is_file() && !meta.is_dir() {
             return Err(Error::format(
@@ -212,7 +240,7 @@ impl Corpus {
                 "is a pipe or device, readable once; training reads its corpus several times: save it to a file first",
             ));
         }
-        Corpus::open(path, config)
+        Corpus::open_until(path, config, OpenLimits::default(), stop)
     }
 
     /// What reading the corpus noticed and worked around, one line each
@@ -368,6 +396,36 @@ impl Counter {
     }
 }
 
+/// A flag nobody sets: the reads that cannot be cancelled.
+static NEVER: AtomicBool = AtomicBool::new(false);
+
+/// What a cancelled read says.
+const CANCELLED: &str = "reading cancelled";
+
+/// A visitor that asks the reader to stop once `stop` is set.
+struct Stoppable<'a, V> {
+    inner: &'a mut V,
+    stop: &'a AtomicBool,
+}
+
+impl<V: Visitor> Visitor for Stoppable<'_, V> {
+    fn token(&mut self, token: &str, split: Split) {
+        self.inner.token(token, split);
+    }
+
+    fn sentence_end(&mut self, split: Split) {
+        self.inner.sentence_end(split);
+    }
+
+    fn document_end(&mut self) {
+        self.inner.document_end();
+    }
+
+    fn wants_more(&self) -> bool {
+        self.inner.wants_more() && !self.stop.load(Ordering::Relaxed)
+    }
+}
+
 impl Visitor for Counter {
     fn token(&mut self, token: &str, split: Split) {
         self.tokens += 1;
@@ -400,6 +458,23 @@ impl Visitor for Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stopped_read_fails_naming_the_file() {
+        let path = Path::new("tests/fixtures/corpus/lee_background.txt");
+        let stop = AtomicBool::new(true);
+        let err = Corpus::open_for_training_until(path, CorpusConfig::default(), &stop)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("lee_background.txt") && err.contains("reading cancelled"),
+            "{err}"
+        );
+        stop.store(false, Ordering::Relaxed);
+        let c = Corpus::open_for_training_until(path, CorpusConfig::default(), &stop).unwrap();
+        let plain = Corpus::open(path, CorpusConfig::default()).unwrap();
+        assert_eq!(c.stats(), plain.stats());
+    }
 
     /// `rare` words seen once each (every one distinct) among `common`
     /// words seen many times.

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use ratatui::crossterm::event::{KeyEvent, MouseEvent};
 
 use super::action::{Action, Slot};
+use super::model::cancel::CancelFlag;
 pub use super::model::neighbors::{Found, Query, Ranking};
 use super::model::projection::{ProjectionJob, ProjectionResult};
 use crate::classify::study::{Outcome, Study};
@@ -184,6 +185,8 @@ pub enum Effect {
         path: PathBuf,
         /// Preprocessing.
         config: CorpusConfig,
+        /// Stops the read when its answer is no longer wanted.
+        stop: CancelFlag,
     },
     /// Start a training job.
     StartJob {

@@ -23,6 +23,7 @@ use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::{Combine, Embedding, NeighborParams};
 use crate::session::guard::{Expect, Fingerprint};
 use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef, KeptVectors, Session};
+use crate::tui::model::cancel::CancelFlag;
 use crate::tui::model::neighbors::SenseNeighbors;
 
 /// Hashes the corpus file for the session record.
@@ -79,9 +80,10 @@ impl Runtime {
                 request,
                 path,
                 config,
+                stop,
             } => self.spawn("corpus", move || Msg::CorpusLoaded {
                 request,
-                result: open_corpus(&path, config),
+                result: open_corpus(&path, config, &stop),
             }),
             Effect::StartJob {
                 run,
@@ -254,9 +256,14 @@ pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "a worker panicked".into())
 }
 
-fn open_corpus(path: &Path, config: CorpusConfig) -> Result<OpenedCorpus, String> {
+fn open_corpus(
+    path: &Path,
+    config: CorpusConfig,
+    stop: &CancelFlag,
+) -> Result<OpenedCorpus, String> {
     let t = Instant::now();
-    let corpus = Corpus::open_for_training(path, config).map_err(|e| e.to_string())?;
+    let corpus =
+        Corpus::open_for_training_until(path, config, stop.flag()).map_err(|e| e.to_string())?;
     Ok(OpenedCorpus {
         reference: reference(path, *corpus.config())?,
         corpus: Arc::new(corpus),

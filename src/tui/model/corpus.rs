@@ -13,6 +13,7 @@ use crate::session::CorpusRef;
 use crate::train::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
+use crate::tui::model::cancel::CancelFlag;
 
 /// A loaded corpus and what the screen shows about it.
 #[derive(Debug, Clone)]
@@ -42,6 +43,8 @@ pub struct CorpusView {
     pub completions: Vec<String>,
     /// A load in progress: request id, file, tick it started.
     pub loading: Option<(u64, PathBuf, u64)>,
+    /// Stops the load in progress (a newer load cancels it).
+    pub(crate) stop: CancelFlag,
     /// The corpus in use.
     pub loaded: Option<LoadedCorpus>,
     /// Why the last load failed.
@@ -67,6 +70,7 @@ impl CorpusView {
             editing_path: false,
             completions: Vec::new(),
             loading: None,
+            stop: CancelFlag::default(),
             loaded: None,
             error: None,
             keep_status: false,
@@ -135,19 +139,25 @@ impl CorpusView {
     /// Marks load `request` as started at `tick` and returns what to read:
     /// the path and the configuration, or why the options cannot be read.
     /// The newest request wins; answers to older ones are dropped.
+    /// A load still under way is cancelled (its answer would be dropped);
+    /// the returned flag stops this one.
     pub fn start_load(
         &mut self,
         request: u64,
         tick: u64,
-    ) -> Result<(PathBuf, CorpusConfig), String> {
+    ) -> Result<(PathBuf, CorpusConfig, CancelFlag), String> {
         let config = self.config()?;
         let path = PathBuf::from(self.path.text().trim());
         if path.as_os_str().is_empty() {
             return Err("type a corpus path first (Enter on the path)".into());
         }
+        if self.loading.is_some() {
+            self.stop.cancel();
+        }
+        self.stop = CancelFlag::default();
         self.loading = Some((request, path.clone(), tick));
         self.error = None;
-        Ok((path, config))
+        Ok((path, config, self.stop.clone()))
     }
 
     /// Whether the options or path differ from the loaded corpus.

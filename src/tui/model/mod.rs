@@ -3,6 +3,7 @@
 //! handlers: state is the bottom layer the handlers ([`super::update`](mod@super::update)) and
 //! the renderers ([`super::ui`]) both stand on.
 
+pub mod cancel;
 pub mod classify;
 pub mod corpus;
 pub mod curves;

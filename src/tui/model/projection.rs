@@ -5,7 +5,6 @@
 //! run on workers ([`crate::tui::project_worker`]); t-SNE reports its KL as it goes.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
@@ -14,6 +13,7 @@ use crate::project::options::{applies, OPTIONS};
 use crate::train::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
+pub use crate::tui::model::cancel::CancelFlag;
 use crate::ube::sphere::{self, Matrix3};
 
 /// Which words to project.
@@ -53,26 +53,6 @@ pub struct PairSource {
     pub label: String,
     /// Its vectors.
     pub embedding: Arc<Embedding>,
-}
-
-/// Stops a layout being computed: the worker looks at it between t-SNE
-/// iterations and between phases (selection, layout, colours) and gives up
-/// with [`CANCELLED`]. The workbench cancels the layout in flight when a
-/// new one is asked for or its run is deleted, so a superseded t-SNE does
-/// not keep a core busy to the end for an answer nobody reads.
-#[derive(Debug, Clone, Default)]
-pub struct CancelFlag(Arc<AtomicBool>);
-
-impl CancelFlag {
-    /// Asks the worker to stop.
-    pub fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-
-    /// Whether [`cancel`](Self::cancel) was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
 }
 
 /// What a cancelled layout answers.

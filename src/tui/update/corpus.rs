@@ -27,7 +27,7 @@ pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
 pub fn load(app: &mut App) -> Vec<Effect> {
     let request = app.next_id();
     match app.corpus.start_load(request, app.tick) {
-        Ok((path, config)) => {
+        Ok((path, config, stop)) => {
             app.corpus.keep_status = false;
             let note = match app.corpus.format_reset.take() {
                 Some(f) => format!(" (format auto: the session's {f} was for its own corpus)"),
@@ -38,6 +38,7 @@ pub fn load(app: &mut App) -> Vec<Effect> {
                 request,
                 path,
                 config,
+                stop,
             }]
         }
         Err(e) => {

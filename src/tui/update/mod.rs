@@ -442,12 +442,25 @@ mod tests {
         let mut app = App::new(&options());
         let effects = startup(&mut app);
         assert_eq!(effects.len(), 1);
-        let Effect::LoadCorpus { request, path, .. } = &effects[0] else {
+        let Effect::LoadCorpus {
+            request,
+            path,
+            stop,
+            ..
+        } = &effects[0]
+        else {
             panic!("{effects:?}");
         };
         assert_eq!(path, Path::new("tests/fixtures/corpus/lee_background.txt"));
         let old = *request;
-        corpus::load(&mut app);
+        assert!(!stop.is_cancelled());
+        let newer = corpus::load(&mut app);
+        // The load it replaces stops reading.
+        assert!(stop.is_cancelled());
+        let [Effect::LoadCorpus { stop: next, .. }] = &newer[..] else {
+            panic!("{newer:?}");
+        };
+        assert!(!next.is_cancelled());
         update(
             &mut app,
             Msg::CorpusLoaded {

@@ -598,10 +598,11 @@ fn load_failed(
 fn load_corpus(app: &mut App) -> Vec<Effect> {
     let request = app.next_id();
     match app.corpus.start_load(request, app.tick) {
-        Ok((path, config)) => vec![Effect::LoadCorpus {
+        Ok((path, config, stop)) => vec![Effect::LoadCorpus {
             request,
             path,
             config,
+            stop,
         }],
         Err(e) => {
             app.set_status(Level::Error, e);

@@ -156,6 +156,8 @@ pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
         request,
         path: want.path.clone(),
         config: want.config,
+        // A replay waits for its corpus; it is not cancelled.
+        stop: Default::default(),
     }]
 }
 
