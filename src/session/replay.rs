@@ -7,7 +7,7 @@
 //! so the two end alike and every replayed step has a recorded one to meet.
 //!
 //! A run whose method and settings give the same bits every time
-//! ([`crate::train::parallel::bit_for_bit`]: one thread, or the
+//! ([`Run::bit_for_bit`]: one thread, or the
 //! deterministic schedule with any number) must match bit for bit at every
 //! step; the run is replayed with its recorded thread count even where fewer
 //! CPUs run it, since the deterministic schedule's result depends on that

@@ -61,12 +61,12 @@ pub const HOGWILD_ONLY: &[&str] = &["mpnnlm"];
 /// same bits every time: one thread always does; with more, every method
 /// except a `schedule = hogwild` run and the methods in [`HOGWILD_ONLY`].
 pub fn bit_for_bit(method: &str, params: &Params, threads: usize) -> bool {
-    if threads <= 1 {
-        return true;
-    }
-    let racing = params.schema().iter().any(|s| s.name == NAME)
-        && Schedule::from_params(params) == Schedule::Hogwild;
-    !racing && !HOGWILD_ONLY.contains(&method)
+    let schema = params.schema();
+    let schedule = schema
+        .iter()
+        .any(|s| s.name == NAME)
+        .then(|| params.choice(NAME));
+    recorded_bit_for_bit(method, schema, schedule, threads)
 }
 
 /// [`bit_for_bit`] for a recorded run, whose settings may predate the
@@ -109,5 +109,16 @@ mod tests {
         assert!(bit_for_bit("svd", &plain, 4));
         assert!(!bit_for_bit("mpnnlm", &plain, 2));
         assert!(bit_for_bit("mpnnlm", &plain, 1));
+    }
+
+    #[test]
+    fn a_recorded_run_without_a_schedule_raced_if_its_method_has_one() {
+        // Recorded before `schedule` existed: Hogwild was the only schedule.
+        assert!(!recorded_bit_for_bit("sgns", WITH, None, 2));
+        assert!(recorded_bit_for_bit("sgns", WITH, None, 1));
+        assert!(recorded_bit_for_bit("sgns", WITH, Some("deterministic"), 2));
+        assert!(!recorded_bit_for_bit("sgns", WITH, Some("hogwild"), 2));
+        assert!(recorded_bit_for_bit("svd", WITHOUT, None, 2));
+        assert!(!recorded_bit_for_bit("mpnnlm", WITHOUT, None, 2));
     }
 }
