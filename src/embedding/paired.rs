@@ -283,8 +283,10 @@ fn read_npy_header(input: &mut impl Read, path: &Path) -> Result<(usize, usize, 
     let dict = String::from_utf8_lossy(&dict);
     let descr = dict_value(&dict, "descr")
         .and_then(|v| {
+            // The opening quote may be any character of a damaged header,
+            // also one of several bytes: skip it by its own length.
             let quote = v.chars().next()?;
-            v[1..].split(quote).next()
+            v[quote.len_utf8()..].split(quote).next()
         })
         .unwrap_or_default();
     let wide = match descr {
@@ -368,6 +370,32 @@ mod tests {
         assert_eq!(back.matrix, small().vectors());
         let two = read_npy(&bytes[..], &path, None, Some(2), u64::MAX).unwrap();
         assert_eq!((two.matrix.nrows(), two.limited), (2, true));
+    }
+
+    #[test]
+    fn a_header_quoting_with_a_multibyte_character_is_refused_not_a_panic() {
+        // Found by tests/reader_fuzz.rs: a damaged byte where the quote of
+        // 'descr' stands became U+FFFD (three bytes) in the header's text.
+        for quote in ["\u{fffd}", "é", "'"] {
+            let dict = format!(
+                "{{'descr': {quote}<f4{quote}, 'fortran_order': False, 'shape': (1, 2), }}"
+            );
+            let mut bytes = NPY_MAGIC.to_vec();
+            bytes.extend([1, 0]);
+            bytes.extend((dict.len() as u16).to_le_bytes());
+            bytes.extend(dict.as_bytes());
+            let path = Path::new("q.npy");
+            let read = read_npy_header(&mut &bytes[..], path);
+            // A quote of any character is read as one: the header is whole.
+            assert_eq!(read.unwrap(), (1, 2, false), "{quote}");
+        }
+        let mut bytes = NPY_MAGIC.to_vec();
+        let dict = b"{'descr': \xff<f4', 'shape': (1, 2), }";
+        bytes.extend([1, 0]);
+        bytes.extend((dict.len() as u16).to_le_bytes());
+        bytes.extend(dict);
+        let err = read_npy_header(&mut &bytes[..], Path::new("q.npy")).unwrap_err();
+        assert!(err.to_string().contains("q.npy"), "{err}");
     }
 
     #[test]
