@@ -242,26 +242,15 @@ fn check_counts_input(args: &TrainArgs, config: &CorpusConfig) -> Result<()> {
     if !is_counts {
         return Ok(());
     }
-    let (given, default) = (config, CorpusConfig::default());
-    let (t, d) = (&given.read.tokenizer, &default.read.tokenizer);
-    let ignored: Vec<&str> = [
-        ("--corpus-format", given.read.format != default.read.format),
-        ("--keep-case", t.lowercase != d.lowercase),
-        ("--keep-punct", t.strip_punctuation != d.strip_punctuation),
-        ("--numbers", t.numbers != d.numbers),
-        (
-            "--min-count",
-            given.vocab.min_count != default.vocab.min_count,
-        ),
-        (
-            "--max-vocab",
-            given.vocab.max_size != default.vocab.max_size,
-        ),
-        ("--heldout", given.read.heldout != default.read.heldout),
-    ]
-    .into_iter()
-    .filter_map(|(flag, set)| set.then_some(flag))
-    .collect();
+    // The library refuses them too; here they are named as flags.
+    let ignored: Vec<String> = config
+        .text_options_set()
+        .into_iter()
+        .map(|name| match name {
+            "format" => "--corpus-format".to_string(),
+            other => format!("--{}", other.replace('_', "-")),
+        })
+        .collect();
     if !ignored.is_empty() {
         bail!(
             "{}: a counts file keeps the vocabulary it was counted with, so {} cannot apply; \

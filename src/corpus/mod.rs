@@ -40,6 +40,29 @@ pub struct CorpusConfig {
     pub vocab: VocabConfig,
 }
 
+impl CorpusConfig {
+    /// The options that shape a vocabulary from text and are set away from
+    /// their defaults, by option name (`min_count`, `keep_case`, ...): a
+    /// counts file keeps the vocabulary it was counted with, so opening one
+    /// refuses them rather than ignore them.
+    pub fn text_options_set(&self) -> Vec<&'static str> {
+        let default = CorpusConfig::default();
+        let (t, d) = (&self.read.tokenizer, &default.read.tokenizer);
+        [
+            ("format", self.read.format != default.read.format),
+            ("keep_case", t.lowercase != d.lowercase),
+            ("keep_punct", t.strip_punctuation != d.strip_punctuation),
+            ("numbers", t.numbers != d.numbers),
+            ("min_count", self.vocab.min_count != default.vocab.min_count),
+            ("max_vocab", self.vocab.max_size != default.vocab.max_size),
+            ("heldout", self.read.heldout != default.read.heldout),
+        ]
+        .into_iter()
+        .filter_map(|(name, set)| set.then_some(name))
+        .collect()
+    }
+}
+
 /// Statistics of one corpus pass.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CorpusStats {
@@ -141,6 +164,17 @@ impl Corpus {
         stop: &AtomicBool,
     ) -> Result<Corpus> {
         if crate::counts::is_counts_file(path) {
+            let set = config.text_options_set();
+            if !set.is_empty() {
+                return Err(Error::format(
+                    path,
+                    format!(
+                        "a counts file keeps the vocabulary it was counted with, so {} cannot apply; \
+                         give them to `wordbench counts` instead, or leave them at their defaults",
+                        set.join(", ")
+                    ),
+                ));
+            }
             return Corpus::from_counts_file(path, config);
         }
         let mut config = config;
@@ -458,6 +492,31 @@ impl Visitor for Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_counts_file_refuses_the_options_that_shape_a_vocabulary_from_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let vocab = Vocabulary::from_sorted(vec![("the".into(), 9), ("a".into(), 4)]).unwrap();
+        let mut tri = sprs::TriMat::new((2, 2));
+        tri.add_triplet(0, 1, 2.0);
+        tri.add_triplet(1, 0, 2.0);
+        let meta = crate::counts::CountsMeta {
+            window: None,
+            tokens: 13,
+        };
+        let file = dir.path().join("c.wbc");
+        crate::counts::write(&file, &vocab, &tri.to_csr(), meta).unwrap();
+        assert!(Corpus::open(&file, CorpusConfig::default()).is_ok());
+        let mut config = CorpusConfig::default();
+        config.vocab.min_count = 2;
+        config.read.tokenizer.lowercase = !config.read.tokenizer.lowercase;
+        assert_eq!(config.text_options_set(), ["keep_case", "min_count"]);
+        let err = Corpus::open(&file, config).unwrap_err().to_string();
+        assert!(
+            err.contains("c.wbc") && err.contains("keep_case, min_count cannot apply"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn a_stopped_read_fails_naming_the_file() {
