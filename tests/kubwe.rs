@@ -561,7 +561,7 @@ fn vp_tree_thesis_search_on_clustered_points_in_100_dimensions() {
 
 /// The thesis claims over 99 % recall for its VP-tree at d = 100. Measured
 /// on 20,000 points, k = 148 (the default k at this size) and 3000 (the
-/// thesis' k), searched in groups as the trainer does; see README. Run:
+/// thesis' k), searched in groups as the trainer does; see docs/benchmarks.md. Run:
 /// `cargo test --release --test kubwe -- --ignored --nocapture recall_on_20k`
 /// (~1-2 min).
 #[test]

@@ -33,7 +33,7 @@
 //! algebraic, tol 1e-6, 2 threads on the shared 2-core machine, load 8-11):
 //! 13-17 s and 1,112 products against 34-39 s for scipy's `eigsh` (ARPACK)
 //! with one BLAS thread (its faster setting there; 73-93 s with two) at
-//! equal residual (2.9e-7 vs 2-5e-7): 2.0-2.9x. The table is in README.md
+//! equal residual (2.9e-7 vs 2-5e-7): 2.0-2.9x. The table is in docs/benchmarks.md
 //! ("Spectral methods vs numpy/scipy"), the script
 //! `benches/compare/spectral_compare.sh`.
 //! Block 8 beat 4 and 16; basis `2k + 4b` with `k + (m − k)/3` kept beat

@@ -23,13 +23,13 @@
 //!   Each word's search starts from its neighbours of the last sweep
 //!   (`warm_start`, default on: about half the distances and higher recall;
 //!   the thesis' bound alone finds 30-70% of the true `k` nearest at d = 100,
-//!   not its claimed 99% — README). Default `k` = 3000 for `|V| ≥ 100k`,
+//!   not its claimed 99% — docs/benchmarks.md). Default `k` = 3000 for `|V| ≥ 100k`,
 //!   else `max(√|V|, 50)` (docs/methods/kubwe.md, "Our choices where the
 //!   thesis is silent or ambiguous").
 //!   Beyond the `k` nearest, `far_samples` words per word and sweep (default
 //!   2048; 0 = the thesis' pure k-NN) give an unbiased estimate of the rest of
 //!   the repulsion ([`fast::FarField`]): at `k = √|V|` the truncated force
-//!   alone loses 0.2 Spearman on WordSim-353 (README).
+//!   alone loses 0.2 Spearman on WordSim-353 (docs/benchmarks.md).
 //! - Loss ([`objective`]): the pseudo-energy whose gradient is the force, per
 //!   word — exact for `kubwe`, on a fixed sample of `loss_sample` rows
 //!   for `kubwe-fast`. Held-out perplexity through the engine scores word
