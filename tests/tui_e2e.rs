@@ -623,19 +623,27 @@ fn a_run_started_while_another_trains_is_queued_and_starts_after_it() {
     assert_eq!(d.app.runs[0].status, RunStatus::Finished);
     assert_eq!(d.app.runs[1].status, RunStatus::Finished);
     assert_eq!(d.app.runs[1].params.usize("epochs"), 1);
-    // Named, then the first deleted: the second becomes #1, keeps its name,
-    // and the session file says so.
+    // Named, then the first deleted: the second keeps its number #2 and
+    // its name, and the session file says so.
     d.act(Action::RenameRun(1, "short".into()));
-    assert_eq!(d.app.runs[1].label(1), "#2 short (sgns)");
+    assert_eq!(d.app.runs[1].label(), "#2 short (sgns)");
     d.act(Action::DeleteRun(0));
     assert_eq!(d.app.runs.len(), 1);
-    assert_eq!(d.app.runs[0].label(0), "#1 short (sgns)");
+    assert_eq!(d.app.runs[0].label(), "#2 short (sgns)");
     assert_eq!(d.app.picks, [None, Some(0)]);
     d.act(Action::SaveSession(file.display().to_string()));
     assert!(d.wait_until(LONG, |a| !a.session.unsaved(&a.runs)));
     let saved = session::load(&file).unwrap();
     assert_eq!(saved.runs.len(), 1);
     assert_eq!(saved.runs[0].label.as_deref(), Some("short"));
+    assert_eq!(saved.runs[0].number, 2);
+    // `FILE#2` on the command line names the same run.
+    use wordbench::session::store::{run_reference, run_vectors};
+    let spec = std::path::PathBuf::from(format!("{}#2", file.display()));
+    assert_eq!(run_reference(&spec), Some((file.clone(), 2)));
+    assert!(run_vectors(&file, 2).is_ok(), "its vectors are kept");
+    let gone = run_vectors(&file, 1).unwrap_err().to_string();
+    assert!(gone.ends_with("the session has runs 2"), "{gone}");
 }
 
 /// The Classify screen, by keys: fields edited in place, `s` runs the
@@ -812,7 +820,7 @@ fn a_reopened_session_browses_its_runs_without_training_them_again() {
     assert_eq!(back.context(), original.context());
     assert!(reopened.app.runs[dropped].embedding.is_none());
     assert!(reopened.app.runs[dropped]
-        .no_vectors(dropped)
+        .no_vectors()
         .contains("R on 3 Runs replays it"));
     reopened.act(Action::GoTo(Screen::Neighbors));
     reopened.act(Action::Query("government".into()));

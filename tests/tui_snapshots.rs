@@ -123,8 +123,8 @@ fn with_runs() -> App {
     for s in 1..=9 {
         b.observe(Event::Progress(progress(s, 30)));
     }
-    app.runs.push(a);
-    app.runs.push(b);
+    app.push_run(a);
+    app.push_run(b);
     app.picks = [Some(0), Some(1)];
     app.train.shown = Some(1);
     app.train.method = 2;
@@ -285,7 +285,7 @@ fn train_screen_inside_a_long_step_and_while_preparing() {
         step: 0,
     }));
     app.tick = 20 * 65;
-    app.runs.push(preparing);
+    app.push_run(preparing);
     app.train.shown = Some(2);
     let screen = render(&app, 110, 34);
     assert!(
@@ -313,7 +313,7 @@ fn train_screen_of_a_method_without_a_learning_rate() {
         p.model_perplexity = Some(15_002_000.0);
         run.observe(Event::Progress(p));
     }
-    app.runs.push(run);
+    app.push_run(run);
     app.train.shown = Some(2);
     let screen = render(&app, 120, 34);
     let status = screen
@@ -359,7 +359,7 @@ fn train_screen_lists_the_queued_runs_under_the_training_one() {
     let corpus = app.runs[0].corpus().unwrap().clone();
     let mut queued = RunEntry::new(sgns, sgns.params([("dim", "8")]).unwrap(), 1, 1, corpus);
     queued.status = wordbench::tui::run::RunStatus::Queued;
-    app.runs.push(queued);
+    app.push_run(queued);
     let screen = render(&app, 100, 30);
     assert!(screen.contains(" queued: #3 sgns dim=8 "), "{screen}");
     assert!(screen.contains(" #2 glove dim=50 · training"), "{screen}");
@@ -399,7 +399,7 @@ fn train_screen_draws_a_replay_over_its_recording() {
         replay.observe(Event::Progress(p));
     }
     replay.replay_of = Some(0);
-    app.runs.push(replay);
+    app.push_run(replay);
     app.train.shown = Some(2);
     insta::assert_snapshot!(render(&app, 110, 34));
 }
@@ -437,7 +437,7 @@ fn runs_screen_at_80x24_keeps_numbers_whole() {
     app.screen = Screen::Runs;
     let finished = app.runs[0].clone();
     for _ in 0..8 {
-        app.runs.push(finished.clone());
+        app.push_run(finished.clone());
     }
     app.runs[9].perplexity = Some(33698.4);
     update(
@@ -512,6 +512,7 @@ fn neighbours_screen_ranked_by_the_walk_of_a_dsnmf_run() {
     let params = dsnmf.params([("dim", "20")]).unwrap();
     let corpus = app.runs[0].corpus().unwrap().clone();
     app.runs[0] = RunEntry::new(dsnmf, params, 1, 1, corpus);
+    app.runs[0].set_number(1);
     app.neighbors.ranking = Ranking::Walk;
     let word = Query::Word("king".into());
     app.neighbors.query = Some(word.clone());

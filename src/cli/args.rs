@@ -173,9 +173,9 @@ pub struct ReplayArgs {
     /// (without it the differences are only reported).
     #[arg(long)]
     pub check: bool,
-    /// Only this run (numbered from 1, as the workbench's Runs screen shows them).
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    pub run: Option<u64>,
+    /// Only run #N (its number as the workbench's Runs screen shows it).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub run: Option<u32>,
     /// Write each replayed run's vectors to this folder (`run<N>-<method>.txt`,
     /// word2vec text); the folder is created if needed.
     #[arg(long, value_name = "DIR")]

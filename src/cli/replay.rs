@@ -45,7 +45,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
             writeln!(
                 out,
                 "run {}: imported vectors {}: nothing to replay",
-                index + 1,
+                run.number,
                 source.path.display()
             )?;
             continue;
@@ -54,7 +54,7 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         writeln!(
             out,
             "run {}: {} on {} (seed {}, {} thread{}, {})",
-            index + 1,
+            run.number,
             run.method,
             corpus.path.display(),
             run.seed,
@@ -72,12 +72,12 @@ pub fn run(args: ReplayArgs) -> Result<()> {
         }
         print_table(&mut out, &report)?;
         if let (Some(dir), Some(e)) = (&args.out, &report.embedding) {
-            let path = vectors_path(dir, index, &run.method);
+            let path = vectors_path(dir, run);
             e.save(&path, VectorFormat::Word2VecText)?;
             writeln!(out, "  vectors written to {}", path.display())?;
         }
         if !report.passed() {
-            failed.push(index + 1);
+            failed.push(run.number);
         }
     }
     if args.check && !failed.is_empty() {
@@ -86,9 +86,9 @@ pub fn run(args: ReplayArgs) -> Result<()> {
     Ok(())
 }
 
-/// `DIR/run<N>-<method>.txt`: where run `index` (0-based) is written.
-fn vectors_path(dir: &Path, index: usize, method: &str) -> PathBuf {
-    dir.join(format!("run{}-{method}.txt", index + 1))
+/// `DIR/run<N>-<method>.txt`: where run `#N` is written.
+fn vectors_path(dir: &Path, run: &session::Run) -> PathBuf {
+    dir.join(format!("run{}-{}.txt", run.number, run.method))
 }
 
 /// Before replaying: no vectors file lands on the session file or a file
@@ -100,13 +100,13 @@ fn check_outputs(session: &Session, file: &Path, indices: &[usize], dir: &Path) 
         "a corpus of the session",
         &resolve_path(&session.corpus.path, file),
     );
-    for (k, run) in session.runs.iter().enumerate() {
+    for run in &session.runs {
         if let Some(c) = &run.corpus {
             guard.input("a corpus of the session", &resolve_path(&c.path, file));
         }
         if let Some(v) = &run.vectors {
             guard.vectors_input(
-                format!("the vectors the session records for run {}", k + 1),
+                format!("the vectors the session records for run {}", run.number),
                 &resolve_path(v, file),
             );
         }
@@ -120,21 +120,28 @@ fn check_outputs(session: &Session, file: &Path, indices: &[usize], dir: &Path) 
     for &index in indices {
         let run = &session.runs[index];
         if run.source.is_none() {
-            let path = vectors_path(dir, index, &run.method);
+            let path = vectors_path(dir, run);
             guard.output("--out", &path, Kind::Vectors(VectorFormat::Word2VecText))?;
         }
     }
     Ok(())
 }
 
-/// The 0-based indices of the runs to replay (`--run` counts from 1).
-fn selected(session: &Session, run: Option<u64>, file: &Path) -> Result<Vec<usize>> {
+/// The places (from 0) of the runs to replay (`--run N` names run `#N`).
+fn selected(session: &Session, run: Option<u32>, file: &Path) -> Result<Vec<usize>> {
     let n = session.runs.len();
     match run {
         None if n == 0 => bail!("{}: the session has no runs", file.display()),
         None => Ok((0..n).collect()),
-        Some(k) if (k as usize) <= n => Ok(vec![k as usize - 1]),
-        Some(k) => bail!("--run {k}: {} has runs 1 to {n}", file.display()),
+        Some(k) => match session.run_index(k) {
+            Some(index) => Ok(vec![index]),
+            None if n == 0 => bail!("--run {k}: {} has no runs", file.display()),
+            None => bail!(
+                "--run {k}: {} has runs {}",
+                file.display(),
+                session.run_numbers()
+            ),
+        },
     }
 }
 

@@ -21,7 +21,7 @@ pub struct SessionOut<'a> {
     base: Session,
     /// The file as we last read or wrote it.
     seen: Option<Fingerprint>,
-    /// Our run as last written.
+    /// Our run as last written (with its number in the file).
     ours: Option<Run>,
 }
 
@@ -48,13 +48,20 @@ impl<'a> SessionOut<'a> {
         for _ in 0..TRIES {
             let expect = self.seen.clone().map_or(Expect::Nothing, Expect::Same);
             let mut session = self.base.clone();
+            let mut run = run.clone();
+            // Our run keeps the number it was first saved with, unless
+            // another writer's run took it meanwhile.
+            run.number = match &self.ours {
+                Some(ours) if session.run_index(ours.number).is_none() => ours.number,
+                _ => session.next_number(),
+            };
             session.runs.push(run.clone());
             match guard::save(&session, self.path, &expect)
                 .with_context(|| "--session-out".to_string())?
             {
                 Ok(written) => {
                     self.seen = Some(written);
-                    self.ours = Some(run.clone());
+                    self.ours = Some(run);
                     return Ok(());
                 }
                 Err(_) => self.reread()?,

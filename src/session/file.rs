@@ -59,6 +59,7 @@ pub fn from_str(text: &str, path: &Path) -> Result<Session> {
         // Version 1 stored one corpus for the whole session.
         run.corpus.get_or_insert_with(|| session.corpus.clone());
     }
+    session.number_runs();
     Ok(session)
 }
 
@@ -90,6 +91,7 @@ pub(crate) mod tests {
             studies: Vec::new(),
             projection: None,
             runs: vec![Run {
+                number: 1,
                 method: "sgns".into(),
                 label: Some("baseline".into()),
                 tags: vec!["tuned".into(), "w5".into()],
@@ -182,9 +184,47 @@ pub(crate) mod tests {
     fn newer_versions_are_refused_clearly() {
         let text = to_string(&sample())
             .unwrap()
-            .replacen("version: 3", "version: 9", 1);
+            .replacen("version: 4", "version: 9", 1);
         let err = from_str(&text, Path::new("s.ron")).unwrap_err().to_string();
-        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 3); update wordbench");
+        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 4); update wordbench");
+    }
+
+    #[test]
+    fn runs_keep_their_numbers_and_files_without_them_are_numbered_in_order() {
+        let mut s = sample();
+        let run = s.runs[0].clone();
+        s.runs = [7, 0, 7, 2]
+            .map(|n| Run {
+                number: n,
+                ..run.clone()
+            })
+            .to_vec();
+        let back = from_str(&to_string(&s).unwrap(), Path::new("s.ron")).unwrap();
+        let numbers: Vec<u32> = back.runs.iter().map(|r| r.number).collect();
+        assert_eq!(
+            numbers,
+            [7, 8, 9, 2],
+            "a duplicate or missing number takes the next free one"
+        );
+        assert_eq!(back.run_index(2), Some(3));
+        assert_eq!(back.run_index(3), None);
+
+        let old = to_string(&s)
+            .unwrap()
+            .replace("number: 7,", "")
+            .replace("number: 2,", "")
+            .replace("number: 0,", "");
+        let back = from_str(&old, Path::new("s.ron")).unwrap();
+        let numbers: Vec<u32> = back.runs.iter().map(|r| r.number).collect();
+        assert_eq!(
+            numbers,
+            [1, 2, 3, 4],
+            "a file from before run numbers reads as numbered by place"
+        );
+
+        let mut grown = back;
+        grown.runs.remove(1);
+        assert_eq!(grown.push_run(run), 5, "a number is never given twice");
     }
 
     #[test]

@@ -114,7 +114,7 @@ mod tests {
         assert_eq!(Fingerprint::of(&p).unwrap(), Some(fp.clone()));
         // Saving again over what we wrote.
         let mut more = s.clone();
-        more.runs.push(s.runs[0].clone());
+        more.push_run(s.runs[0].clone());
         let fp2 = save(&more, &p, &Expect::Same(fp.clone())).unwrap().unwrap();
         assert_ne!(fp, fp2);
         // Someone else writes it: the stale fingerprint blocks the save.

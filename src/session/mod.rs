@@ -41,8 +41,8 @@ use crate::{algo, Error, Result};
 /// The session format version this build writes (and the newest it reads).
 /// Version 2 added each run's own corpus and the added evaluation files
 /// (version-1 runs take the session's corpus); version 3 each run's kept
-/// vectors ([`store`]).
-pub const VERSION: u32 = 3;
+/// vectors ([`store`]); version 4 each run's number ([`Run::number`]).
+pub const VERSION: u32 = 4;
 
 /// A whole session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -123,6 +123,45 @@ impl Session {
         }
     }
 
+    /// Gives every run without a number (or with one an earlier run
+    /// already has) the next free one, in file order: a file written before
+    /// runs had numbers reads as numbered by position.
+    pub fn number_runs(&mut self) {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut next = self.next_number();
+        for run in &mut self.runs {
+            if run.number == 0 || !seen.insert(run.number) {
+                run.number = next;
+                seen.insert(next);
+                next += 1;
+            }
+        }
+    }
+
+    /// The next number a run added to this session gets.
+    pub fn next_number(&self) -> u32 {
+        self.runs.iter().map(|r| r.number).max().unwrap_or(0) + 1
+    }
+
+    /// Adds `run` with the next number, which it returns.
+    pub fn push_run(&mut self, mut run: Run) -> u32 {
+        let number = self.next_number();
+        run.number = number;
+        self.runs.push(run);
+        number
+    }
+
+    /// The place in [`runs`](Self::runs) of the run numbered `number`.
+    pub fn run_index(&self, number: u32) -> Option<usize> {
+        self.runs.iter().position(|r| r.number == number)
+    }
+
+    /// The runs' numbers, as a user reads them in an error ("runs 1, 2, 4").
+    pub fn run_numbers(&self) -> String {
+        let numbers: Vec<String> = self.runs.iter().map(|r| r.number.to_string()).collect();
+        numbers.join(", ")
+    }
+
     /// The session with every path (corpora, vectors, datasets, plots) made
     /// relative to `session_file`'s folder, as files store them. Paths are
     /// taken as usable from the working directory.
@@ -167,6 +206,12 @@ impl Session {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Run {
+    /// The run's number in its session (`#3`, `work.ron#3`): given when the
+    /// run is added and never reused, so deleting a run renumbers none of
+    /// the others. 0 in a file (or absent: files before version 4) means
+    /// not given yet; [`Session::number_runs`] numbers those on load.
+    #[serde(default)]
+    pub number: u32,
     /// Method name (`--algo`).
     pub method: String,
     /// A name the user gave the run.
@@ -301,6 +346,7 @@ impl Run {
     /// A run of kind [`IMPORTED`]: the vectors of `source`, nothing trained.
     pub fn imported(source: VectorSource) -> Run {
         Run {
+            number: 0,
             method: IMPORTED.to_string(),
             label: None,
             tags: Vec::new(),
@@ -338,11 +384,11 @@ impl Run {
         self.source.is_some()
     }
 
-    /// The run's method and hyperparameters; `file` and `index` (0-based)
+    /// The run's method and hyperparameters; `file` and the run's number
     /// locate errors. An unknown method (a session from a newer build) is
     /// an error; refused values are reported by [`RunSettings::refused`].
-    pub fn settings(&self, file: &Path, index: usize) -> Result<RunSettings> {
-        let at = format!("run {} ({})", index + 1, self.method);
+    pub fn settings(&self, file: &Path) -> Result<RunSettings> {
+        let at = format!("run {} ({})", self.number, self.method);
         let method =
             algo::find(&self.method).map_err(|e| Error::format(file, format!("{at}: {e}")))?;
         let mut params = Params::defaults(method.schema);

@@ -20,6 +20,7 @@ impl Recorder {
             .collect();
         Recorder {
             run: Run {
+                number: 0,
                 method: method.to_string(),
                 label: None,
                 tags: Vec::new(),

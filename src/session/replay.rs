@@ -220,8 +220,10 @@ impl Judgement {
     }
 }
 
-/// Re-runs run `index` of `session` (read from `session_file`, which anchors
-/// relative paths); `on_event` sees every engine event (for live display).
+/// Re-runs the run at place `index` (from 0) of `session` (read from
+/// `session_file`, which anchors relative paths; [`Session::run_index`]
+/// finds a run's place from its number); `on_event` sees every engine event
+/// (for live display).
 pub fn replay(
     session: &Session,
     session_file: &Path,
@@ -232,13 +234,12 @@ pub fn replay(
         Error::param(
             "run",
             format!(
-                "{} (the session has runs 1 to {})",
-                index + 1,
+                "no run at place {index} from 0 (the session has {} runs)",
                 session.runs.len()
             ),
         )
     })?;
-    let settings = run.settings(session_file, index)?;
+    let settings = run.settings(session_file)?;
     let (method, missing) = (settings.method, settings.missing.clone());
     let mut params = settings.into_params()?;
     let mut warnings: Vec<String> = Vec::new();

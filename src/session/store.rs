@@ -140,36 +140,34 @@ fn adopt(kept: &KeptVectors, folder: &Path) -> Result<KeptVectors> {
     })
 }
 
-/// `FILE#N` read as run `N` (from 1) of session `FILE`: when `spec` names
-/// no file itself, ends in `#` and a number, and what comes before names one.
-pub fn run_reference(spec: &Path) -> Option<(PathBuf, usize)> {
+/// `FILE#N` read as run `#N` of session `FILE` (the number the workbench
+/// shows): when `spec` names no file itself, ends in `#` and a number, and
+/// what comes before names one.
+pub fn run_reference(spec: &Path) -> Option<(PathBuf, u32)> {
     if spec.exists() {
         return None;
     }
     let text = spec.to_str()?;
     let (file, n) = text.rsplit_once('#')?;
-    let n: usize = n.parse().ok()?;
+    let n: u32 = n.parse().ok()?;
     let file = PathBuf::from(file);
     file.is_file().then_some((file, n))
 }
 
-/// The vectors of run `n` (from 1) of the session saved at `file`: the
-/// vectors it keeps, or for an imported run the file it was read from.
-pub fn run_vectors(file: &Path, n: usize) -> Result<Embedding> {
+/// The vectors of run `#n` of the session saved at `file`: the vectors it
+/// keeps, or for an imported run the file it was read from.
+pub fn run_vectors(file: &Path, n: u32) -> Result<Embedding> {
     let session = super::load(file)?.resolve(file);
     let named = || format!("{}#{n}", file.display());
-    let run = n
-        .checked_sub(1)
-        .and_then(|i| session.runs.get(i))
+    let run = session
+        .run_index(n)
+        .map(|i| &session.runs[i])
         .ok_or_else(|| {
-            Error::param(
-                "run",
-                format!(
-                    "{}: the session has runs 1 to {}",
-                    named(),
-                    session.runs.len()
-                ),
-            )
+            let has = match session.runs.len() {
+                0 => "no runs".to_string(),
+                _ => format!("runs {}", session.run_numbers()),
+            };
+            Error::param("run", format!("{}: the session has {has}", named()))
         })?;
     if let Some(kept) = &run.kept {
         return read(kept);

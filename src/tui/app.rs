@@ -146,6 +146,9 @@ pub struct App {
     pub train: TrainView,
     /// Every run of the session, in start order.
     pub runs: Vec<RunEntry>,
+    /// The largest run number given so far in this session (numbers are
+    /// not given twice, also after a delete).
+    pub last_run_number: u32,
     /// Runs screen.
     pub runs_view: RunsView,
     /// The runs picked for the A and B slots.
@@ -201,6 +204,7 @@ impl App {
             corpus: CorpusView::new(&options.corpus),
             train: TrainView::new(options.cores),
             runs: Vec::new(),
+            last_run_number: 0,
             runs_view: RunsView::default(),
             picks: [None, None],
             neighbors: NeighborsView::default(),
@@ -253,6 +257,31 @@ impl App {
             level,
             text: text.into(),
         };
+    }
+
+    /// Adds a new run and returns its place: it gets the next number never
+    /// given in this session (`#3` stays `#3` whatever is deleted before it).
+    pub fn push_run(&mut self, mut entry: RunEntry) -> usize {
+        entry.set_number(self.last_run_number + 1);
+        self.push_recorded(entry)
+    }
+
+    /// Adds a run read from a session file, keeping its number, and returns
+    /// its place.
+    pub fn push_recorded(&mut self, entry: RunEntry) -> usize {
+        self.last_run_number = self.last_run_number.max(entry.number());
+        self.runs.push(entry);
+        self.runs.len() - 1
+    }
+
+    /// The place of run `#number`, if the session has it.
+    pub fn run_index(&self, number: u32) -> Option<usize> {
+        self.runs.iter().position(|r| r.number() == number)
+    }
+
+    /// The run's number as shown (`#3`), from its place.
+    pub fn run_number(&self, index: usize) -> u32 {
+        self.runs.get(index).map_or(0, RunEntry::number)
     }
 
     /// The run being trained, if any.

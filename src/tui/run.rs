@@ -238,9 +238,9 @@ impl RunEntry {
         self.record().corpus.as_ref()
     }
 
-    /// Why run `index` (0-based) has no vectors, and what to do about it.
-    pub fn no_vectors(&self, index: usize) -> String {
-        let n = index + 1;
+    /// Why the run has no vectors, and what to do about it.
+    pub fn no_vectors(&self) -> String {
+        let n = self.number();
         match &self.status {
             RunStatus::Starting | RunStatus::Training | RunStatus::Paused => {
                 format!("run #{n} is still training: its vectors come when it ends")
@@ -285,6 +285,18 @@ impl RunEntry {
     /// The session record.
     pub fn record(&self) -> &session::Run {
         self.recorder.run()
+    }
+
+    /// The run's number in the session (`#3`): it keeps it when runs before
+    /// it are deleted. 0 until the run is added ([`App::push_run`](crate::tui::app::App::push_run)).
+    pub fn number(&self) -> u32 {
+        self.record().number
+    }
+
+    /// Gives the run its number in the session (the app does, as it adds
+    /// the run; tests that build screens by hand too).
+    pub fn set_number(&mut self, number: u32) {
+        self.recorder.run_mut().number = number;
     }
 
     /// Progress reports so far.
@@ -360,8 +372,8 @@ impl RunEntry {
 
     /// A short label: `#2 glove dim=50`, or `#2 small-glove (glove)` once
     /// the user named it.
-    pub fn label(&self, index: usize) -> String {
-        format!("#{} {}", index + 1, self.title())
+    pub fn label(&self) -> String {
+        format!("#{} {}", self.number(), self.title())
     }
 
     /// Mid-run hyperparameter changes: `(step, "name=value")`.
@@ -468,10 +480,10 @@ impl RunEntry {
         Some(elapsed * left / done)
     }
 
-    /// What stopping run `index` (0-based) will do, said when `x` is
-    /// pressed: the engine stops between steps, after the one under way.
-    pub fn stop_note(&self, index: usize) -> String {
-        let name = format!("run #{} {}", index + 1, self.method.name);
+    /// What stopping the run will do, said when `x` is pressed: the engine
+    /// stops between steps, after the one under way.
+    pub fn stop_note(&self) -> String {
+        let name = format!("run #{} {}", self.number(), self.method.name);
         let done = self.last().map_or(0, |p| p.step);
         match self.status {
             RunStatus::Paused => format!("{name} stopping at step {done} (it was paused)"),
@@ -563,9 +575,10 @@ pub(crate) mod tests {
 
     #[test]
     fn settings_list_only_changed_parameters() {
-        let r = sgns();
+        let mut r = sgns();
+        r.set_number(2);
         assert_eq!(r.settings(), "dim=50 epochs=1");
-        assert_eq!(r.label(1), "#2 sgns dim=50 epochs=1");
+        assert_eq!(r.label(), "#2 sgns dim=50 epochs=1");
     }
 
     #[test]

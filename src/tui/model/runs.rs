@@ -30,8 +30,8 @@ impl RunsView {
         self.filter.join(" ")
     }
 
-    /// Whether run `index` is listed.
-    pub fn lists(&self, index: usize, run: &RunEntry) -> bool {
+    /// Whether `run` is listed.
+    pub fn lists(&self, run: &RunEntry) -> bool {
         if self.filter.is_empty() {
             return true;
         }
@@ -39,7 +39,7 @@ impl RunsView {
         let corpus = run.corpus().map(|c| c.name()).unwrap_or_default();
         let text = format!(
             "{} {} {} {corpus} {}",
-            run.label(index),
+            run.label(),
             run.settings(),
             rec.tags.join(" "),
             run.status_text()
@@ -50,9 +50,7 @@ impl RunsView {
 
     /// The listed runs' indices, in order.
     pub fn listed(&self, runs: &[RunEntry]) -> Vec<usize> {
-        (0..runs.len())
-            .filter(|&i| self.lists(i, &runs[i]))
-            .collect()
+        (0..runs.len()).filter(|&i| self.lists(&runs[i])).collect()
     }
 }
 

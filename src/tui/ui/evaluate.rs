@@ -33,7 +33,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
         .map(|(i, r)| {
             let mut cells = vec![
                 picks_mark(app, i).to_string(),
-                (i + 1).to_string(),
+                r.number().to_string(),
                 r.title(),
             ];
             match (r.evaluation(), r.evaluating) {
@@ -164,7 +164,7 @@ fn sections_line(app: &App) -> Option<Line<'static>> {
     }
     Some(Line::raw(format!(
         " #{} by section: {}",
-        i + 1,
+        app.runs[i].number(),
         parts.join(" · ")
     )))
 }

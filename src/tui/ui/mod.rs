@@ -131,8 +131,9 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App) {
     let (candidates, style) = match app.active_run() {
         Some(i) => {
             let r = &app.runs[i];
-            let long = format!(" ● #{} {} {} ", i + 1, r.method.name, r.status_text());
-            let short = format!(" ● #{} ", i + 1);
+            let n = r.number();
+            let long = format!(" ● #{n} {} {} ", r.method.name, r.status_text());
+            let short = format!(" ● #{n} ");
             (vec![long, short], theme::good())
         }
         None => (vec![BRAND.to_string()], theme::title()),

@@ -186,7 +186,7 @@ fn draw_answer(
     let run = app.runs.get(answer.run);
     let title = format!(
         "{slot} {} · {}",
-        run.map_or("?".into(), |r| r.label(answer.run)),
+        run.map_or("?".into(), |r| r.label()),
         answer.query.describe()
     );
     let found = match &answer.result {

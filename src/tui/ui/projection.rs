@@ -156,7 +156,7 @@ fn draw_moved(frame: &mut Frame, area: Rect, app: &App) {
                 .map(|(w, c)| Line::raw(format!(" {c:6.3} {w}"))),
         )
         .collect();
-    let title = format!("moved most, B #{} vs A", pair.b_run + 1);
+    let title = format!("moved most, B #{} vs A", app.run_number(pair.b_run));
     frame.render_widget(Paragraph::new(lines).block(block(&title, false)), area);
 }
 
@@ -190,7 +190,7 @@ fn draw_options(frame: &mut Frame, area: Rect, app: &App) {
     }
     let run = app
         .picked(Slot::A)
-        .map_or("no run picked".into(), |(i, r)| r.label(i));
+        .map_or("no run picked".into(), |(_, r)| r.label());
     let title = format!("Project A: {run}");
     frame.render_widget(
         Paragraph::new(lines)

@@ -204,7 +204,7 @@ fn cell(app: &App, i: usize, c: Col) -> String {
     let last = r.last();
     match c {
         Col::Mark => picks_mark(app, i).to_string(),
-        Col::Number => format!("{}", i + 1),
+        Col::Number => format!("{}", r.number()),
         Col::Method => r.method.name.to_string(),
         Col::Settings => tagged(r.record().label.as_deref(), &r.record().tags, r.settings()),
         Col::Status => r.status_text(),
@@ -255,7 +255,7 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
     let r = &app.runs[i];
     let rec = r.record();
     let mut lines = vec![Line::from(vec![
-        Span::styled(format!(" {} ", r.label(i)), theme::title()),
+        Span::styled(format!(" {} ", r.label()), theme::title()),
         Span::styled(
             format!("seed {} · {} thread(s)", rec.seed, rec.threads),
             theme::dim(),
@@ -272,11 +272,11 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
                 } else {
                     theme::warn()
                 };
-                Line::styled(format!(" replays run #{}: {v}", k + 1), style)
+                Line::styled(format!(" replays run #{}: {v}", app.run_number(k)), style)
             }
             None => Line::raw(format!(
                 " replays run #{} (its recording is drawn beneath on 2 Train)",
-                k + 1
+                app.run_number(k)
             )),
         };
         lines.push(line);
@@ -331,7 +331,10 @@ fn draw_details(frame: &mut Frame, area: Rect, app: &App) {
     }
     let slots: Vec<String> = [Slot::A, Slot::B]
         .iter()
-        .filter_map(|s| app.picked(*s).map(|(j, _)| format!("{s} = #{}", j + 1)))
+        .filter_map(|s| {
+            app.picked(*s)
+                .map(|(j, _)| format!("{s} = #{}", app.run_number(j)))
+        })
         .collect();
     let title = if slots.is_empty() {
         "Details".to_string()

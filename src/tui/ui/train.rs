@@ -48,7 +48,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
                 Constraint::Length(u16::from(queue.is_some())),
             ])
             .areas(progress);
-            draw_progress(frame, progress, i, r, app.tick);
+            draw_progress(frame, progress, app, r);
             if let Some(line) = queue {
                 frame.render_widget(line, waiting);
             }
@@ -80,11 +80,10 @@ fn queue_line(app: &App) -> Option<Line<'static>> {
     let waiting: Vec<String> = app
         .runs
         .iter()
-        .enumerate()
-        .filter(|(_, r)| r.status == RunStatus::Queued && !r.discarded)
-        .map(|(i, r)| match r.status_text().as_str() {
-            "queued" => r.label(i),
-            other => format!("{} ({other})", r.label(i)),
+        .filter(|r| r.status == RunStatus::Queued && !r.discarded)
+        .map(|r| match r.status_text().as_str() {
+            "queued" => r.label(),
+            other => format!("{} ({other})", r.label()),
         })
         .collect();
     if waiting.is_empty() {
@@ -183,7 +182,8 @@ fn draw_form(frame: &mut Frame, area: Rect, app: &App) {
     frame.render_widget(p, area);
 }
 
-fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry, tick: u64) {
+fn draw_progress(frame: &mut Frame, area: Rect, app: &App, r: &RunEntry) {
+    let tick = app.tick;
     let [info, bar, note] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
@@ -194,7 +194,7 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry, tick
         frame.render_widget(Line::styled(format!(" {last}"), theme::dim()), note);
     }
     let mut spans = vec![
-        Span::styled(format!(" {} ", r.label(index)), theme::title()),
+        Span::styled(format!(" {} ", r.label()), theme::title()),
         Span::raw("· "),
     ];
     let status_style = match r.status {
@@ -228,7 +228,10 @@ fn draw_progress(frame: &mut Frame, area: Rect, index: usize, r: &RunEntry, tick
         } else {
             theme::warn()
         };
-        spans.push(Span::styled(format!(" · replay of #{}: {v}", k + 1), style));
+        spans.push(Span::styled(
+            format!(" · replay of #{}: {v}", app.run_number(k)),
+            style,
+        ));
     }
     frame.render_widget(Line::from(spans), info);
     let (ratio, label) = gauge_label(r, tick);
@@ -363,7 +366,7 @@ fn single(app: &App, shown: usize) -> Plan {
         .and_then(|k| app.runs.get(k).map(|rec| (k, rec)))
     {
         let old = curves_of(rec, v.axis);
-        let name = format!("#{} recorded", k + 1);
+        let name = format!("#{} recorded", app.run_number(k));
         plan.x_max = plan.x_max.max(old.x_max);
         plan.loss
             .extend(curves(&name, old.loss, Color::DarkGray, v.smoothing, false));
@@ -419,7 +422,7 @@ fn overlay(app: &App) -> Plan {
         let c = curves_of(r, v.axis);
         let color = theme::PALETTE[n % theme::PALETTE.len()];
         // Named as on Runs (`#1 sgns dim=50`), short enough for the legend.
-        let name = super::format::fit(&r.label(i), LEGEND_NAME);
+        let name = super::format::fit(&r.label(), LEGEND_NAME);
         plan.x_max = plan.x_max.max(c.x_max);
         if v.shown == Some(i) {
             plan.changes = c.changes;

@@ -50,7 +50,7 @@ pub fn evaluate(app: &mut App, run: usize) -> Vec<Effect> {
         return Vec::new();
     };
     let Some(embedding) = r.embedding.clone() else {
-        let why = r.no_vectors(run);
+        let why = r.no_vectors();
         app.set_status(Level::Warn, why);
         return Vec::new();
     };
@@ -58,7 +58,10 @@ pub fn evaluate(app: &mut App, run: usize) -> Vec<Effect> {
         return Vec::new();
     }
     r.evaluating = true;
-    app.set_status(Level::Info, format!("evaluating run #{}…", run + 1));
+    app.set_status(
+        Level::Info,
+        format!("evaluating run #{}…", app.run_number(run)),
+    );
     vec![Effect::Evaluate {
         run,
         embedding,
@@ -100,9 +103,12 @@ pub fn evaluated(app: &mut App, run: usize, result: Result<Report, String>) {
             let summary = summary(&report);
             r.recorder.run_mut().evaluation = Some(report);
             app.session.changed();
-            app.set_status(Level::Info, format!("run #{}: {summary}", run + 1));
+            app.set_status(
+                Level::Info,
+                format!("run #{}: {summary}", app.run_number(run)),
+            );
         }
-        Err(e) => app.set_status(Level::Error, format!("run #{}: {e}", run + 1)),
+        Err(e) => app.set_status(Level::Error, format!("run #{}: {e}", app.run_number(run))),
     }
 }
 
@@ -206,7 +212,7 @@ mod tests {
             let mut r = RunEntry::new(m, params, 1, 1, crate::tui::run::tests::corpus_ref());
             r.status = crate::tui::run::RunStatus::Finished;
             r.embedding = with_vectors.then(|| e.clone());
-            app.runs.push(r);
+            app.push_run(r);
         }
         app.screen = crate::tui::action::Screen::Evaluate;
         let effects = act(&mut app, Action::EvaluateAll);

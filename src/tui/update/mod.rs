@@ -271,7 +271,7 @@ fn quit(app: &mut App) -> Vec<Effect> {
         };
         let question = format!(
             "Run #{} ({}) is {}. Quit and discard it?{also}",
-            i + 1,
+            app.run_number(i),
             r.method.name,
             r.status_text()
         );

@@ -61,7 +61,7 @@ pub fn toggle_ranking(app: &mut App) -> Vec<Effect> {
                 .into_iter()
                 .filter_map(|s| app.picked(s))
                 .filter(|(_, r)| Ranking::Walk.for_method(r.method.name) == Ranking::Cosine)
-                .map(|(i, r)| format!("#{} ({})", i + 1, r.method.name))
+                .map(|(_, r)| format!("#{} ({})", r.number(), r.method.name))
                 .collect();
             match cosine.len() {
                 0 => (
@@ -117,7 +117,7 @@ fn ask(app: &mut App, query: Query) -> Vec<Effect> {
         };
         let method = entry.method.name;
         let Some(embedding) = entry.embedding.clone() else {
-            let why = entry.no_vectors(run);
+            let why = entry.no_vectors();
             app.neighbors.pending[s] = None;
             app.neighbors.answers[s] = Some(Answer {
                 query: query.clone(),
@@ -367,7 +367,7 @@ mod tests {
             [0.1, 0.9]
         ];
         r.embedding = Some(Arc::new(Embedding::new(words, v).unwrap()));
-        app.runs.push(r);
+        app.push_run(r);
         app.picks[0] = Some(0);
         app
     }

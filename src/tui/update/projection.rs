@@ -87,7 +87,7 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
             embedding,
         })
     });
-    let b_number = pair.as_ref().map(|b| b.run + 1);
+    let b_number = pair.as_ref().map(|b| app.run_number(b.run));
     let request = app.next_id();
     // The layout in flight, if any, is not wanted any more.
     app.projection.cancel_running();
@@ -126,8 +126,11 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
     p.kl.clear();
     p.progress = None;
     let what = match b_number {
-        Some(b) => format!("{method} of runs #{} and #{b} on shared axes…", run + 1),
-        None => format!("{method} of run #{}…", run + 1),
+        Some(b) => format!(
+            "{method} of runs #{} and #{b} on shared axes…",
+            app.run_number(run)
+        ),
+        None => format!("{method} of run #{}…", app.run_number(run)),
     };
     app.set_status(Level::Info, what);
     vec![Effect::Projection(Box::new(job))]
@@ -141,11 +144,8 @@ fn picked_vectors(
     missing: &str,
 ) -> Result<(usize, String, std::sync::Arc<crate::embedding::Embedding>), String> {
     let (run, entry) = app.picked(slot).ok_or_else(|| missing.to_string())?;
-    let embedding = entry
-        .embedding
-        .clone()
-        .ok_or_else(|| entry.no_vectors(run))?;
-    Ok((run, entry.label(run), embedding))
+    let embedding = entry.embedding.clone().ok_or_else(|| entry.no_vectors())?;
+    Ok((run, entry.label(), embedding))
 }
 
 /// Exports the layout shown.
@@ -638,7 +638,7 @@ mod tests {
                 ndarray::Array2::from_shape_fn((10, 4), |(r, c)| ((r + c * (3 + i)) % 5) as f32);
             let mut run = RunEntry::imported(format!("v{i}.txt").into(), None);
             run.embedding = Some(std::sync::Arc::new(Embedding::new(words, v).unwrap()));
-            app.runs.push(run);
+            app.push_run(run);
         }
         app.picks = [Some(0), Some(1)];
         let flag = |effects: &[Effect]| match effects {
@@ -672,7 +672,7 @@ mod tests {
             });
             let mut run = RunEntry::imported(format!("v{i}.txt").into(), None);
             run.embedding = Some(std::sync::Arc::new(Embedding::new(words, v).unwrap()));
-            app.runs.push(run);
+            app.push_run(run);
         }
         app.picks = [Some(0), None];
         assert!(act(&mut app, Action::ProjectPair).is_empty());

@@ -39,10 +39,12 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
     } else {
         " (no vectors yet)"
     };
-    let mut text = format!("{} picked as {slot}{note}", r.label(run));
+    let mut text = format!("{} picked as {slot}{note}", r.label());
     if swapped {
         text.push_str(&match app.picks[other.index()] {
-            Some(o) if o != run => format!("; it was {other}, so {other} is now #{}", o + 1),
+            Some(o) if o != run => {
+                format!("; it was {other}, so {other} is now #{}", app.run_number(o))
+            }
             _ => format!("; it was {other}, so {other} is now empty"),
         });
     }
@@ -55,10 +57,10 @@ pub fn pick(app: &mut App, slot: Slot, run: usize) -> Vec<Effect> {
 /// `overwrite` (asked first), never an input (docs/writes.md).
 pub fn export(app: &mut App, run: usize, path: &str, overwrite: bool) -> Vec<Effect> {
     let Some(embedding) = app.runs.get(run).and_then(|r| r.embedding.clone()) else {
-        let why = app
-            .runs
-            .get(run)
-            .map_or_else(|| format!("no run #{}", run + 1), |r| r.no_vectors(run));
+        let why = app.runs.get(run).map_or_else(
+            || format!("no run #{}", app.run_number(run)),
+            |r| r.no_vectors(),
+        );
         app.set_status(Level::Warn, why);
         return Vec::new();
     };
@@ -99,7 +101,7 @@ pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
             Level::Warn,
             format!(
                 "run #{} is training: stop it first (x on 2 Train)",
-                busy + 1
+                app.run_number(busy)
             ),
         );
         return Vec::new();
@@ -140,7 +142,10 @@ pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
     app.session.changed();
     app.set_status(
         Level::Info,
-        format!("deleted {} (runs after it are renumbered)", gone.label(run)),
+        format!(
+            "deleted {} (the other runs keep their numbers)",
+            gone.label()
+        ),
     );
     Vec::new()
 }
@@ -153,7 +158,7 @@ pub fn rename(app: &mut App, run: usize, name: &str) -> Vec<Effect> {
     };
     let name = name.trim();
     r.recorder.run_mut().label = (!name.is_empty()).then(|| name.to_string());
-    let label = r.label(run);
+    let label = r.label();
     app.session.changed();
     let text = if name.is_empty() {
         format!("name removed: the run is {label}")
@@ -179,7 +184,7 @@ pub fn keep_vectors(app: &mut App, run: usize, keep: bool) -> Vec<Effect> {
         return Vec::new();
     }
     r.keep_vectors = keep;
-    let label = r.label(run);
+    let label = r.label();
     let note = if keep {
         format!("{label}: its vectors are kept in the session from the next save")
     } else {
@@ -205,9 +210,9 @@ pub fn tag(app: &mut App, run: usize, text: &str) -> Vec<Effect> {
     };
     let tags = parse_tags(text);
     let note = if tags.is_empty() {
-        format!("{} has no tags", r.label(run))
+        format!("{} has no tags", r.label())
     } else {
-        format!("{} tagged {}", r.label(run), tags.join(", "))
+        format!("{} tagged {}", r.label(), tags.join(", "))
     };
     r.recorder.run_mut().tags = tags;
     app.session.changed();
@@ -259,7 +264,11 @@ pub fn exported(app: &mut App, run: usize, path: PathBuf, result: Result<(), Str
         Ok(()) => {
             app.set_status(
                 Level::Info,
-                format!("run #{} vectors written to {}", run + 1, path.display()),
+                format!(
+                    "run #{} vectors written to {}",
+                    app.run_number(run),
+                    path.display()
+                ),
             );
             if let Some(r) = app.runs.get_mut(run) {
                 r.recorder.run_mut().vectors = Some(path.clone());
@@ -275,7 +284,7 @@ pub fn exported(app: &mut App, run: usize, path: PathBuf, result: Result<(), Str
 pub fn vectors_loaded(app: &mut App, run: usize, result: Result<Arc<Embedding>, String>) {
     match (app.runs.get_mut(run), result) {
         (Some(r), Ok(e)) => r.embedding = Some(e),
-        (_, Err(e)) => app.set_status(Level::Warn, format!("run #{}: {e}", run + 1)),
+        (_, Err(e)) => app.set_status(Level::Warn, format!("run #{}: {e}", app.run_number(run))),
         (None, _) => {}
     }
 }
@@ -289,7 +298,7 @@ pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
         return Vec::new();
     }
     let run = app.runs.len();
-    app.runs.push(RunEntry::imported(path.clone(), limit));
+    app.push_run(RunEntry::imported(path.clone(), limit));
     app.runs_view.selected = run;
     let slot = match app.picks[Slot::A.index()] {
         None => Slot::A,
@@ -298,7 +307,11 @@ pub fn import(app: &mut App, path: &str, limit: Option<usize>) -> Vec<Effect> {
     app.picks[slot.index()] = Some(run);
     app.set_status(
         Level::Info,
-        format!("reading {} as run #{} ({slot})…", path.display(), run + 1),
+        format!(
+            "reading {} as run #{} ({slot})…",
+            path.display(),
+            app.run_number(run)
+        ),
     );
     vec![Effect::ImportVectors {
         run,
@@ -339,7 +352,7 @@ pub fn imported(
             } = imported;
             let text = format!(
                 "run #{} imported: {} ({}), {} words x {} dims",
-                run + 1,
+                r.number(),
                 source.path.display(),
                 source.format,
                 embedding.len(),
@@ -369,7 +382,7 @@ pub fn imported(
         }
         Err(e) => {
             r.status = RunStatus::Failed(e.clone());
-            app.set_status(Level::Error, format!("run #{}: {e}", run + 1));
+            app.set_status(Level::Error, format!("run #{}: {e}", app.run_number(run)));
         }
     }
 }
@@ -385,7 +398,7 @@ fn find_vocab(app: &mut App, run: usize, text: &str) {
             Level::Warn,
             app.runs
                 .get(run)
-                .map_or_else(String::new, |r| r.no_vectors(run)),
+                .map_or_else(String::new, |r| r.no_vectors()),
         );
         return;
     };
@@ -410,7 +423,10 @@ fn find_vocab(app: &mut App, run: usize, text: &str) {
         }
         None => app.set_status(
             Level::Warn,
-            format!("no word starts with '{text}' in run #{}", run + 1),
+            format!(
+                "no word starts with '{text}' in run #{}",
+                app.run_number(run)
+            ),
         ),
     }
 }
@@ -455,7 +471,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                 app.set_status(Level::Info, "no runs yet: train one on 2 Train");
             }
         }
-        _ if !app.runs_view.lists(sel, &app.runs[sel]) => {
+        _ if !app.runs_view.lists(&app.runs[sel]) => {
             app.set_status(
                 Level::Info,
                 "no listed run is selected: f changes the filter",
@@ -465,7 +481,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             let current = app.runs[sel].record().tags.join(", ");
             app.prompt(
                 PromptKind::TagRun(sel),
-                &format!("Tags of run #{}", sel + 1),
+                &format!("Tags of run #{}", app.run_number(sel)),
                 current,
                 "comma- or space-separated; f on Runs filters by them; saved in the session",
             );
@@ -480,7 +496,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::DeleteSelected => {
             let question = format!(
                 "Delete {}? It leaves the session (exported files stay on disk).",
-                app.runs[sel].label(sel)
+                app.runs[sel].label()
             );
             app.confirm(question, Action::DeleteRun(sel));
         }
@@ -488,7 +504,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             let current = app.runs[sel].record().label.clone().unwrap_or_default();
             app.prompt(
                 PromptKind::RenameRun(sel),
-                &format!("Name run #{}", sel + 1),
+                &format!("Name run #{}", app.run_number(sel)),
                 current,
                 "shown in every table and saved in the session",
             );
@@ -503,7 +519,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
             let default = app.exports.join(name).display().to_string();
             app.prompt(
                 PromptKind::ExportRun(sel),
-                &format!("Export run #{} vectors", sel + 1),
+                &format!("Export run #{} vectors", app.run_number(sel)),
                 default,
                 "by extension: .txt word2vec text, .bin binary, .glove GloVe, .npy NumPy, .tsv Projector",
             );
@@ -583,7 +599,7 @@ mod tests {
             let params = crate::train::Params::defaults(m.schema);
             let mut r = RunEntry::new(m, params, 1, 1, crate::tui::run::tests::corpus_ref());
             r.status = RunStatus::Finished;
-            app.runs.push(r);
+            app.push_run(r);
         }
         app.screen = Screen::Runs;
         app
@@ -612,7 +628,7 @@ mod tests {
         app.runs_view.selected = 0;
         answer_empty(&mut app, Action::RenameSelectedPrompt);
         assert_eq!(app.runs[0].record().label, None);
-        assert_eq!(app.runs[0].label(0), "#1 sgns defaults");
+        assert_eq!(app.runs[0].label(), "#1 sgns defaults");
         answer_empty(&mut app, Action::TagSelectedPrompt);
         assert!(app.runs[0].record().tags.is_empty());
         assert_eq!(app.status.text, "#1 sgns defaults has no tags");

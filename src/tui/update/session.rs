@@ -391,7 +391,7 @@ pub fn open(app: &mut App, path: PathBuf) -> Vec<Effect> {
             Level::Warn,
             format!(
                 "run #{} is training: stop it (x on 2 Train) before opening a session",
-                i + 1
+                app.run_number(i)
             ),
         );
         return Vec::new();
@@ -450,11 +450,12 @@ pub fn loaded(
         Err(e) => return load_failed(app, path, e, starting),
     };
     let LoadedSession {
-        session,
+        mut session,
         corpus,
         warnings,
         fingerprint,
     } = loaded;
+    session.number_runs();
     app.session.path = Some(path.clone());
     app.session.on_disk = fingerprint;
     app.session.blocked = false;
@@ -469,7 +470,7 @@ pub fn loaded(
     let mut effects = Vec::new();
     let mut shown = vec![None; session.runs.len()];
     for (k, run) in session.runs.into_iter().enumerate() {
-        if run.source.is_some() || run.settings(&path, k).is_ok() {
+        if run.source.is_some() || run.settings(&path).is_ok() {
             shown[k] = Some(app.runs.len());
         }
         if let Some(source) = run.source.clone() {
@@ -481,13 +482,15 @@ pub fn loaded(
                 recorded: Some(source),
                 progress: Arc::clone(&entry.loading),
             });
-            app.runs.push(entry);
+            app.push_recorded(entry);
             continue;
         }
-        let settings = match run.settings(&path, k) {
+        let settings = match run.settings(&path) {
             Ok(s) => s,
             Err(e) => {
                 notes.push(format!("{e}: not shown, kept in the file"));
+                // Its number stays taken.
+                app.last_run_number = app.last_run_number.max(run.number);
                 app.session.kept.push(run);
                 continue;
             }
@@ -511,7 +514,7 @@ pub fn loaded(
         }
         let mut entry = RunEntry::recorded(method, params, run);
         entry.problem = problem;
-        app.runs.push(entry);
+        app.push_recorded(entry);
     }
     if let Some(record) = session.projection {
         restore_projection(app, record, &shown);
@@ -614,6 +617,7 @@ fn load_corpus(app: &mut App) -> Vec<Effect> {
 /// The runs on screen make way for a session's.
 fn clear_runs(app: &mut App) {
     app.runs.clear();
+    app.last_run_number = 0;
     app.session.kept.clear();
     app.picks = [None, None];
     app.train.shown = None;
@@ -749,6 +753,47 @@ mod tests {
         assert_eq!(a.projection.zoom, 1.0);
     }
 
+    /// A run keeps its number through a delete, a save and a reopen; a
+    /// run the file keeps unshown (unknown method) keeps its number taken.
+    #[test]
+    fn run_numbers_survive_a_delete_a_save_and_a_reopen() {
+        let mut a = app();
+        let mut s = session_with_run("sgns");
+        let sgns = s.runs[0].clone();
+        s.runs = vec![sgns.clone(), sgns.clone(), sgns.clone()];
+        s.runs
+            .push(session_with_run("from-the-future").runs.remove(0));
+        let s = crate::session::file::from_str(
+            &crate::session::file::to_string(&s).unwrap(),
+            "s.ron".as_ref(),
+        )
+        .unwrap();
+        load(&mut a, s, Err("no corpus".into()));
+        let numbers = |a: &App| a.runs.iter().map(RunEntry::number).collect::<Vec<_>>();
+        assert_eq!(numbers(&a), [1, 2, 3]);
+        crate::tui::update::runs::delete(&mut a, 1);
+        assert_eq!(numbers(&a), [1, 3], "#3 stays #3");
+        assert!(a.status.text.contains("deleted #2"), "{}", a.status.text);
+        assert_eq!(a.runs[1].label(), "#3 sgns dim=20");
+        let m = algo::find("sgns").unwrap();
+        let next = a.push_run(RunEntry::new(
+            m,
+            Params::defaults(m.schema),
+            1,
+            1,
+            corpus("c.txt"),
+        ));
+        assert_eq!(a.runs[next].number(), 5, "#4 is the unshown run's");
+        a.runs[next].discarded = true;
+        a.corpus.loaded = None;
+        let saved = snapshot(&a).unwrap();
+        let in_file: Vec<u32> = saved.runs.iter().map(|r| r.number).collect();
+        assert_eq!(in_file, [1, 3, 4]);
+        load(&mut a, saved, Err("no corpus".into()));
+        assert_eq!(numbers(&a), [1, 3], "reopened as they were");
+        assert_eq!(a.last_run_number, 4);
+    }
+
     #[test]
     fn a_loaded_session_brings_its_runs_and_asks_for_a_missing_corpus() {
         let mut a = app();
@@ -808,7 +853,9 @@ mod tests {
         // Saving writes it back as it was, after the runs shown.
         let saved = snapshot(&a).unwrap();
         assert_eq!(saved.runs.len(), 1);
-        assert_eq!(saved.runs[0], session_with_run("word2vec-9000").runs[0]);
+        let mut as_read = session_with_run("word2vec-9000");
+        as_read.number_runs();
+        assert_eq!(saved.runs[0], as_read.runs[0]);
     }
 
     #[test]
@@ -959,7 +1006,7 @@ mod tests {
         let m = algo::find("sgns").unwrap();
         let mut training = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus("c.txt"));
         training.status = crate::tui::run::RunStatus::Training;
-        a.runs.push(training);
+        a.push_run(training);
         a
     }
 

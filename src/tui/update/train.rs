@@ -64,7 +64,7 @@ pub fn set_param(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
     };
     app.set_status(
         Level::Info,
-        format!("{name} = {value} sent to run #{}", run + 1),
+        format!("{name} = {value} sent to run #{}", app.run_number(run)),
     );
     vec![Effect::JobCommand {
         run,
@@ -131,7 +131,7 @@ pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
             Level::Error,
             format!(
                 "run #{} trained on {}, which is not there: put the file back (or load a copy on 1 Corpus) to replay it",
-                index + 1,
+                app.run_number(index),
                 want.path.display()
             ),
         );
@@ -147,8 +147,8 @@ pub fn replay(app: &mut App, index: usize) -> Vec<Effect> {
         Level::Info,
         format!(
             "run #{} replays run #{} on its own corpus {}: reading it…",
-            run + 1,
-            index + 1,
+            app.run_number(run),
+            app.run_number(index),
             want.path.display()
         ),
     );
@@ -185,7 +185,7 @@ pub fn replay_corpus(
         Ok(opened) => opened,
         Err(e) => {
             entry.status = RunStatus::Failed(e.clone());
-            app.set_status(Level::Error, format!("run #{}: {e}", run + 1));
+            app.set_status(Level::Error, format!("run #{}: {e}", app.run_number(run)));
             return Vec::new();
         }
     };
@@ -220,7 +220,7 @@ pub fn replay_corpus(
             Level::Info,
             format!(
                 "run #{} has read its corpus: it starts when the run training now ends",
-                run + 1
+                app.run_number(run)
             ),
         );
     }
@@ -251,7 +251,11 @@ fn judge_replay(app: &mut App, run: usize) {
     } else {
         Level::Warn
     };
-    let text = format!("replay #{} of run #{}: {verdict}", run + 1, k + 1);
+    let text = format!(
+        "replay #{} of run #{}: {verdict}",
+        app.run_number(run),
+        app.run_number(k)
+    );
     app.runs[run].verdict = Some(verdict);
     app.set_status(level, text);
 }
@@ -330,7 +334,7 @@ fn launch(
             Level::Info,
             format!(
                 "run #{} {} queued as {slot}: it starts when run #{} ends (D on 3 Runs removes it){auto}",
-                run + 1,
+                app.run_number(run),
                 method.name,
                 busy + 1
             ),
@@ -344,7 +348,7 @@ fn launch(
         Level::Info,
         format!(
             "run #{} {} started ({} thread{}) as {slot}{auto}",
-            run + 1,
+            app.run_number(run),
             method.name,
             threads,
             if threads == 1 { "" } else { "s" }
@@ -370,12 +374,11 @@ fn add_run(
     threads: usize,
     corpus: crate::session::CorpusRef,
 ) -> usize {
-    let run = app.runs.len();
-    if app.active_run().is_none() {
+    let idle = app.active_run().is_none();
+    let run = app.push_run(RunEntry::new(method, params, seed, threads, corpus));
+    if idle {
         app.train.shown = Some(run);
     }
-    app.runs
-        .push(RunEntry::new(method, params, seed, threads, corpus));
     app.runs_view.selected = run;
     let slot = match app.picks[Slot::A.index()] {
         None => Slot::A,
@@ -410,11 +413,15 @@ fn start_queued(app: &mut App) -> Vec<Effect> {
     let text = match app.runs[run].replay_of {
         Some(k) => format!(
             "run #{} {} started: it replays run #{} on its own corpus",
-            run + 1,
+            app.run_number(run),
             method.name,
-            k + 1
+            app.run_number(k)
         ),
-        None => format!("queued run #{} {} started", run + 1, method.name),
+        None => format!(
+            "queued run #{} {} started",
+            app.run_number(run),
+            method.name
+        ),
     };
     app.set_status(Level::Info, text);
     vec![Effect::StartJob {
@@ -441,7 +448,7 @@ pub fn command(app: &mut App, action: &Action) -> Vec<Effect> {
         // at once what will happen.
         let r = &mut app.runs[run];
         r.stop_requested = true;
-        let note = r.stop_note(run);
+        let note = r.stop_note();
         app.set_status(Level::Info, note);
     }
     vec![Effect::JobCommand { run, command }]
@@ -461,7 +468,7 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
     let Some(entry) = app.runs.get_mut(run).filter(|r| !r.discarded) else {
         return Vec::new();
     };
-    let label = format!("run #{} {}", run + 1, entry.method.name);
+    let label = format!("run #{} {}", entry.number(), entry.method.name);
     let status = match &event {
         Event::ParamApplied { name, value, step } => Some((
             Level::Info,
@@ -524,7 +531,10 @@ pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
                 message: message.clone(),
                 last: None,
             });
-            app.set_status(Level::Error, format!("run #{}: {message}", run + 1));
+            app.set_status(
+                Level::Error,
+                format!("run #{}: {message}", app.run_number(run)),
+            );
             app.follow_up(Action::Autosave);
             judge_replay(app, run);
         }
@@ -658,7 +668,7 @@ mod tests {
             total_steps: 10,
             ..Default::default()
         }));
-        a.runs.push(r);
+        a.push_run(r);
         let effects = command(&mut a, &Action::StopTraining);
         assert!(matches!(
             effects[..],
@@ -689,7 +699,7 @@ mod tests {
         let reference = crate::session::CorpusRef::of(lee.as_ref(), config).unwrap();
         let mut original = RunEntry::new(m, Params::defaults(m.schema), 1, 1, reference.clone());
         original.status = RunStatus::Finished;
-        a.runs.push(original);
+        a.push_run(original);
         // No corpus is loaded: the run's own is read for the replay.
         let effects = update::update(&mut a, Msg::Action(Action::ReplayRun(0)));
         let [Effect::LoadCorpus { request, path, .. }] = &effects[..] else {
@@ -767,10 +777,10 @@ mod tests {
             original.observe(progress(step, loss));
         }
         original.observe(Event::Finished(vectors()));
-        a.runs.push(original);
+        a.push_run(original);
         let mut replay = RunEntry::new(m, Params::defaults(m.schema), 1, 1, corpus);
         replay.replay_of = Some(0);
-        a.runs.push(replay);
+        a.push_run(replay);
         for (step, loss) in [(1, 3.0), (2, 2.5), (3, 1.0)] {
             job_event(&mut a, 1, progress(step, loss));
         }

@@ -28,10 +28,16 @@ fn inputs(app: &App) -> Guard {
     }
     for (i, run) in app.runs.iter().enumerate() {
         if let Some(corpus) = run.corpus() {
-            guard.input(format!("the corpus of run #{}", i + 1), &corpus.path);
+            guard.input(
+                format!("the corpus of run #{}", app.run_number(i)),
+                &corpus.path,
+            );
         }
         if let Some(source) = &run.record().source {
-            guard.vectors_input(format!("the vectors run #{} opened", i + 1), &source.path);
+            guard.vectors_input(
+                format!("the vectors run #{} opened", app.run_number(i)),
+                &source.path,
+            );
         }
     }
     for set in &app.eval.added {
