@@ -133,6 +133,10 @@ pub(crate) mod tests {
                 vectors: Some(PathBuf::from("v.txt")),
                 kept: None,
                 source: None,
+                baseline: Some(crate::train::perplexity::Baseline {
+                    words: 21_837,
+                    unigram: Some(1_020.5),
+                }),
             }],
         }
     }

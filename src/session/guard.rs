@@ -118,7 +118,9 @@ mod tests {
         let fp2 = save(&more, &p, &Expect::Same(fp.clone())).unwrap().unwrap();
         assert_ne!(fp, fp2);
         // Someone else writes it: the stale fingerprint blocks the save.
-        let theirs = file::to_string(&s).unwrap().replace("baseline", "theirs");
+        let theirs = file::to_string(&s)
+            .unwrap()
+            .replace("\"baseline\"", "\"theirs\"");
         std::fs::write(&p, &theirs).unwrap();
         assert_eq!(
             save(&more, &p, &Expect::Same(fp2.clone())).unwrap(),

@@ -256,6 +256,10 @@ pub struct Run {
     /// (absent from the file for trained runs, so older files read as before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<VectorSource>,
+    /// What its held-out perplexity compares with (uniform and unigram
+    /// guesses), so a reopened run shows it as the training did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<crate::train::perplexity::Baseline>,
 }
 
 /// The method name of runs that hold pre-trained vectors opened from a file
@@ -362,6 +366,7 @@ impl Run {
             vectors: Some(source.path.clone()),
             kept: None,
             source: Some(source),
+            baseline: None,
         }
     }
 

@@ -36,6 +36,7 @@ impl Recorder {
                 vectors: None,
                 kept: None,
                 source: None,
+                baseline: None,
             },
         }
     }
@@ -64,11 +65,10 @@ impl Recorder {
             Event::Stopped { step } => at(*step, TimelineEvent::Stop),
             Event::Finished(_) => self.run.outcome = Outcome::Finished,
             Event::Failed { message, .. } => self.run.outcome = Outcome::Failed(message.clone()),
-            Event::Log(_)
-            | Event::Counting(_)
-            | Event::Phase(_)
-            | Event::Baseline(_)
-            | Event::ParamRejected { .. } => return false,
+            Event::Baseline(b) => self.run.baseline = Some(*b),
+            Event::Log(_) | Event::Counting(_) | Event::Phase(_) | Event::ParamRejected { .. } => {
+                return false
+            }
         }
         true
     }

@@ -31,11 +31,13 @@ const WARM_ROWS: usize = 32;
 /// every word alike gives the vocabulary's size; guessing by frequency
 /// alone (the training split's unigram), `unigram` on the same pairs. A
 /// model that uses the word it is given beats the unigram.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Baseline {
     /// Words in the vocabulary: the perplexity of the uniform guess.
     pub words: usize,
     /// The unigram's perplexity on the reported half of the sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unigram: Option<f64>,
 }
 

@@ -10,9 +10,7 @@ use crate::cooc::{CountPhase, CountProgress};
 use crate::embedding::Embedding;
 use crate::eval::Report;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
-use crate::train::{
-    Baseline, Event, JobConfig, Method, Params, Phase, Progress, TrainInput, Trainer,
-};
+use crate::train::{Event, JobConfig, Method, Params, Phase, Progress, TrainInput, Trainer};
 
 use super::app::TICKS_PER_SECOND;
 use super::form::default_text;
@@ -128,9 +126,6 @@ pub struct RunEntry {
     /// seconds then (0 when the job started, the engine's elapsed at each
     /// report), so the shown time moves every frame between reports.
     pub synced: Option<(u64, f64)>,
-    /// What its held-out perplexity compares with (from the engine, at the
-    /// start of a run trained in this session).
-    pub baseline: Option<Baseline>,
 }
 
 impl RunEntry {
@@ -166,7 +161,6 @@ impl RunEntry {
             keep_vectors: true,
             phase: None,
             synced: None,
-            baseline: None,
         }
     }
 
@@ -200,7 +194,6 @@ impl RunEntry {
             keep_vectors: true,
             phase: None,
             synced: None,
-            baseline: None,
         }
     }
 
@@ -404,8 +397,8 @@ impl RunEntry {
             Event::Counting(p) => self.counting = Some(p),
             // A late phase of a step already reported is dropped.
             Event::Phase(p) if p.step >= self.last().map_or(0, |l| l.step) => self.phase = Some(p),
-            Event::Phase(_) => {}
-            Event::Baseline(b) => self.baseline = Some(b),
+            // The recorder keeps it.
+            Event::Phase(_) | Event::Baseline(_) => {}
             Event::Paused { .. } => self.status = RunStatus::Paused,
             Event::Resumed { .. } => self.status = RunStatus::Training,
             Event::Stopped { step } => self.stopped_at = Some(step),
@@ -571,6 +564,22 @@ pub(crate) mod tests {
             perplexity: ppl,
             ..Progress::default()
         }
+    }
+
+    /// The perplexity's baselines come from the engine once, at the start:
+    /// the record keeps them, so a reopened run shows them too.
+    #[test]
+    fn a_reopened_run_keeps_its_perplexity_baselines() {
+        let b = crate::train::Baseline {
+            words: 21_837,
+            unigram: Some(1_020.0),
+        };
+        let mut r = sgns();
+        r.observe(Event::Baseline(b));
+        let text = ron::to_string(r.record()).unwrap();
+        let back: session::Run = ron::from_str(&text).unwrap();
+        let reopened = RunEntry::recorded(r.method, r.params.clone(), back);
+        assert_eq!(reopened.record().baseline, Some(b));
     }
 
     #[test]

@@ -257,7 +257,7 @@ fn big(x: f64) -> String {
 /// frequency alone, the unigram's; `?` on Train explains).
 fn perplexity_text(r: &RunEntry) -> String {
     let ppl = r.perplexity.map_or("-".into(), big);
-    match r.baseline {
+    match r.record().baseline {
         Some(b) => {
             let unigram = b
                 .unigram
