@@ -268,9 +268,18 @@ fn train_screen_inside_a_long_step_and_while_preparing() {
         screen.contains("step 9/30 · training chunk 3/4 · ETA 44s · 21s elapsed"),
         "{screen}"
     );
+    // At 110 columns the line keeps its speed by dropping the uniform
+    // baseline and the label's settings; a wide pane shows them.
     assert!(
-        screen.contains("· ppl 496.2 (uniform 21,837, unigram 1,020) · lr 0.0175"),
+        screen.contains(
+            "#2 glove · training 30% · epoch 2 · loss 3.081 · ppl 496.2 (unigram 1,020) · lr 0.0175 · 812.3k items/s"
+        ),
         "{screen}"
+    );
+    let wide = render(&app, 170, 34);
+    assert!(
+        wide.contains("· ppl 496.2 (uniform 21,837, unigram 1,020) · lr 0.0175 · 812.3k items/s"),
+        "{wide}"
     );
     insta::assert_snapshot!(screen);
     let mpnnlm = algo::find("mpnnlm").unwrap();

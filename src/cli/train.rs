@@ -133,6 +133,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let bar = progress_bar(args.quiet);
     let mut counting = CountingLines::default();
     let mut ppl = None;
+    let mut line = String::new();
     let mut saved = Instant::now();
     let mut save_error = None;
     let result = job.wait(|event| {
@@ -142,8 +143,11 @@ pub fn train(args: TrainArgs) -> Result<()> {
                 ppl = p.perplexity.or(ppl);
                 bar.set_length(p.total_steps);
                 bar.set_position(p.step);
-                bar.set_message(status(p, ppl));
+                line = status(p, ppl);
+                bar.set_message(line.clone());
             }
+            // Inside a long build or step the bar says what is under way.
+            Event::Phase(phase) => bar.set_message(with_phase(&line, phase)),
             // `println` on a hidden bar (stderr not a terminal) prints nothing.
             Event::Log(line) if !args.quiet => bar.suspend(|| eprintln!("{line}")),
             Event::Counting(c) if !args.quiet => counting.show(&bar, c),
@@ -311,6 +315,15 @@ fn progress_bar(quiet: bool) -> ProgressBar {
     bar
 }
 
+/// The last step's status line followed by the phase under way:
+/// `epoch 1 loss 5.1 ppl - · training chunks 3/10`.
+fn with_phase(line: &str, phase: &wordbench::train::Phase) -> String {
+    match line {
+        "" => phase.describe(),
+        _ => format!("{line} · {}", phase.describe()),
+    }
+}
+
 /// One status line; `ppl` is the latest perplexity measured (not every step measures it).
 fn status(p: &Progress, ppl: Option<f64>) -> String {
     let mut line = format!("epoch {} loss {}", p.epoch + 1, format::value(p.loss));
@@ -395,7 +408,24 @@ fn parse_changes(flags: &[String]) -> Result<Vec<(u64, String, String)>> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_changes;
+    use super::{parse_changes, with_phase};
+    use wordbench::train::{Phase, Unit};
+
+    #[test]
+    fn the_bar_names_the_phase_under_way_after_the_last_status() {
+        let phase = Phase {
+            name: "training chunks",
+            done: 3,
+            total: 10,
+            unit: Unit::Count,
+            step: 1,
+        };
+        assert_eq!(with_phase("", &phase), "training chunks 3/10");
+        assert_eq!(
+            with_phase("epoch 1 loss 5.1", &phase),
+            "epoch 1 loss 5.1 · training chunks 3/10"
+        );
+    }
 
     #[test]
     fn changes_parse_and_bad_ones_name_the_flag() {

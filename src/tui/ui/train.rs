@@ -193,31 +193,16 @@ fn draw_progress(frame: &mut Frame, area: Rect, app: &App, r: &RunEntry) {
     if let Some(last) = r.log.last() {
         frame.render_widget(Line::styled(format!(" {last}"), theme::dim()), note);
     }
-    let mut spans = vec![
-        Span::styled(format!(" {} ", r.label()), theme::title()),
-        Span::raw("· "),
-    ];
-    let status_style = match r.status {
-        RunStatus::Failed(_) => theme::error(),
-        RunStatus::Paused | RunStatus::Stopped(_) => theme::warn(),
-        _ => theme::good(),
-    };
-    spans.push(Span::styled(r.status_text(), status_style));
-    if let Some(p) = r.last() {
-        spans.push(Span::raw(format!(
-            " · epoch {} · loss {} · {}{}{} · {} items/s",
-            p.epoch + 1,
-            value(p.loss),
-            perplexity_text(r),
-            p.model_perplexity
-                .map_or(String::new(), |m| format!(" · model ppl {}", big(m))),
-            if r.has_learning_rate() {
-                format!(" · lr {}", value(p.lr))
-            } else {
-                String::new()
-            },
-            si(p.items_per_sec)
-        )));
+    // The fullest line that fits: the settings in the label and the
+    // uniform baseline go first when the pane is narrow.
+    let line = |detail: Detail| info_spans(r, detail);
+    let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
+    let mut spans = line(Detail::Full);
+    for detail in [Detail::NoUniform, Detail::Brief] {
+        if width(&spans) <= usize::from(info.width) {
+            break;
+        }
+        spans = line(detail);
     }
     if let RunStatus::Failed(m) = &r.status {
         spans.push(Span::styled(format!(" · {m}"), theme::error()));
@@ -242,6 +227,50 @@ fn draw_progress(frame: &mut Frame, area: Rect, app: &App, r: &RunEntry) {
     frame.render_widget(gauge, bar);
 }
 
+/// How much the run's info line says: narrow panes drop the uniform
+/// baseline, then the settings in the run's label.
+#[derive(Clone, Copy, PartialEq)]
+enum Detail {
+    Full,
+    NoUniform,
+    Brief,
+}
+
+/// The run's label, status and last step's metrics, at `detail`.
+fn info_spans(r: &RunEntry, detail: Detail) -> Vec<Span<'static>> {
+    let label = match detail {
+        Detail::Brief => format!("#{} {}", r.number(), r.method.name),
+        _ => r.label(),
+    };
+    let mut spans = vec![
+        Span::styled(format!(" {label} "), theme::title()),
+        Span::raw("· "),
+    ];
+    let status_style = match r.status {
+        RunStatus::Failed(_) => theme::error(),
+        RunStatus::Paused | RunStatus::Stopped(_) => theme::warn(),
+        _ => theme::good(),
+    };
+    spans.push(Span::styled(r.status_text(), status_style));
+    if let Some(p) = r.last() {
+        spans.push(Span::raw(format!(
+            " · epoch {} · loss {} · {}{}{} · {} items/s",
+            p.epoch + 1,
+            value(p.loss),
+            perplexity_text(r, detail == Detail::Full),
+            p.model_perplexity
+                .map_or(String::new(), |m| format!(" · model ppl {}", big(m))),
+            if r.has_learning_rate() {
+                format!(" · lr {}", value(p.lr))
+            } else {
+                String::new()
+            },
+            si(p.items_per_sec)
+        )));
+    }
+    spans
+}
+
 /// A perplexity as a reader takes it in: `8,344`, `412.5`.
 fn big(x: f64) -> String {
     if x.is_finite() && x >= 1000.0 {
@@ -254,17 +283,21 @@ fn big(x: f64) -> String {
 /// The held-out perplexity with what it compares with, when the engine
 /// sent it: `ppl 8,344 (uniform 21,837, unigram 1,020)` (a perplexity over
 /// the vocabulary: guessing every word alike scores its size; guessing by
-/// frequency alone, the unigram's; `?` on Train explains).
-fn perplexity_text(r: &RunEntry) -> String {
+/// frequency alone, the unigram's; `?` on Train explains). Without
+/// `uniform`, only the unigram's: `ppl 8,344 (unigram 1,020)`.
+fn perplexity_text(r: &RunEntry, uniform: bool) -> String {
     let ppl = r.perplexity.map_or("-".into(), big);
-    match r.record().baseline {
-        Some(b) => {
-            let unigram = b
-                .unigram
-                .map_or(String::new(), |u| format!(", unigram {}", big(u)));
-            format!("ppl {ppl} (uniform {}{unigram})", thousands(b.words as u64))
-        }
-        None => format!("ppl {ppl}"),
+    let Some(b) = r.record().baseline else {
+        return format!("ppl {ppl}");
+    };
+    let mut parts = Vec::new();
+    if uniform {
+        parts.push(format!("uniform {}", thousands(b.words as u64)));
+    }
+    parts.extend(b.unigram.map(|u| format!("unigram {}", big(u))));
+    match parts.is_empty() {
+        true => format!("ppl {ppl}"),
+        false => format!("ppl {ppl} ({})", parts.join(", ")),
     }
 }
 
