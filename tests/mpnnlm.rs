@@ -139,3 +139,61 @@ fn a_conflated_token_grows_a_prototype_for_the_missing_word() {
         .split_once("words that gained prototypes: ")
         .is_some_and(|(_, list)| list.contains("harpmist (+1)"))));
 }
+
+/// A stop that reaches a long step cuts it at its next chunk; the engine
+/// says where (`Event::Cut`), the session records it, and a replay given
+/// that record cuts the step at the same chunk: the same vectors, bit for
+/// bit on one thread, unlike the uncut step.
+#[test]
+fn a_step_cut_short_by_a_stop_is_recorded_and_replays_to_the_same_vectors() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/word2vec/topics.txt");
+    let run = |config: JobConfig| {
+        let corpus = Arc::new(Corpus::open(&path, CorpusConfig::default()).unwrap());
+        let params = MPNNLM
+            .params([
+                ("dim", "8"),
+                ("hidden", "8"),
+                ("epochs", "2"),
+                ("step_tokens", "100000"),
+            ])
+            .unwrap();
+        let mut recorder = wordbench::session::Recorder::new("mpnnlm", &params, 3, 1);
+        let input = TrainInput {
+            corpus,
+            params,
+            seed: 3,
+            threads: 1,
+            counts: Default::default(),
+        };
+        let e = Job::spawn(&MPNNLM, input, config)
+            .wait(|e| {
+                recorder.observe(e);
+            })
+            .unwrap();
+        (e, recorder.into_run())
+    };
+    let cut = JobConfig {
+        cut_at: Some((0, 1)),
+        ..JobConfig::default()
+    };
+    let (a, recorded) = run(cut);
+    assert_eq!(recorded.metrics.len(), 1, "stopped after the cut step");
+    let replay = wordbench::session::replay::job_config(&recorded);
+    assert_eq!((replay.cut_at, replay.stop_at), (Some((0, 1)), Some(1)));
+    let (again, _) = run(replay);
+    assert_eq!(
+        a.vectors(),
+        again.vectors(),
+        "the replay cuts at the same chunk"
+    );
+    let whole = JobConfig {
+        stop_at: Some(1),
+        ..JobConfig::default()
+    };
+    let (uncut, _) = run(whole);
+    assert_ne!(
+        a.vectors(),
+        uncut.vectors(),
+        "the uncut step trains all 3 chunks"
+    );
+}

@@ -506,6 +506,12 @@ pub enum TimelineEvent {
     Resume,
     /// Stopped early.
     Stop,
+    /// A stop reached this step while it ran: it did `units` units of its
+    /// work (MPNNLM's training chunks), so a replay cuts it there too.
+    Cut {
+        /// Units of work the step did.
+        units: u64,
+    },
 }
 
 /// How a run ended.

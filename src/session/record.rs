@@ -63,6 +63,7 @@ impl Recorder {
             Event::Paused { step } => at(*step, TimelineEvent::Pause),
             Event::Resumed { step } => at(*step, TimelineEvent::Resume),
             Event::Stopped { step } => at(*step, TimelineEvent::Stop),
+            Event::Cut { step, units } => at(*step, TimelineEvent::Cut { units: *units }),
             Event::Finished(_) => self.run.outcome = Outcome::Finished,
             Event::Failed { message, .. } => self.run.outcome = Outcome::Failed(message.clone()),
             Event::Baseline(b) => self.run.baseline = Some(*b),

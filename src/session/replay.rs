@@ -355,6 +355,7 @@ pub fn job_config(run: &Run) -> JobConfig {
                     .push((entry.step, name.clone(), value.to_string()))
             }
             TimelineEvent::Stop => config.stop_at = Some(entry.step),
+            TimelineEvent::Cut { units } => config.cut_at = Some((entry.step, *units)),
             TimelineEvent::Pause | TimelineEvent::Resume => {}
         }
     }

@@ -32,6 +32,9 @@ pub struct JobConfig {
     pub schedule: Vec<(u64, String, String)>,
     /// Stop before this step, as if sent `Command::Stop` (session replay).
     pub stop_at: Option<u64>,
+    /// End step `.0` (0-based) once `.1` units of its work are done, as a
+    /// stop sent inside it did when it was recorded (session replay).
+    pub cut_at: Option<(u64, u64)>,
 }
 
 impl Default for JobConfig {
@@ -42,6 +45,7 @@ impl Default for JobConfig {
             perplexity: true,
             schedule: Vec::new(),
             stop_at: None,
+            cut_at: None,
         }
     }
 }
@@ -62,6 +66,8 @@ pub struct Job {
     events: Receiver<Event>,
     commands: Sender<Command>,
     handle: Option<JoinHandle<()>>,
+    /// The job's phase meter, so a stop reaches a step under way.
+    meter: Arc<Meter>,
 }
 
 /// Builds a trainer that needs no corpus (e.g. a projection), on the job's
@@ -98,14 +104,18 @@ impl Job {
     fn start(method: &'static Method, source: Source, config: JobConfig) -> Job {
         let (etx, erx) = bounded(4096);
         let (ctx, crx) = unbounded();
+        let meter = Arc::new(Meter::default());
+        meter.limit_cut(config.cut_at);
+        let shared = meter.clone();
         let handle = std::thread::Builder::new()
             .name(format!("train-{}", method.name))
-            .spawn(move || run(method, source, config, etx, crx))
+            .spawn(move || run(method, source, config, etx, crx, shared))
             .expect("spawn training thread");
         Job {
             events: erx,
             commands: ctx,
             handle: Some(handle),
+            meter,
         }
     }
 
@@ -114,8 +124,13 @@ impl Job {
         &self.events
     }
 
-    /// Sends a command; ignored if the job already ended.
+    /// Sends a command; ignored if the job already ended. A stop also
+    /// reaches the step under way: a trainer whose steps are long ends it at
+    /// its next unit of work ([`phase::Tracker::cut`]).
     pub fn send(&self, command: Command) {
+        if command == Command::Stop {
+            self.meter.request_cut();
+        }
         let _ = self.commands.send(command);
     }
 
@@ -140,7 +155,7 @@ impl Job {
 
 impl Drop for Job {
     fn drop(&mut self) {
-        let _ = self.commands.send(Command::Stop);
+        self.send(Command::Stop);
     }
 }
 
@@ -150,6 +165,7 @@ fn run(
     config: JobConfig,
     events: Sender<Event>,
     commands: Receiver<Command>,
+    meter: Arc<Meter>,
 ) {
     let asked = match &source {
         Source::Corpus(input) => input.threads,
@@ -171,7 +187,6 @@ fn run(
             return;
         }
     };
-    let meter = Arc::new(Meter::default());
     let watcher = Watcher::start(meter.clone(), events.clone());
     pool.install(|| {
         let outcome = phase::report_to(meter.clone(), || {
@@ -374,6 +389,8 @@ impl<'a> Runner<'a> {
                 .step(step)
                 .map_err(|e| (e.to_string(), self.last))?;
             let dt = t0.elapsed().as_secs_f64();
+            // A stop that reached the step under way ended it early.
+            let cut = meter.take_cut();
             step += 1;
             if let Some(why) = divergence(report.loss, &mut best_loss) {
                 let message = format!(
@@ -397,7 +414,7 @@ impl<'a> Runner<'a> {
                 ppl_spent,
                 self.config.perplexity_budget,
             );
-            if self.sample.is_some() && due {
+            if self.sample.is_some() && (due || cut.is_some()) {
                 let t = Instant::now();
                 perplexity = self.measure_perplexity();
                 let cost = t.elapsed().as_secs_f64();
@@ -431,6 +448,14 @@ impl<'a> Runner<'a> {
             };
             self.last = Some(progress);
             let _ = self.events.try_send(Event::Progress(progress));
+            if let Some(units) = cut {
+                let _ = self.events.send(Event::Cut {
+                    step: step - 1,
+                    units,
+                });
+                let _ = self.events.send(Event::Stopped { step });
+                break;
+            }
         }
         self.trainer
             .into_embedding()

@@ -92,6 +92,15 @@ pub enum Event {
         /// Step at which it resumed.
         step: u64,
     },
+    /// Step `step` (0-based) was cut short by a stop sent while it ran:
+    /// it did `units` units of its work (MPNNLM: training chunks). Sent
+    /// just before [`Event::Stopped`].
+    Cut {
+        /// The step cut.
+        step: u64,
+        /// Units of work it did.
+        units: u64,
+    },
     /// The job was stopped before `step` (by `Command::Stop` or a scheduled stop).
     Stopped {
         /// Steps completed.

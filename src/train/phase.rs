@@ -12,7 +12,7 @@
 //! a job (tests, library use) `begin` returns a tracker that counts nothing.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How a phase's count reads.
@@ -59,6 +59,11 @@ impl Phase {
     }
 }
 
+/// The methods whose steps end early when the job is stopped (they ask
+/// [`Tracker::cut`] before each unit of a step's work); the others end the
+/// step under way first. MPNNLM's steps last minutes on the defaults.
+pub const CUT_SHORT: &[&str] = &["mpnnlm"];
+
 /// The phase state a job shares between its training thread, the workers
 /// and its watcher.
 #[derive(Debug)]
@@ -67,6 +72,14 @@ pub struct Meter {
     current: Mutex<Option<(&'static str, u64, Unit, u64)>>,
     done: AtomicU64,
     step: AtomicU64,
+    /// The user asked the job to stop: a step that can end early does.
+    cut_wanted: AtomicBool,
+    /// A replay's recorded cut: `(step, units)` ends that step once that
+    /// many units of work are done.
+    cut_limit: Mutex<Option<(u64, u64)>>,
+    /// A step ended early (a [`Tracker::cut`] said so): the units done
+    /// when it first did (with one thread, exactly the units the step did).
+    cut_taken: Mutex<Option<u64>>,
 }
 
 impl Default for Meter {
@@ -75,6 +88,9 @@ impl Default for Meter {
             current: Mutex::new(None),
             done: AtomicU64::new(0),
             step: AtomicU64::new(0),
+            cut_wanted: AtomicBool::new(false),
+            cut_limit: Mutex::new(None),
+            cut_taken: Mutex::new(None),
         }
     }
 }
@@ -95,6 +111,25 @@ impl Meter {
     /// Sets the steps completed so far (phases begun from now carry it).
     pub fn at_step(&self, step: u64) {
         self.step.store(step, Ordering::Relaxed);
+    }
+
+    /// The user asked to stop: a step that checks [`Tracker::cut`] ends
+    /// at its next unit of work instead of running to its end.
+    pub fn request_cut(&self) {
+        self.cut_wanted.store(true, Ordering::Relaxed);
+    }
+
+    /// Replays a recorded cut: step `step` (0-based) ends once `units`
+    /// units of its work are done.
+    pub fn limit_cut(&self, cut: Option<(u64, u64)>) {
+        if let Ok(mut l) = self.cut_limit.lock() {
+            *l = cut;
+        }
+    }
+
+    /// After a step: the units it did when it was cut short, if it was.
+    pub fn take_cut(&self) -> Option<u64> {
+        self.cut_taken.lock().ok()?.take()
     }
 
     fn begin(&self, name: &'static str, total: u64, unit: Unit) {
@@ -144,6 +179,30 @@ impl Tracker {
             m.done.fetch_add(n, Ordering::Relaxed);
         }
     }
+
+    /// Whether the step should take no more work: the user asked the job
+    /// to stop, or a replayed cut's count of units is reached. A trainer
+    /// whose steps are long asks before each unit (MPNNLM's chunks) and
+    /// skips the rest when told; the job then records how many units the
+    /// step did, so a replay cuts it at the same place.
+    pub fn cut(&self) -> bool {
+        let Some(m) = &self.0 else {
+            return false;
+        };
+        let (step, done) = (
+            m.step.load(Ordering::Relaxed),
+            m.done.load(Ordering::Relaxed),
+        );
+        let limit = m.cut_limit.lock().ok().and_then(|l| *l);
+        let reached = limit.is_some_and(|(s, units)| s == step && done >= units);
+        let cut = reached || m.cut_wanted.load(Ordering::Relaxed);
+        if cut {
+            if let Ok(mut taken) = m.cut_taken.lock() {
+                taken.get_or_insert(done);
+            }
+        }
+        cut
+    }
 }
 
 impl Drop for Tracker {
@@ -167,6 +226,38 @@ pub fn begin(name: &'static str, total: u64, unit: Unit) -> Tracker {
 mod tests {
     use super::*;
     use rayon::prelude::*;
+
+    #[test]
+    fn a_cut_ends_a_step_at_a_unit_when_asked_or_where_a_replay_recorded_it() {
+        let meter = Arc::new(Meter::default());
+        let trained = |meter: &Arc<Meter>, step: u64| {
+            meter.at_step(step);
+            report_to(meter.clone(), || {
+                let t = begin("chunks", 10, Unit::Count);
+                let mut did = 0;
+                for _ in 0..10 {
+                    if t.cut() {
+                        break;
+                    }
+                    t.add(1);
+                    did += 1;
+                }
+                did
+            })
+        };
+        assert_eq!(trained(&meter, 0), 10);
+        assert_eq!(meter.take_cut(), None, "no cut, no record");
+        meter.limit_cut(Some((1, 4)));
+        assert_eq!(trained(&meter, 0), 10, "the recorded cut is of step 1");
+        assert_eq!(trained(&meter, 1), 4);
+        assert_eq!(meter.take_cut(), Some(4));
+        assert_eq!(meter.take_cut(), None, "taken once");
+        meter.limit_cut(None);
+        meter.request_cut();
+        assert_eq!(trained(&meter, 2), 0, "asked to stop: no more units");
+        assert_eq!(meter.take_cut(), Some(0));
+        assert!(!begin("outside a job", 3, Unit::Count).cut());
+    }
 
     #[test]
     fn phases_reach_the_installed_meter_and_end_with_their_tracker() {

@@ -398,7 +398,7 @@ impl RunEntry {
             // A late phase of a step already reported is dropped.
             Event::Phase(p) if p.step >= self.last().map_or(0, |l| l.step) => self.phase = Some(p),
             // The recorder keeps it.
-            Event::Phase(_) | Event::Baseline(_) => {}
+            Event::Phase(_) | Event::Baseline(_) | Event::Cut { .. } => {}
             Event::Paused { .. } => self.status = RunStatus::Paused,
             Event::Resumed { .. } => self.status = RunStatus::Training,
             Event::Stopped { step } => self.stopped_at = Some(step),
@@ -480,6 +480,12 @@ impl RunEntry {
         let done = self.last().map_or(0, |p| p.step);
         match self.status {
             RunStatus::Paused => format!("{name} stopping at step {done} (it was paused)"),
+            RunStatus::Training if crate::train::phase::CUT_SHORT.contains(&self.method.name) => {
+                format!(
+                    "{name} stopping inside step {} (at its next unit of work; its vectors are kept)",
+                    done + 1
+                )
+            }
             RunStatus::Training => format!(
                 "{name} stopping after step {} (the step under way ends first; its vectors are kept)",
                 done + 1

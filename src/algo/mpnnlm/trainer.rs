@@ -331,6 +331,10 @@ impl MpnnlmTrainer {
         let tallies: Vec<Tally> = chunks
             .into_par_iter()
             .map(|c| {
+                // A stop sent during the step skips the chunks not begun.
+                if work.cut() {
+                    return Tally::default();
+                }
                 let _done = Done(&work);
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
                 let sentences = plan.chunk(c).map(|i| batch.sentence(i));

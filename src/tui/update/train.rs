@@ -480,6 +480,13 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
         Event::Paused { step } => Some((Level::Info, format!("{label} paused at step {step}"))),
         Event::Resumed { step } => Some((Level::Info, format!("{label} resumed at step {step}"))),
         Event::Failed { message, .. } => Some((Level::Error, format!("{label} failed: {message}"))),
+        Event::Cut { step, units } => Some((
+            Level::Info,
+            format!(
+                "{label} stopped inside step {}, after {units} units of its work (a replay cuts it there too)",
+                step + 1
+            ),
+        )),
         _ => None,
     };
     let recorded = !matches!(
