@@ -8,19 +8,15 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use ndarray::Array2;
-
 use super::model::projection::{
     CancelFlag, Layout, PairSource, ProjectionJob, ProjectionResult, Selection,
 };
 use crate::embedding::Embedding;
-use crate::project::export::write_csv;
 use crate::project::pipeline::{self, Chosen};
-use crate::project::plot::{self, ImageFormat, Plot};
 use crate::project::registry::{self, Input, Progress, Tick};
 use crate::project::select::{Groups, Selected};
 use crate::train::Params;
-use crate::{Error, Result};
+use crate::Result;
 
 /// Whether projections can be computed in this build.
 pub const AVAILABLE: bool = true;
@@ -235,37 +231,11 @@ fn compute(
     })
 }
 
-/// Writes a layout as PNG, SVG or CSV by the path's extension: images show
-/// the map on screen; a UBE layout's CSV holds its sphere (`word,x,y,z`, as
-/// `wordbench project --method ube` writes), other CSVs the 2-D layout.
+/// Writes a layout as PNG, SVG or CSV by the path's extension
+/// ([`Layout::save`]), creating its folder first.
 pub fn export(layout: &Layout, path: &Path) -> Result<()> {
     ensure_parent(path)?;
-    let coords = Array2::from_shape_fn((layout.coords.len(), 2), |(i, d)| layout.coords[i][d]);
-    if let Some(format) = ImageFormat::from_path(path) {
-        let mut p = Plot::new(&layout.words, coords.view());
-        p.groups = layout.groups.as_ref();
-        p.title = layout.description.clone();
-        p.subtitle = format!("{} words of run {}", layout.words.len(), layout.source);
-        if let Some(g) = layout.groups.as_ref().filter(|g| !g.named) {
-            p.subtitle
-                .push_str(&format!("; colours: k-means, {} clusters", g.names.len()));
-        }
-        p.axes = layout.axes.clone();
-        return plot::save(path, &p, format);
-    }
-    match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("csv") => {
-            let coords = match &layout.sphere {
-                Some(points) => Array2::from_shape_fn((points.len(), 3), |(i, d)| points[i][d]),
-                None => coords,
-            };
-            write_csv(path, &layout.words, coords.view(), layout.groups.as_ref())
-        }
-        _ => Err(Error::param(
-            "path",
-            format!("{} (expected a .png, .svg or .csv file)", path.display()),
-        )),
-    }
+    layout.save(path)
 }
 
 /// Creates the folder an export goes to (the workbench's `exports/` on
@@ -282,6 +252,8 @@ pub fn ensure_parent(path: &Path) -> crate::Result<()> {
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
+
+    use ndarray::Array2;
 
     use super::*;
     use crate::project::ube;
