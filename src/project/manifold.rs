@@ -41,21 +41,21 @@ const fn entry(
 /// Isomap's registry entry.
 pub const ISOMAP: Projection = entry(
     "isomap",
-    "isomap unrolls a kNN graph (geodesic distances, classical MDS)",
+    "Isomap (geodesic distances on the kNN graph, classical MDS)",
     |input, p, progress| lay_out(Kind::Isomap, input, p, progress),
 );
 
 /// LLE's registry entry.
 pub const LLE: Projection = entry(
     "lle",
-    "lle unrolls a kNN graph (locally linear weights)",
+    "Locally linear embedding (kNN graph weights)",
     |input, p, progress| lay_out(Kind::Lle, input, p, progress),
 );
 
 /// Laplacian eigenmaps' registry entry.
 pub const LAPLACIAN: Projection = entry(
     "laplacian",
-    "laplacian unrolls a kNN graph (graph Laplacian eigenvectors)",
+    "Laplacian eigenmaps (kNN graph Laplacian)",
     |input, p, progress| lay_out(Kind::Laplacian, input, p, progress),
 );
 

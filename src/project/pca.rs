@@ -194,7 +194,7 @@ fn fix_signs(coords: &mut Array2<f64>) {
 /// no options of its own, 2 or 3 components, nothing to report while it runs.
 pub const PCA: crate::project::registry::Projection = crate::project::registry::Projection {
     name: "pca",
-    help: "PCA keeps the largest variance",
+    help: "Principal components: the largest variance",
     schema: &[],
     loss: None,
     step: "step",

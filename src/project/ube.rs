@@ -14,7 +14,7 @@ use crate::Result;
 /// UBE's registry entry: points on a sphere, 3-D unless asked otherwise.
 pub const UBE: Projection = Projection {
     name: "ube",
-    help: "ube: a sphere (equal-area map)",
+    help: "Unit ball embedding: points on a sphere (3-D by default)",
     schema: SCHEMA,
     loss: Some(Loss {
         short: "J",

@@ -12,7 +12,7 @@ use super::{Tsne, TsneConfig, SCHEMA};
 /// t-SNE's registry entry.
 pub const TSNE: Projection = Projection {
     name: "tsne",
-    help: "t-SNE keeps neighbourhoods",
+    help: "t-SNE: keeps neighbourhoods (exact, Barnes-Hut or FFT gradient)",
     schema: SCHEMA,
     loss: Some(Loss {
         short: "KL",
