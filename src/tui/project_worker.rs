@@ -138,6 +138,8 @@ struct Screen<'a> {
     selected: &'a Selected,
     a_points: Option<usize>,
     groups: &'a Groups,
+    /// The projection's layout is worth showing as it forms.
+    animates: bool,
     cancel: &'a CancelFlag,
     send: &'a dyn Fn(Report),
     shown: Instant,
@@ -149,7 +151,7 @@ impl Progress for Screen<'_> {
     }
 
     fn preview(&mut self, coords: &[[f64; 2]], description: &str) {
-        if self.shown.elapsed() < FRAME_EVERY {
+        if !self.animates || self.shown.elapsed() < FRAME_EVERY {
             return;
         }
         let mut l = self
@@ -202,6 +204,7 @@ fn compute(
         selected: &selected,
         a_points,
         groups: &groups,
+        animates: projection.animates,
         cancel,
         send,
         shown: Instant::now(),
