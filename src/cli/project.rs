@@ -1,30 +1,33 @@
-//! `wordbench project`: words to 2-D with PCA, t-SNE, Isomap, LLE or
-//! Laplacian eigenmaps, written as a PNG or SVG scatter plot or as CSV
-//! coordinates. t-SNE runs on the training engine (progress bar with live KL
-//! divergence); the graph methods show their phase and eigen residual.
+//! `wordbench project`: words laid out by any projection of the registry
+//! ([`wordbench::project::registry`]: t-SNE, PCA, Isomap, LLE, Laplacian
+//! eigenmaps, UBE), written as a PNG or SVG scatter plot or as CSV
+//! coordinates. This file handles the arguments and the output; the layout
+//! runs through the library's pipeline ([`wordbench::project::pipeline`])
+//! with a progress bar (steps and the method's loss, or a graph method's
+//! phase).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, ValueEnum};
 
 use super::args::{count, MAX_THREADS, MAX_WORDS};
 use indicatif::{ProgressBar, ProgressStyle};
-use ndarray::Array2;
 use wordbench::manifold::Phase;
 use wordbench::outputs::{Guard, Kind};
 use wordbench::project::export::write_csv;
 use wordbench::project::manifold as graph;
 use wordbench::project::options;
-use wordbench::project::pca::{pca, PcaSolver};
+use wordbench::project::pipeline::{Chosen, Projected};
 use wordbench::project::plot::{self, ImageFormat, Plot};
+use wordbench::project::registry::{self, Loss, Progress, Projection, Tick, PROJECTIONS};
 use wordbench::project::select::{select, Groups, Selection};
-use wordbench::project::tsne::{self, TsneConfig};
+use wordbench::project::tsne;
 use wordbench::project::ube;
-use wordbench::train::{Event, Params};
-use wordbench::words::WordIndex;
+use wordbench::train::Params;
 
 /// `wordbench project`
 #[derive(Debug, Args)]
@@ -32,8 +35,8 @@ pub struct ProjectArgs {
     /// Vectors file (word2vec text or binary, GloVe text; .gz ok).
     pub vectors: PathBuf,
     /// Projection method.
-    #[arg(long, value_enum, default_value = options::METHOD_DEFAULT)]
-    pub method: MethodArg,
+    #[arg(long, default_value = options::METHOD_DEFAULT, value_parser = methods())]
+    pub method: String,
     /// t-SNE perplexity (shorthand for `--set perplexity=P`).
     #[arg(long, allow_hyphen_values = true)]
     pub perplexity: Option<String>,
@@ -88,34 +91,13 @@ pub struct ProjectArgs {
     pub quiet: bool,
 }
 
-/// Projection methods on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MethodArg {
-    /// Principal components.
-    Pca,
-    /// t-SNE.
-    Tsne,
-    /// Isomap (geodesic distances on the kNN graph, classical MDS).
-    Isomap,
-    /// Locally linear embedding.
-    Lle,
-    /// Laplacian eigenmaps.
-    Laplacian,
-    /// Unit ball embedding: points on a sphere (3-D by default).
-    Ube,
-}
-
-impl MethodArg {
-    fn name(self) -> &'static str {
-        match self {
-            MethodArg::Pca => "pca",
-            MethodArg::Tsne => "tsne",
-            MethodArg::Isomap => "isomap",
-            MethodArg::Lle => "lle",
-            MethodArg::Laplacian => "laplacian",
-            MethodArg::Ube => "ube",
-        }
-    }
+/// The projection methods of the registry, with their help, as `--method` values.
+fn methods() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        PROJECTIONS
+            .iter()
+            .map(|p| PossibleValue::new(p.name).help(p.help)),
+    )
 }
 
 /// Geometries on the command line.
@@ -131,13 +113,6 @@ pub enum MetricArg {
 enum Output {
     Image(ImageFormat),
     Csv,
-}
-
-/// A finished projection and how to describe it.
-struct Projected {
-    coords: Array2<f64>,
-    title: String,
-    axes: Option<(String, String)>,
 }
 
 /// Runs the command.
@@ -169,33 +144,26 @@ pub fn run(args: ProjectArgs) -> Result<()> {
         Output::Image(_) => Kind::Image,
     };
     guard.output("--out", &out, kind)?;
-    let ube_method = args.method == MethodArg::Ube;
-    let asked_dims = args.dims.unwrap_or(if ube_method { 3 } else { 2 });
+    let projection = registry::find(&args.method)?;
+    let asked_dims = args.dims.unwrap_or(projection.default_dims);
     if !(2..=3).contains(&asked_dims) {
         bail!("invalid value for --dims: {asked_dims} (expected 2 or 3)");
     }
-    if asked_dims == 3 && !matches!(args.method, MethodArg::Pca | MethodArg::Ube) {
+    if asked_dims > projection.max_dims {
+        let spatial: Vec<&str> = PROJECTIONS
+            .iter()
+            .filter(|p| p.max_dims >= asked_dims)
+            .map(|p| p.name)
+            .collect();
         bail!(
-            "invalid value for --dims: 3 needs --method pca or ube ({} lays out in 2-D)",
-            args.method.name()
+            "invalid value for --dims: {asked_dims} needs --method {} ({} lays out in 2-D)",
+            spatial.join(" or "),
+            projection.name
         );
     }
     let size = parse_size(&args.size)?;
     let threads = super::threads(args.threads);
-    let graph_kind = graph::kind(args.method.name());
-    let ube_params = if ube_method {
-        Some(ube_params(&args)?)
-    } else {
-        None
-    };
-    let (config, graph_params) = if graph_kind.is_some() || ube_method {
-        (
-            TsneConfig::from_params(&Params::defaults(tsne::SCHEMA), args.seed),
-            graph_kind.map(|_| graph_params(&args)).transpose()?,
-        )
-    } else {
-        (tsne_config(&args)?, None)
-    };
+    let params = method_params(&args, projection)?;
     let embedding = super::vectors::load(&args.vectors, None)?;
     let how = selection(&args);
     let selected = select(&embedding, &how)?;
@@ -212,45 +180,46 @@ pub fn run(args: ProjectArgs) -> Result<()> {
             shown.join(", ")
         );
     }
-    let vectors = selected.vectors(&embedding, args.metric == MetricArg::Cosine);
-    let groups = match &selected.groups {
+    let chosen = Chosen::new(&embedding, selected, args.metric == MetricArg::Cosine);
+    let groups = match &chosen.selected.groups {
         Some(names) => Some(Groups::from_names(names)),
-        None if args.clusters > 0 => Some(Groups::from_kmeans(&vectors, args.clusters, args.seed)),
+        None if args.clusters > 0 => Some(Groups::from_kmeans(
+            &chosen.vectors,
+            args.clusters,
+            args.seed,
+        )),
         None => None,
     };
-    let dims = if matches!(output, Output::Csv) || ube_method {
-        asked_dims
-    } else {
-        2
+    // A plot shows the first two dimensions, or a layout that is 3-D by
+    // default (a sphere) through its map.
+    let dims = match output {
+        Output::Image(_) if projection.default_dims <= 2 => 2,
+        _ => asked_dims,
     };
-    let projected = match args.method {
-        MethodArg::Pca => run_pca(&vectors, dims, args.seed, threads)?,
-        MethodArg::Tsne => run_tsne(&selected.words, vectors, config, threads, args.quiet)?,
-        MethodArg::Isomap | MethodArg::Lle | MethodArg::Laplacian => {
-            let (kind, params) = graph_kind.zip(graph_params).context("graph method")?;
-            let c = graph::config(kind, &params, args.seed);
-            run_graph(vectors, c, threads, args.quiet)?
-        }
-        MethodArg::Ube => {
-            let params = ube_params.context("ube options")?;
-            let c = ube::config(&params, dims, args.seed);
-            let mut p = run_ube(vectors, c, threads, args.quiet)?;
-            if matches!(output, Output::Image(_)) {
-                p.coords = ube::picture(&p.coords);
-                if dims == 3 {
-                    p.title.push_str("; Hammer equal-area map of the sphere");
-                }
-            }
-            p
-        }
-    };
+    let mut bar = Bar::new(args.quiet, projection.loss);
+    let start = Instant::now();
+    let projected =
+        pool(threads)?.install(|| chosen.lay_out(projection, &params, dims, args.seed, &mut bar));
+    bar.bar.finish_and_clear();
+    let Projected { selected, laid, .. } = projected?;
+    let n = selected.len();
+    if !args.quiet {
+        // A graph method's description already holds its residual.
+        let loss = match projection
+            .loss
+            .filter(|_| bar.last.is_finite() && !bar.phased)
+        {
+            Some(l) => format!(", {} {:.6}", l.short, bar.last),
+            None => String::new(),
+        };
+        eprintln!(
+            "{}: {n} points{loss}, {:.1}s",
+            laid.description,
+            start.elapsed().as_secs_f64()
+        );
+    }
     match output {
-        Output::Csv => write_csv(
-            &out,
-            &selected.words,
-            projected.coords.view(),
-            groups.as_ref(),
-        )?,
+        Output::Csv => write_csv(&out, &selected.words, laid.coords.view(), groups.as_ref())?,
         Output::Image(format) => {
             let mut subtitle = format!(
                 "{} of {} ({}-d vectors, {} geometry)",
@@ -265,16 +234,17 @@ pub fn run(args: ProjectArgs) -> Result<()> {
             if let Some(g) = groups.as_ref().filter(|g| !g.named) {
                 write!(subtitle, "; colours: k-means, {} clusters", g.names.len())?;
             }
-            let mut p = Plot::new(&selected.words, projected.coords.view());
+            let coords = laid.flat();
+            let mut p = Plot::new(&selected.words, coords.view());
             p.groups = groups.as_ref();
-            p.title = projected.title;
+            p.title = laid.description;
             p.subtitle = subtitle;
-            p.axes = projected.axes;
+            p.axes = laid.axes;
             p.size = size;
             plot::save(&out, &p, format)?;
         }
     }
-    eprintln!("wrote {} points to {}", selected.len(), out.display());
+    eprintln!("wrote {n} points to {}", out.display());
     Ok(())
 }
 
@@ -339,105 +309,38 @@ fn assignments(
     Ok(out)
 }
 
-/// Validated graph-method options from `--neighbours` and `--set`.
-fn graph_params(args: &ProjectArgs) -> Result<Params> {
-    if args.perplexity.is_some() {
-        bail!(
-            "--perplexity is a t-SNE option; {} takes --neighbours",
-            args.method.name()
-        );
+/// Validated options of `projection` from the shorthands (`--perplexity`,
+/// `--neighbours`: `k` or `k_max`, whichever it has) and `--set`.
+fn method_params(args: &ProjectArgs, projection: &Projection) -> Result<Params> {
+    let name = projection.name;
+    let has = |option: &str| projection.schema.iter().any(|s| s.name == option);
+    let neighbours = ["k", "k_max"].into_iter().find(|o| has(o));
+    let mut first = Vec::new();
+    if let Some(k) = args.neighbours {
+        match neighbours {
+            Some(option) => first.push((option.to_string(), k.to_string())),
+            None if has("perplexity") => bail!(
+                "--neighbours is an option of isomap, lle and laplacian; t-SNE takes --perplexity"
+            ),
+            None => bail!("--neighbours is not an option of {name}"),
+        }
     }
-    let first = args
-        .neighbours
-        .map(|k| vec![("k".to_string(), k.to_string())])
-        .unwrap_or_default();
+    if let Some(p) = &args.perplexity {
+        match neighbours {
+            _ if has("perplexity") => first.push(("perplexity".to_string(), p.clone())),
+            Some("k") => bail!("--perplexity is a t-SNE option; {name} takes --neighbours"),
+            Some(option) => {
+                bail!("--perplexity is a t-SNE option; {name} takes --neighbours ({option})")
+            }
+            None => bail!("--perplexity is a t-SNE option; {name} has no options"),
+        }
+    }
     let a = assignments(args, first)?;
     Ok(Params::parse(
-        graph::SCHEMA,
-        args.method.name(),
+        projection.schema,
+        name,
         a.iter().map(|(k, v)| (k.as_str(), v.as_str())),
     )?)
-}
-
-/// Validated UBE options from `--neighbours` (its `k_max`) and `--set`.
-fn ube_params(args: &ProjectArgs) -> Result<Params> {
-    if args.perplexity.is_some() {
-        bail!("--perplexity is a t-SNE option; ube takes --neighbours (k_max)");
-    }
-    let first = args
-        .neighbours
-        .map(|k| vec![("k_max".to_string(), k.to_string())])
-        .unwrap_or_default();
-    let a = assignments(args, first)?;
-    Ok(Params::parse(
-        ube::SCHEMA,
-        "ube",
-        a.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-    )?)
-}
-
-/// Runs UBE with a progress bar showing the loss `J`.
-fn run_ube(
-    vectors: Array2<f32>,
-    config: wordbench::ube::Config,
-    threads: usize,
-    quiet: bool,
-) -> Result<Projected> {
-    let n = vectors.nrows();
-    let title = ube::describe(&config);
-    let pool = pool(threads)?;
-    let bar = ticking(quiet, || {
-        ProgressBar::new(1 + config.iters as u64).with_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} steps  {msg}  eta {eta}")
-                .expect("valid template"),
-        )
-    });
-    let start = Instant::now();
-    let mut last = f64::NAN;
-    let result = pool.install(|| {
-        ube::run(
-            vectors,
-            config,
-            &mut |step, _, loss| {
-                last = loss;
-                bar.set_position(step);
-                bar.set_message(format!("J {loss:.6e}"));
-            },
-            &mut |line| log_line(&bar, quiet, &line),
-        )
-    });
-    bar.finish_and_clear();
-    let coords = result?;
-    if !quiet {
-        eprintln!(
-            "UBE: {n} points, J {last:.6e}, {:.1}s",
-            start.elapsed().as_secs_f64()
-        );
-    }
-    Ok(Projected {
-        coords,
-        title,
-        axes: None,
-    })
-}
-
-/// Validated t-SNE settings from `--perplexity` and `--set`.
-fn tsne_config(args: &ProjectArgs) -> Result<TsneConfig> {
-    if args.neighbours.is_some() && args.method == MethodArg::Tsne {
-        bail!("--neighbours is an option of isomap, lle and laplacian; t-SNE takes --perplexity");
-    }
-    let first = args
-        .perplexity
-        .as_ref()
-        .map(|p| vec![("perplexity".to_string(), p.clone())])
-        .unwrap_or_default();
-    let assignments = assignments(args, first)?;
-    let params = Params::parse(
-        tsne::SCHEMA,
-        "tsne",
-        assignments.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-    )?;
-    Ok(TsneConfig::from_params(&params, args.seed))
 }
 
 /// A schema's options, generated from it.
@@ -458,122 +361,67 @@ fn schema_help(title: &str, schema: &'static [wordbench::train::ParamSpec]) -> S
     out
 }
 
-fn run_pca(vectors: &Array2<f32>, dims: usize, seed: u64, threads: usize) -> Result<Projected> {
-    let result = pool(threads)?.install(|| pca(vectors.view(), dims, PcaSolver::Auto, seed))?;
-    let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * result.explained[k]);
-    let solver = match result.solver {
-        PcaSolver::Randomized => "randomized",
-        _ => "exact",
-    };
-    Ok(Projected {
-        title: format!(
-            "PCA ({solver}): {} and {} of the variance",
-            share(0),
-            share(1)
-        ),
-        axes: Some((share(0), share(1))),
-        coords: result.coords,
-    })
+/// The progress bar of a layout: steps and the loss, or a graph method's
+/// phase on a spinner; log lines above it.
+struct Bar {
+    bar: ProgressBar,
+    quiet: bool,
+    loss: Option<Loss>,
+    /// The last loss reported.
+    last: f64,
+    /// Steps came with a graph method's phase.
+    phased: bool,
 }
 
-fn run_tsne(
-    words: &[String],
-    vectors: Array2<f32>,
-    config: TsneConfig,
-    threads: usize,
-    quiet: bool,
-) -> Result<Projected> {
-    let n = vectors.nrows();
-    tsne::check_points(n)?;
-    let title = config.describe(n);
-    let job = tsne::spawn(
-        WordIndex::from_words(words.to_vec()),
-        vectors,
-        config,
-        threads,
-    );
-    let bar = if quiet {
-        ProgressBar::hidden()
-    } else {
-        let bar = ProgressBar::new(config.schedule.total() as u64);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} iterations  {msg}  eta {eta}")
-                .expect("valid template"),
-        );
-        bar.enable_steady_tick(Duration::from_millis(200));
-        bar
-    };
-    let start = Instant::now();
-    let mut last_kl = f64::NAN;
-    let result = job.wait(|event| match event {
-        Event::Progress(p) => {
-            last_kl = p.loss;
-            bar.set_position(u64::from(p.epoch));
-            bar.set_message(format!("KL {:.4}", p.loss));
+impl Bar {
+    fn new(quiet: bool, loss: Option<Loss>) -> Bar {
+        let bar = ticking(quiet, || {
+            ProgressBar::new(0).with_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} steps  {msg}  eta {eta}")
+                    .expect("valid template"),
+            )
+        });
+        Bar {
+            bar,
+            quiet,
+            loss,
+            last: f64::NAN,
+            phased: false,
         }
-        Event::Log(line) => log_line(&bar, quiet, line),
-        _ => {}
-    });
-    bar.finish_and_clear();
-    let layout = result?;
-    if !quiet {
-        eprintln!(
-            "t-SNE: {} points, KL {last_kl:.4}, {:.1}s",
-            n,
-            start.elapsed().as_secs_f64()
-        );
     }
-    let coords = layout.vectors().mapv(f64::from);
-    Ok(Projected {
-        coords,
-        title,
-        axes: None,
-    })
 }
 
-/// Runs a graph projection with a progress line (phase and eigen residual).
-fn run_graph(
-    vectors: Array2<f32>,
-    config: wordbench::manifold::Config,
-    threads: usize,
-    quiet: bool,
-) -> Result<Projected> {
-    let n = vectors.nrows();
-    let title = graph::describe(&config);
-    let pool = pool(threads)?;
-    let bar = ticking(quiet, ProgressBar::new_spinner);
-    let start = Instant::now();
-    let result = pool.install(|| {
-        graph::run(
-            vectors,
-            config,
-            &mut |phase, loss| {
-                bar.set_message(match phase {
-                    Phase::Graph => "neighbourhood graph".to_string(),
-                    Phase::Paths { done, total } => format!("shortest paths {done}/{total}"),
-                    Phase::Eigen(s) => {
-                        format!("eigensolve: {} products, residual {:.1e}", s.matvecs, loss)
-                    }
-                    Phase::Done => "done".to_string(),
-                })
-            },
-            &mut |line| log_line(&bar, quiet, &line),
-        )
-    });
-    bar.finish_and_clear();
-    let done = result?;
-    if !quiet {
-        eprintln!(
-            "{title}: {n} points, {}, {:.1}s",
-            done.report,
-            start.elapsed().as_secs_f64()
-        );
+impl Progress for Bar {
+    fn tick(&mut self, t: Tick) {
+        self.last = t.loss;
+        if let Some(phase) = t.phase {
+            if !self.phased {
+                self.phased = true;
+                self.bar.set_style(ProgressStyle::default_spinner());
+            }
+            self.bar.set_message(match phase {
+                Phase::Graph => "neighbourhood graph".to_string(),
+                Phase::Paths { done, total } => format!("shortest paths {done}/{total}"),
+                Phase::Eigen(s) => {
+                    format!(
+                        "eigensolve: {} products, residual {:.1e}",
+                        s.matvecs, t.loss
+                    )
+                }
+                Phase::Done => "done".to_string(),
+            });
+            return;
+        }
+        self.bar.set_length(t.total);
+        self.bar.set_position(t.step);
+        if let Some(l) = self.loss {
+            self.bar.set_message(format!("{} {:.6}", l.short, t.loss));
+        }
     }
-    Ok(Projected {
-        coords: done.coords,
-        title: format!("{title}: {}", done.report),
-        axes: None,
-    })
+
+    fn note(&mut self, line: String) {
+        log_line(&self.bar, self.quiet, &line);
+    }
 }
 
 /// A pool of `threads` workers for one projection.

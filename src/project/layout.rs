@@ -1,9 +1,17 @@
 //! A computed 2-D layout of words: where each point lies, how it was made,
 //! and what the view draws with it (labels, colour groups, axes, focus, a
 //! UBE sphere, two runs on shared axes). The workbench shows it, exports
-//! it, and a session keeps it so the Projection screen reopens as it was.
+//! it ([`Layout::save`]), and a session keeps it so the Projection screen
+//! reopens as it was.
 
+use std::path::Path;
+
+use ndarray::Array2;
 use serde::{Deserialize, Serialize};
+
+use super::export::write_csv;
+use super::plot::{self, ImageFormat, Plot};
+use crate::{Error, Result};
 
 /// A computed 2-D layout.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +80,38 @@ impl Layout {
             source: String::new(),
             sphere: None,
             pair: None,
+        }
+    }
+
+    /// Writes the layout as PNG, SVG or CSV by the path's extension: images
+    /// show the map on screen; a sphere's CSV holds its points (`word,x,y,z`,
+    /// as `wordbench project --method ube` writes), other CSVs the 2-D layout.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let coords = Array2::from_shape_fn((self.coords.len(), 2), |(i, d)| self.coords[i][d]);
+        if let Some(format) = ImageFormat::from_path(path) {
+            let mut p = Plot::new(&self.words, coords.view());
+            p.groups = self.groups.as_ref();
+            p.title = self.description.clone();
+            p.subtitle = format!("{} words of run {}", self.words.len(), self.source);
+            if let Some(g) = self.groups.as_ref().filter(|g| !g.named) {
+                p.subtitle
+                    .push_str(&format!("; colours: k-means, {} clusters", g.names.len()));
+            }
+            p.axes = self.axes.clone();
+            return plot::save(path, &p, format);
+        }
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("csv") => {
+                let coords = match &self.sphere {
+                    Some(points) => Array2::from_shape_fn((points.len(), 3), |(i, d)| points[i][d]),
+                    None => coords,
+                };
+                write_csv(path, &self.words, coords.view(), self.groups.as_ref())
+            }
+            _ => Err(Error::param(
+                "path",
+                format!("{} (expected a .png, .svg or .csv file)", path.display()),
+            )),
         }
     }
 

@@ -1,14 +1,76 @@
 //! Isomap, LLE and Laplacian eigenmaps as 2-D projections of any embedding
 //! ([`crate::manifold`]; docs/methods/manifold.md, "Projections"): their
 //! options declared once in [`SCHEMA`] (the neighbour count is also a
-//! workbench form field, [`NEIGHBOURS`]), and one run with progress.
+//! workbench form field, [`NEIGHBOURS`]), their entries in the projection
+//! registry, and one run with progress that stops between steps (the kNN
+//! graph, batches of shortest paths or weights, each Lanczos step).
 
 use ndarray::Array2;
 
 use crate::manifold::laplacian::SYMMETRISE;
-use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Phase, Symmetrise};
+use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
+use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
 use crate::train::{ParamSpec, Params};
 use crate::{Error, Result};
+
+/// The graph projections' loss: the eigensolver's residual.
+const RESIDUAL: Option<Loss> = Some(Loss {
+    short: "residual",
+    title: "eigen residual",
+});
+
+/// A graph projection's registry entry.
+const fn entry(
+    name: &'static str,
+    help: &'static str,
+    run: crate::project::registry::RunFn,
+) -> Projection {
+    Projection {
+        name,
+        help,
+        schema: SCHEMA,
+        loss: RESIDUAL,
+        step: "step",
+        animates: false,
+        default_dims: 2,
+        max_dims: 2,
+        run,
+    }
+}
+
+/// Isomap's registry entry.
+pub const ISOMAP: Projection = entry(
+    "isomap",
+    "Isomap (geodesic distances on the kNN graph, classical MDS)",
+    |input, p, progress| lay_out(Kind::Isomap, input, p, progress),
+);
+
+/// LLE's registry entry.
+pub const LLE: Projection = entry(
+    "lle",
+    "Locally linear embedding (kNN graph weights)",
+    |input, p, progress| lay_out(Kind::Lle, input, p, progress),
+);
+
+/// Laplacian eigenmaps' registry entry.
+pub const LAPLACIAN: Projection = entry(
+    "laplacian",
+    "Laplacian eigenmaps (kNN graph Laplacian)",
+    |input, p, progress| lay_out(Kind::Laplacian, input, p, progress),
+);
+
+/// Lays `input` out by `kind` with the options `p`, titled by the method,
+/// its neighbourhood and the run's report.
+fn lay_out(kind: Kind, input: Input<'_>, p: &Params, progress: &mut dyn Progress) -> Result<Laid> {
+    let config = config(kind, p, input.seed);
+    let done = run(input.vectors, config, progress)?;
+    Ok(Laid {
+        description: format!("{}: {}", describe(&config), done.report),
+        coords: done.coords,
+        axes: None,
+        sphere: false,
+    })
+}
 
 /// Neighbours per point, declared once for [`SCHEMA`] and the workbench's
 /// projection form.
@@ -55,13 +117,6 @@ pub static SCHEMA: &[ParamSpec] = &[
     ParamSpec::int("basis", 0, 100_000, 0, "Lanczos basis size (0 = automatic)"),
 ];
 
-/// The method named `name` (`isomap`, `lle`, `laplacian`), if it is one.
-pub fn kind(name: &str) -> Option<Kind> {
-    [Kind::Isomap, Kind::Lle, Kind::Laplacian]
-        .into_iter()
-        .find(|k| k.name() == name)
-}
-
 /// A 2-D run of `kind` from the options `p`.
 pub fn config(kind: Kind, p: &Params, seed: u64) -> Config {
     let epsilon = p.f64("epsilon");
@@ -97,14 +152,10 @@ pub fn describe(config: &Config) -> String {
     }
 }
 
-/// Runs `config` on `vectors`, calling `progress(phase, loss)` after every
-/// step and `note` with each log line.
-pub fn run(
-    vectors: Array2<f32>,
-    config: Config,
-    progress: &mut dyn FnMut(Phase, f64),
-    note: &mut dyn FnMut(String),
-) -> Result<Embedded> {
+/// Runs `config` on `vectors`, reporting every step (its phase and
+/// residual) and log line to `progress`; stops with
+/// [`crate::project::registry::cancelled`] as soon as `progress` says so.
+pub fn run(vectors: Array2<f32>, config: Config, progress: &mut dyn Progress) -> Result<Embedded> {
     if vectors.nrows() <= 3 {
         return Err(Error::param(
             "count",
@@ -114,13 +165,22 @@ pub fn run(
             ),
         ));
     }
+    go_on(progress)?;
     let mut e = Embedder::new(vectors, config)?;
+    let mut step = 0;
     while !e.is_done() {
         e.step()?;
-        progress(e.phase(), e.loss());
+        step += 1;
+        progress.tick(Tick {
+            step,
+            total: config.max_steps,
+            loss: e.loss(),
+            phase: Some(e.phase()),
+        });
         while let Some(line) = e.take_note() {
-            note(line);
+            progress.note(line);
         }
+        go_on(progress)?;
     }
     e.finish()
 }
@@ -131,12 +191,48 @@ mod tests {
 
     #[test]
     fn options_name_the_methods_and_build_configs() {
-        assert_eq!(kind("lle"), Some(Kind::Lle));
-        assert_eq!(kind("tsne"), None);
         let p = Params::parse(SCHEMA, "isomap", [("k", "7"), ("landmarks", "50")]).unwrap();
         let c = config(Kind::Isomap, &p, 3);
         assert_eq!(c.neighbourhood, Neighbourhood::Knn(7));
         assert_eq!((c.dim, c.landmarks, c.seed), (2, 50, 3));
         assert_eq!(describe(&c), "Isomap (50 landmarks) (k = 7)");
+    }
+
+    /// Counts ticks; stops after `stop_after` of them.
+    struct Stopping {
+        ticks: u64,
+        stop_after: u64,
+    }
+
+    impl Progress for Stopping {
+        fn tick(&mut self, _: Tick) {
+            self.ticks += 1;
+        }
+        fn stopped(&self) -> bool {
+            self.ticks >= self.stop_after
+        }
+    }
+
+    #[test]
+    fn a_stopped_graph_layout_ends_cancelled_after_the_step_it_was_stopped_in() {
+        let x = crate::project::testdata::gaussian_blobs(60, 5, 1, 1);
+        let p = Params::parse(SCHEMA, "isomap", [("k", "8")]).unwrap();
+        for kind in [Kind::Isomap, Kind::Lle, Kind::Laplacian] {
+            let c = config(kind, &p, 1);
+            let mut all = Stopping {
+                ticks: 0,
+                stop_after: u64::MAX,
+            };
+            run(x.clone(), c, &mut all).unwrap();
+            assert!(all.ticks >= 2, "{kind:?}: {} steps", all.ticks);
+            // Stopped after the kNN graph: nothing more is computed.
+            let mut one = Stopping {
+                ticks: 0,
+                stop_after: 1,
+            };
+            let e = run(x.clone(), c, &mut one).unwrap_err();
+            assert!(crate::project::registry::is_cancelled(&e), "{kind:?}: {e}");
+            assert_eq!(one.ticks, 1, "{kind:?}");
+        }
     }
 }

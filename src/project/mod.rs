@@ -1,11 +1,13 @@
-//! Projection of word vectors to 2-D: PCA, t-SNE and the graph methods
-//! (Isomap, LLE, Laplacian eigenmaps), which words to show,
-//! and export as a scatter plot (PNG, SVG) or coordinates (CSV).
+//! Projection of word vectors to 2-D (or a 3-D sphere): PCA, t-SNE, the
+//! graph methods (Isomap, LLE, Laplacian eigenmaps) and UBE, which words to
+//! show, and export as a scatter plot (PNG, SVG) or coordinates (CSV).
 //!
 //! Users explore an embedding by projecting a set of words and looking, so
 //! everything here serves that: [`select`] picks the words (most frequent, a
 //! list, or a neighbourhood) and their colour groups ([`kmeans`] when the
-//! list has none), [`pca`], [`tsne`] and [`manifold`] place them, and [`plot`] / [`export`]
+//! list has none), the methods of the [`registry`] ([`pca`], [`tsne`],
+//! [`manifold`], [`ube`]) place them, [`pipeline`] runs the two steps for
+//! the command line and the workbench alike, and [`plot`] / [`export`]
 //! write the result atomically, with the bundled [`font`].
 
 pub mod export;
@@ -15,7 +17,9 @@ pub mod layout;
 pub mod manifold;
 pub mod options;
 pub mod pca;
+pub mod pipeline;
 pub mod plot;
+pub mod registry;
 pub mod select;
 pub mod tsne;
 pub mod ube;

@@ -1,9 +1,13 @@
 //! The projection options, declared once like a method's hyperparameters:
 //! the workbench's Projection form comes from [`OPTIONS`], and the command
 //! line's `project` takes its defaults from the same constants (its flags
-//! add file-only choices: word lists, metric, image size).
+//! add file-only choices: word lists, metric, image size). The methods and
+//! which of their options the form shows come from the projection registry
+//! ([`crate::project::registry`]).
 
-use crate::train::ParamSpec;
+use crate::project::registry::{self, NAMES, PROJECTIONS};
+use crate::train::{ParamSpec, Params};
+use crate::Result;
 
 /// The method projected with unless one is chosen.
 pub const METHOD_DEFAULT: &str = "tsne";
@@ -18,7 +22,7 @@ pub const SEED_DEFAULT: u64 = 1;
 /// perplexity, the graph methods' `k` and UBE's options are those methods'
 /// own declarations; [`applies`] says which method reads which).
 pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec::choice("method", &["tsne", "pca", "isomap", "lle", "laplacian", "ube"], METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph; ube: a sphere (equal-area map)"),
+    ParamSpec::choice("method", &NAMES, METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph; ube: a sphere (equal-area map)"),
     ParamSpec::int("count", 4, 20_000, COUNT_DEFAULT as i64, "words projected: the most frequent, or the neighbours of the focus word"),
     ParamSpec::int("labels", 0, 500, 40, "words labelled in the preview and the plot (most frequent first)"),
     crate::project::tsne::PERPLEXITY,
@@ -32,17 +36,48 @@ pub static OPTIONS: &[ParamSpec] = &[
 ];
 
 /// Whether `method` reads the option `name`: the Projection form shows, and
-/// a plot's record keeps, only those.
+/// a plot's record keeps, only those. An option of some projection's schema
+/// is read by the projections that declare it; the others by every method.
 pub fn applies(name: &str, method: &str) -> bool {
-    if name == crate::project::tsne::PERPLEXITY.name {
-        method == "tsne"
-    } else if name == crate::project::manifold::NEIGHBOURS.name {
-        crate::project::manifold::kind(method).is_some()
-    } else if crate::project::ube::SCHEMA.iter().any(|s| s.name == name) {
-        method == "ube"
+    let declares = |p: &registry::Projection| p.schema.iter().any(|s| s.name == name);
+    if PROJECTIONS.iter().any(declares) {
+        registry::find(method).is_ok_and(declares)
     } else {
         true
     }
+}
+
+/// The Projection form's values, typed and validated.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The method.
+    pub projection: &'static registry::Projection,
+    /// Its own options: those of the form it declares, defaults for the rest.
+    pub params: Params,
+    /// Words projected.
+    pub count: usize,
+    /// Words labelled.
+    pub labels: usize,
+    /// Seed of every random choice.
+    pub seed: u64,
+}
+
+/// Types the form's `(name, text)` values: every one is checked against
+/// [`OPTIONS`], and the chosen method's own options against its schema.
+pub fn settings<'a>(assignments: &[(&'a str, &'a str)]) -> Result<Settings> {
+    let all = Params::parse(OPTIONS, "project", assignments.iter().copied())?;
+    let projection = registry::find(all.choice("method"))?;
+    let own = assignments
+        .iter()
+        .copied()
+        .filter(|(n, _)| projection.schema.iter().any(|s| s.name == *n));
+    Ok(Settings {
+        params: Params::parse(projection.schema, projection.name, own)?,
+        projection,
+        count: all.usize("count"),
+        labels: all.usize("labels"),
+        seed: all.usize("seed") as u64,
+    })
 }
 
 #[cfg(test)]
@@ -68,5 +103,26 @@ mod tests {
             shown("ube"),
             ["method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update"]
         );
+    }
+
+    #[test]
+    fn settings_are_typed_and_the_method_reads_its_own_options() {
+        let s = settings(&[
+            ("method", "tsne"),
+            ("count", "12"),
+            ("perplexity", "7"),
+            ("k", "3"),
+        ])
+        .unwrap();
+        assert_eq!(s.projection.name, "tsne");
+        assert_eq!((s.count, s.labels, s.seed), (12, 40, SEED_DEFAULT));
+        assert_eq!(s.params.f64("perplexity"), 7.0);
+        assert_eq!(s.params.f64("theta"), 0.5, "a default of the rest");
+        let s = settings(&[("method", "lle"), ("k", "3")]).unwrap();
+        assert_eq!(s.params.usize("k"), 3);
+        assert!(settings(&[("count", "2")])
+            .unwrap_err()
+            .to_string()
+            .contains("count"));
     }
 }

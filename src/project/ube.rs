@@ -1,13 +1,47 @@
 //! UBE as a projection of any embedding ([`crate::ube`];
 //! docs/methods/ube.md, "Projection"): its options declared once in
-//! [`SCHEMA`], one run with progress, and the 2-D picture of the sphere
-//! (the Hammer equal-area map) that plots and the workbench show.
+//! [`SCHEMA`], its entry in the projection registry, one run with progress
+//! that stops between sweeps, and the 2-D picture of the sphere (the Hammer
+//! equal-area map) that plots and the workbench show.
 
 use ndarray::Array2;
 
+use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
 use crate::train::{ParamSpec, Params};
 use crate::ube::{sphere, Config, Ube, Update};
 use crate::Result;
+
+/// UBE's registry entry: points on a sphere, 3-D unless asked otherwise.
+pub const UBE: Projection = Projection {
+    name: "ube",
+    help: "Unit ball embedding: points on a sphere (3-D by default)",
+    schema: SCHEMA,
+    loss: Some(Loss {
+        short: "J",
+        title: "UBE loss J",
+    }),
+    step: "step",
+    animates: false,
+    default_dims: 3,
+    max_dims: 3,
+    run: lay_out,
+};
+
+/// Lays `input` out on the unit sphere of `input.dims` dimensions; the 3-D
+/// sphere is titled as shown, through its equal-area map.
+fn lay_out(input: Input<'_>, p: &Params, progress: &mut dyn Progress) -> Result<Laid> {
+    let config = config(p, input.dims, input.seed);
+    let mut description = describe(&config);
+    if input.dims == 3 {
+        description.push_str("; Hammer equal-area map of the sphere");
+    }
+    Ok(Laid {
+        coords: run(input.vectors, config, progress)?,
+        description,
+        axes: None,
+        sphere: input.dims == 3,
+    })
+}
 
 /// Neighbours searched before each point's elbow cut.
 pub const K_MAX: ParamSpec = ParamSpec::int(
@@ -81,24 +115,31 @@ pub fn describe(c: &Config) -> String {
     )
 }
 
-/// Runs `config` on `vectors`, calling `progress(step, total, J)` after
-/// every step and `note` with each log line; the unit rows.
+/// Runs `config` on `vectors`, reporting every step (the graph, then each
+/// sweep, with `J`) and log line to `progress`; the unit rows. Stops with
+/// [`crate::project::registry::cancelled`] as soon as `progress` says so.
 pub fn run(
     vectors: Array2<f32>,
     config: Config,
-    progress: &mut dyn FnMut(u64, u64, f64),
-    note: &mut dyn FnMut(String),
+    progress: &mut dyn Progress,
 ) -> Result<Array2<f64>> {
+    go_on(progress)?;
     let mut u = Ube::new(vectors, config)?;
     let total = u.total_steps();
     let mut step = 0;
     while !u.is_done() {
         u.step()?;
         step += 1;
-        progress(step, total, u.loss());
+        progress.tick(Tick {
+            step,
+            total,
+            loss: u.loss(),
+            phase: None,
+        });
         while let Some(line) = u.take_note() {
-            note(line);
+            progress.note(line);
         }
+        go_on(progress)?;
     }
     Ok(u.into_coords())
 }
@@ -122,6 +163,27 @@ pub fn picture_turned(coords: ndarray::ArrayView2<'_, f64>, t: &sphere::Matrix3)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::project::registry::Tick;
+
+    /// Keeps the ticks and counts the notes; stops after `stop_after` ticks.
+    #[derive(Default)]
+    struct Seen {
+        ticks: Vec<Tick>,
+        notes: usize,
+        stop_after: Option<usize>,
+    }
+
+    impl Progress for Seen {
+        fn tick(&mut self, tick: Tick) {
+            self.ticks.push(tick);
+        }
+        fn note(&mut self, _: String) {
+            self.notes += 1;
+        }
+        fn stopped(&self) -> bool {
+            self.stop_after.is_some_and(|n| self.ticks.len() >= n)
+        }
+    }
 
     #[test]
     fn options_build_configs_and_runs_report_progress() {
@@ -131,16 +193,20 @@ mod tests {
         assert_eq!(c.update, Update::Newton);
         assert!(describe(&c).contains("newton"));
         let x = crate::project::testdata::gaussian_blobs(40, 5, 2, 1);
-        let mut steps = Vec::new();
-        let mut notes = 0;
-        let y = run(x, c, &mut |s, t, j| steps.push((s, t, j)), &mut |_| {
-            notes += 1
-        })
-        .unwrap();
-        assert_eq!(steps.len(), 5);
-        assert_eq!(steps[4].0, 5);
-        assert_eq!(steps[4].1, 5);
-        assert!(notes >= 1);
+        let mut seen = Seen::default();
+        let y = run(x.clone(), c, &mut seen).unwrap();
+        assert_eq!(seen.ticks.len(), 5);
+        assert_eq!(seen.ticks[4].step, 5);
+        assert_eq!(seen.ticks[4].total, 5);
+        assert!(seen.notes >= 1);
+        // Stopped after its second step (the graph and one sweep): no rows.
+        let mut stopping = Seen {
+            stop_after: Some(2),
+            ..Seen::default()
+        };
+        let e = run(x, c, &mut stopping).unwrap_err();
+        assert!(crate::project::registry::is_cancelled(&e), "{e}");
+        assert_eq!(stopping.ticks.len(), 2, "no sweep after the stop");
         let map = picture(&y);
         assert_eq!(map.dim(), (40, 2));
         assert_eq!(picture_turned(y.view(), &sphere::IDENTITY), map);

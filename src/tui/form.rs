@@ -72,6 +72,19 @@ impl Form {
         self.index(name).map_or("", |i| &self.raw[i])
     }
 
+    /// The typed value of the integer field `name` (validated against its
+    /// spec), or why not: no such field, or its text is invalid.
+    pub fn int(&self, name: &str) -> Result<i64, String> {
+        let i = self
+            .index(name)
+            .ok_or_else(|| format!("no field named {name}"))?;
+        match self.specs[i].parse(&self.raw[i]) {
+            Ok(Value::Int(v)) => Ok(v),
+            Ok(v) => Err(format!("{name}: {v} is not an integer")),
+            Err(e) => Err(format!("fix {name} first: {e}")),
+        }
+    }
+
     /// The error of field `i`, if its text is invalid.
     pub fn error(&self, i: usize) -> Option<&str> {
         self.errors[i].as_deref()
@@ -258,6 +271,18 @@ mod tests {
         assert_eq!(f.changed(), vec!["lr=0.5".to_string()]);
         let a = f.assignments().unwrap();
         assert_eq!(a[1], ("lr", "0.5"));
+    }
+
+    #[test]
+    fn integer_fields_are_read_typed_or_refused() {
+        let mut f = Form::new(SPECS.to_vec());
+        assert_eq!(f.int("dim"), Ok(100));
+        f.set("dim", "7").unwrap();
+        assert_eq!(f.int("dim"), Ok(7));
+        let _ = f.set("dim", "0");
+        assert!(f.int("dim").unwrap_err().starts_with("fix dim first"));
+        assert!(f.int("lr").unwrap_err().contains("not an integer"));
+        assert_eq!(f.int("nope"), Err("no field named nope".to_string()));
     }
 
     #[test]

@@ -1,28 +1,22 @@
-//! The projection worker: selects the words, runs PCA, t-SNE (on the
-//! training engine, reporting its KL as it goes) or a graph method
-//! (Isomap, LLE, Laplacian eigenmaps, reporting its eigen residual), and
-//! writes exports. It is
-//! the only place that talks to [`crate::project`], so the screen stays
-//! independent of how layouts are computed.
+//! The projection worker: runs a projection job on its own thread through
+//! the library's pipeline ([`crate::project::pipeline`]) and turns what it
+//! reports into the screen's messages (progress, the layout as it forms,
+//! the layout), and writes exports. It is the only place that talks to
+//! [`crate::project`], so the screen stays independent of how layouts are
+//! computed.
 
 use std::path::Path;
-
-use ndarray::Array2;
+use std::time::{Duration, Instant};
 
 use super::model::projection::{
-    CancelFlag, Layout, PairLayout, ProjectionJob, ProjectionResult, Selection, B_MARK, CANCELLED,
+    CancelFlag, Layout, PairSource, ProjectionJob, ProjectionResult, Selection,
 };
-use crate::embedding::{align, Embedding};
-use crate::project::export::write_csv;
-use crate::project::manifold as graph;
-use crate::project::pca::{pca, PcaSolver};
-use crate::project::plot::{self, ImageFormat, Plot};
-use crate::project::select::{self, Groups, Selected};
-use crate::project::tsne::{self, Tsne, TsneConfig};
-use crate::project::ube;
-use crate::train::{Params, Trainer};
-use crate::words::WordIndex;
-use crate::{Error, Result};
+use crate::embedding::Embedding;
+use crate::project::pipeline::{self, Chosen};
+use crate::project::registry::{self, Input, Progress, Tick};
+use crate::project::select::{Groups, Selected};
+use crate::train::Params;
+use crate::Result;
 
 /// Whether projections can be computed in this build.
 pub const AVAILABLE: bool = true;
@@ -30,7 +24,12 @@ pub const AVAILABLE: bool = true;
 /// Colour clusters in exported plots.
 const CLUSTERS: usize = 8;
 
-/// Runs a projection job; `progress` receives t-SNE's KL as it goes.
+/// How often a running layout that animates sends its layout to the
+/// screen (the scatter animates as in the Embedding Projector).
+const FRAME_EVERY: Duration = Duration::from_millis(250);
+
+/// Runs a projection job; `progress` receives the loss as it goes, and the
+/// layout so far of a projection that animates.
 pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> ProjectionResult {
     match job {
         ProjectionJob::Compute {
@@ -40,118 +39,30 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             embedding,
             selection,
             method,
-            perplexity,
-            neighbours,
-            ube,
+            params,
             labels,
             seed,
             pair,
             cancel,
         } => {
-            let report = |step: u64, total: u64, kl: f64| {
-                progress(ProjectionResult::Progress {
-                    request,
-                    step,
-                    total,
-                    kl,
-                })
-            };
-            let settings = Settings {
-                method: &method,
-                perplexity,
-                neighbours,
-                ube: &ube,
-                seed,
-                cancel: &cancel,
-            };
-            // The colours: k-means clusters, or the two runs of a pair,
-            // computed once for the previews and the layout.
-            let groups = std::cell::OnceCell::new();
-            let a_points = std::cell::Cell::new(None::<usize>);
-            let layout = |selected: &Selected, coords: Vec<[f64; 2]>, description: String| {
-                let groups = groups.get_or_init(|| match (a_points.get(), &pair) {
-                    (Some(a), Some(b)) => pair_groups(selected.len(), a, &label, &b.label),
-                    _ => Groups::from_kmeans(&selected.vectors(&embedding, true), CLUSTERS, seed),
-                });
-                let focus = matches!(selection, Selection::Neighborhood(..))
-                    .then_some(0)
-                    .filter(|_| !selected.words.is_empty());
-                let source = match &pair {
-                    Some(b) => format!("{label} and {} on shared axes", b.label),
-                    None => format!("{label}, {}-d vectors", embedding.dim()),
-                };
-                Layout {
+            let result = if cancel.is_cancelled() {
+                Err(registry::CANCELLED.to_string())
+            } else {
+                let shape = Shape {
                     run,
-                    focus,
-                    source,
-                    method: method.clone(),
-                    coords,
-                    labels: labels.min(a_points.get().unwrap_or(selected.len())),
-                    groups: Some(groups.clone()),
-                    words: selected.words.clone(),
-                    description,
-                    axes: None,
-                    sphere: None,
-                    pair: None,
-                }
-            };
-            let preview = |selected: &Selected, coords: &[[f64; 2]], description: &str| {
-                let l = layout(
-                    selected,
-                    coords.to_vec(),
-                    format!("{description} (running)"),
-                );
-                progress(ProjectionResult::Preview {
-                    request,
-                    layout: Box::new(l),
-                });
-            };
-            let computed = match &pair {
-                None => {
-                    compute(&embedding, &selection, &settings, &report, &preview).map(|c| (c, None))
-                }
-                Some(b) => {
-                    let joint = pair_selection(&embedding, &b.embedding, &selection);
-                    joint.and_then(|(selected, vectors, info)| {
-                        a_points.set(Some(info.a_points));
-                        let info = PairLayout {
-                            b_run: b.run,
-                            ..info
-                        };
-                        let preview = |c: &[[f64; 2]], d: &str| preview(&selected, c, d);
-                        lay_out(vectors, &selected.words, &settings, &report, &preview).map(
-                            |(coords, description, axes)| {
-                                ((selected, coords, description, axes), Some(info))
-                            },
-                        )
-                    })
-                }
-            };
-            let result = computed
-                .map(|((selected, coords, description, axes), pair)| {
-                    // UBE's rows are on the sphere: kept for the CSV, shown
-                    // through their map.
-                    let sphere = (coords.ncols() == 3).then(|| {
-                        coords
-                            .rows()
-                            .into_iter()
-                            .map(|r| [r[0], r[1], r[2]])
-                            .collect()
-                    });
-                    let coords = match sphere {
-                        Some(_) => ube::picture(&coords),
-                        None => coords,
-                    };
-                    let coords = coords.rows().into_iter().map(|r| [r[0], r[1]]).collect();
-                    Layout {
-                        axes,
-                        sphere,
-                        pair,
-                        ..layout(&selected, coords, description)
-                    }
+                    label: &label,
+                    embedding: &embedding,
+                    selection: &selection,
+                    method: &method,
+                    labels,
+                    pair: pair.as_deref(),
+                };
+                compute(&shape, &params, seed, &cancel, &|r| {
+                    progress(r.into_result(request))
                 })
                 .map(Box::new)
-                .map_err(|e| e.to_string());
+                .map_err(|e| e.to_string())
+            };
             ProjectionResult::Done { request, result }
         }
         ProjectionJob::Export { layout, path } => ProjectionResult::Exported {
@@ -161,308 +72,173 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
     }
 }
 
-type Computed = (Selected, Array2<f64>, String, Option<(String, String)>);
-
-/// The form's values a layout depends on.
-struct Settings<'a> {
-    method: &'a str,
-    perplexity: f64,
-    neighbours: usize,
-    ube: &'a Params,
-    seed: u64,
-    /// Looked at between t-SNE iterations and before a layout starts.
-    cancel: &'a CancelFlag,
+/// What a running layout reports, before it is tagged with its request.
+enum Report {
+    Progress(Tick),
+    Preview(Box<Layout>),
 }
 
-impl Settings<'_> {
-    /// Fails with [`CANCELLED`] once the answer is no longer wanted.
-    fn check(&self) -> Result<()> {
-        match self.cancel.is_cancelled() {
-            true => Err(crate::Error::Training(CANCELLED.into())),
-            false => Ok(()),
-        }
-    }
-}
-
-/// A layout still being optimised: the words, their coordinates so far and
-/// the method's description.
-type Preview<'a> = dyn Fn(&Selected, &[[f64; 2]], &str) + 'a;
-
-/// How often a running t-SNE sends its layout to the screen (the scatter
-/// animates as in the Embedding Projector).
-const FRAME_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
-
-fn compute(
-    embedding: &Embedding,
-    selection: &Selection,
-    settings: &Settings<'_>,
-    progress: &dyn Fn(u64, u64, f64),
-    preview: &Preview<'_>,
-) -> Result<Computed> {
-    let selected = pick(embedding, selection)?;
-    let vectors = selected.vectors(embedding, true);
-    let preview = |coords: &[[f64; 2]], description: &str| preview(&selected, coords, description);
-    let (coords, description, axes) =
-        lay_out(vectors, &selected.words, settings, progress, &preview)?;
-    Ok((selected, coords, description, axes))
-}
-
-/// Coordinates, description and axis names of `vectors` (one row per word of `words`).
-type Laid = (Array2<f64>, String, Option<(String, String)>);
-
-/// Lays out `vectors` by the chosen method.
-fn lay_out(
-    vectors: Array2<f32>,
-    words: &[String],
-    settings: &Settings<'_>,
-    progress: &dyn Fn(u64, u64, f64),
-    preview: &dyn Fn(&[[f64; 2]], &str),
-) -> Result<Laid> {
-    settings.check()?;
-    let Settings {
-        method,
-        perplexity,
-        neighbours,
-        ube: ube_params,
-        seed,
-        ..
-    } = *settings;
-    if let Some(kind) = graph::kind(method) {
-        let mut params = Params::defaults(graph::SCHEMA);
-        params.set(method, "k", &crate::train::Value::Int(neighbours as i64))?;
-        let config = graph::config(kind, &params, seed);
-        // On the global rayon pool: the progress callback is not `Send`.
-        let mut step = 0u64;
-        let done = graph::run(
-            vectors,
-            config,
-            &mut |_, loss| {
-                step += 1;
-                progress(step, config.max_steps, loss);
+impl Report {
+    fn into_result(self, request: u64) -> ProjectionResult {
+        match self {
+            Report::Progress(t) => ProjectionResult::Progress {
+                request,
+                step: t.step,
+                total: t.total,
+                kl: t.loss,
             },
-            &mut |_| {},
-        )?;
-        let description = format!("{}: {}", graph::describe(&config), done.report);
-        return Ok((done.coords, description, None));
-    }
-    if method == "ube" {
-        // The sphere's 3-D rows; the caller keeps them and maps them.
-        let config = ube::config(ube_params, 3, seed);
-        let total = 1 + config.iters as u64;
-        let coords = ube::run(
-            vectors,
-            config,
-            &mut |step, _, loss| progress(step, total, loss),
-            &mut |_| {},
-        )?;
-        let description = format!(
-            "{}; Hammer equal-area map of the sphere",
-            ube::describe(&config)
-        );
-        return Ok((coords, description, None));
-    }
-    if method == "pca" {
-        let p = pca(vectors.view(), 2, PcaSolver::Auto, seed)?;
-        let share = |k: usize| format!("PC{} ({:.1}%)", k + 1, 100.0 * p.explained[k]);
-        let description = format!("PCA: {} and {}", share(0), share(1));
-        return Ok((p.coords, description, Some((share(0), share(1)))));
-    }
-    let mut params = Params::defaults(tsne::SCHEMA);
-    params.set(
-        "tsne",
-        "perplexity",
-        &crate::train::Value::Float(perplexity),
-    )?;
-    let config = TsneConfig::from_params(&params, seed);
-    let total = config.schedule.total() as u64;
-    let description = format!(
-        "t-SNE (perplexity {:.0})",
-        config.effective_perplexity(words.len())
-    );
-    // Stepped here rather than as an engine job, so that the layout can be
-    // shown as it forms (on the global rayon pool, as the graph methods).
-    let words = WordIndex::from_words(words.to_vec());
-    let mut tsne = Tsne::prepare(words, vectors.view(), &config, &mut |_| {})?;
-    let mut shown = std::time::Instant::now();
-    for step in 0..tsne.total_steps() {
-        settings.check()?;
-        let report = tsne.step(step)?;
-        progress(u64::from(report.epoch), total, report.loss);
-        if shown.elapsed() >= FRAME_EVERY && step + 1 < tsne.total_steps() {
-            preview(tsne.layout(), &description);
-            shown = std::time::Instant::now();
+            Report::Preview(layout) => ProjectionResult::Preview { request, layout },
         }
     }
-    Ok((tsne.coords(), description, None))
 }
 
-/// Words whose alignment is listed as moved most.
-const MOVED: usize = 30;
-
-/// Shared words the rotation is fitted on and the moved words are listed
-/// from: among A's most frequent (files list frequent words first), as
-/// `wordbench align --top` chooses; rare words' vectors are too noisy to
-/// say that they moved (a first try with 20,000 listed only rare words).
-const ALIGN_TOP: usize = 5_000;
-
-/// The selected words that both runs have, as A's unit rows followed by
-/// B's rotated onto A (Procrustes over the runs' shared frequent words);
-/// B's points are named with [`B_MARK`].
-fn pair_selection(
-    a: &Embedding,
-    b: &Embedding,
-    selection: &Selection,
-) -> Result<(Selected, Array2<f32>, PairLayout)> {
-    let alignment = align::procrustes(b, a, Some(ALIGN_TOP))?;
-    let rotated = alignment.apply(b, a.dim())?;
-    let mut selected = pick(a, selection)?;
-    let keep: Vec<bool> = selected.words.iter().map(|w| b.id(w).is_some()).collect();
-    let (ids, words): (Vec<u32>, Vec<String>) = selected
-        .ids
-        .iter()
-        .zip(&selected.words)
-        .zip(&keep)
-        .filter(|(_, &k)| k)
-        .map(|((&i, w), _)| (i, w.clone()))
-        .unzip();
-    if words.len() < 2 {
-        return Err(Error::param(
-            "words",
-            format!(
-                "run B has {} of the selected words; a pair projection needs 2",
-                words.len()
-            ),
-        ));
-    }
-    let a_rows = select::Selected {
-        ids: ids.clone(),
-        words: words.clone(),
-        groups: None,
-        missing: Vec::new(),
-    }
-    .vectors(a, true);
-    let n = words.len();
-    let mut vectors = Array2::<f32>::zeros((2 * n, a.dim()));
-    vectors.slice_mut(ndarray::s![..n, ..]).assign(&a_rows);
-    for (r, w) in words.iter().enumerate() {
-        let id = rotated.id(w).expect("B has every kept word");
-        vectors.row_mut(n + r).assign(&rotated.row(id));
-    }
-    let marked = words.iter().map(|w| format!("{w}{B_MARK}"));
-    selected.ids = ids.iter().copied().chain(ids.iter().copied()).collect();
-    selected.words = words.iter().cloned().chain(marked).collect();
-    selected.groups = None;
-    let info = PairLayout {
-        b_run: 0,
-        a_points: n,
-        shared: alignment.shared.len(),
-        mean_cosine: alignment.mean_cosine,
-        moved: alignment
-            .moved
-            .iter()
-            .take(MOVED)
-            .map(|m| (m.word.clone(), m.cosine))
-            .collect(),
-    };
-    Ok((selected, vectors, info))
+/// What the job's layout shows besides its coordinates.
+struct Shape<'a> {
+    run: usize,
+    label: &'a str,
+    embedding: &'a Embedding,
+    selection: &'a Selection,
+    method: &'a str,
+    labels: usize,
+    pair: Option<&'a PairSource>,
 }
 
-/// The two colour groups of a pair layout: run A's points, then run B's.
-fn pair_groups(points: usize, a_points: usize, a: &str, b: &str) -> Groups {
-    let names: Vec<String> = (0..points)
-        .map(|i| {
-            if i < a_points {
-                format!("A {a}")
-            } else {
-                format!("B {b}")
+impl Shape<'_> {
+    /// The layout of `selected` at `coords`, coloured by `groups`; the
+    /// first `a_points` points are run A's in a pair.
+    fn layout(
+        &self,
+        selected: &Selected,
+        a_points: Option<usize>,
+        groups: &Groups,
+        coords: Vec<[f64; 2]>,
+    ) -> Layout {
+        let focus = matches!(self.selection, Selection::Neighborhood(..))
+            .then_some(0)
+            .filter(|_| !selected.words.is_empty());
+        let source = match self.pair {
+            Some(b) => format!("{} and {} on shared axes", self.label, b.label),
+            None => format!("{}, {}-d vectors", self.label, self.embedding.dim()),
+        };
+        let shown = a_points.unwrap_or(selected.len());
+        Layout {
+            focus,
+            source,
+            labels: self.labels.min(shown),
+            groups: Some(groups.clone()),
+            ..Layout::new(self.run, self.method, selected.words.clone(), coords)
+        }
+    }
+}
+
+/// The screen's progress sink: ticks and throttled previews as messages,
+/// and the job's cancel flag.
+struct Screen<'a> {
+    shape: &'a Shape<'a>,
+    selected: &'a Selected,
+    a_points: Option<usize>,
+    groups: &'a Groups,
+    /// The projection's layout is worth showing as it forms.
+    animates: bool,
+    cancel: &'a CancelFlag,
+    send: &'a dyn Fn(Report),
+    shown: Instant,
+}
+
+impl Progress for Screen<'_> {
+    fn tick(&mut self, tick: Tick) {
+        (self.send)(Report::Progress(tick));
+    }
+
+    fn preview(&mut self, coords: &[[f64; 2]], description: &str) {
+        if !self.animates || self.shown.elapsed() < FRAME_EVERY {
+            return;
+        }
+        let mut l = self
+            .shape
+            .layout(self.selected, self.a_points, self.groups, coords.to_vec());
+        l.description = format!("{description} (running)");
+        (self.send)(Report::Preview(Box::new(l)));
+        self.shown = Instant::now();
+    }
+
+    fn stopped(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+}
+
+/// Chooses the words, colours them (k-means clusters, or the two runs of a
+/// pair) and lays them out.
+fn compute(
+    shape: &Shape<'_>,
+    params: &Params,
+    seed: u64,
+    cancel: &CancelFlag,
+    send: &dyn Fn(Report),
+) -> Result<Layout> {
+    let projection = registry::find(shape.method)?;
+    let chosen = match shape.pair {
+        None => pipeline::choose(shape.embedding, shape.selection)?,
+        Some(b) => {
+            let mut chosen = pipeline::choose_pair(shape.embedding, &b.embedding, shape.selection)?;
+            if let Some(p) = chosen.pair.as_mut() {
+                p.b_run = b.run;
             }
-        })
-        .collect();
-    Groups::from_names(&names)
-}
-
-/// The words of a selection that the vectors have (case folded as a fallback).
-fn pick(embedding: &Embedding, selection: &Selection) -> Result<Selected> {
-    let known = |w: &str| {
-        [w.to_string(), w.to_lowercase()]
+            chosen
+        }
+    };
+    let groups = match (&chosen.pair, shape.pair) {
+        (Some(p), Some(b)) => {
+            pipeline::pair_groups(chosen.selected.len(), p.a_points, shape.label, &b.label)
+        }
+        _ => Groups::from_kmeans(&chosen.vectors, CLUSTERS, seed),
+    };
+    let Chosen {
+        selected,
+        vectors,
+        pair,
+    } = chosen;
+    let a_points = pair.as_ref().map(|p| p.a_points);
+    let mut screen = Screen {
+        shape,
+        selected: &selected,
+        a_points,
+        groups: &groups,
+        animates: projection.animates,
+        cancel,
+        send,
+        shown: Instant::now(),
+    };
+    let input = Input {
+        vectors,
+        words: &selected.words,
+        dims: projection.default_dims,
+        seed,
+    };
+    let laid = registry::lay_out(projection, input, params, &mut screen)?;
+    // A sphere's rows are kept for the CSV, shown through their map.
+    let sphere = laid.sphere.then(|| {
+        laid.coords
+            .rows()
             .into_iter()
-            .find(|c| embedding.id(c).is_some())
-    };
-    match selection {
-        Selection::Top(n) => select::select(embedding, &select::Selection::Top(*n)),
-        Selection::Neighborhood(word, n) => {
-            let word = known(word).ok_or_else(|| Error::UnknownWord(word.clone()))?;
-            select::select(
-                embedding,
-                &select::Selection::Around {
-                    word,
-                    count: n.saturating_sub(1).max(1),
-                },
-            )
-        }
-        Selection::List(words) => {
-            let mut s = Selected {
-                ids: Vec::new(),
-                words: Vec::new(),
-                groups: None,
-                missing: Vec::new(),
-            };
-            for w in words {
-                match known(w).and_then(|k| embedding.id(&k).map(|id| (k, id))) {
-                    Some((k, id)) if !s.ids.contains(&id) => {
-                        s.ids.push(id);
-                        s.words.push(k);
-                    }
-                    Some(_) => {}
-                    None => s.missing.push(w.clone()),
-                }
-            }
-            if s.len() < 2 {
-                return Err(Error::param(
-                    "words",
-                    format!(
-                        "{} known word(s); a projection needs at least 2 (unknown: {})",
-                        s.len(),
-                        s.missing.join(", ")
-                    ),
-                ));
-            }
-            Ok(s)
-        }
-    }
+            .map(|r| [r[0], r[1], r[2]])
+            .collect()
+    });
+    let coords = registry::points(laid.flat().view());
+    Ok(Layout {
+        description: laid.description,
+        axes: laid.axes,
+        sphere,
+        pair,
+        ..shape.layout(&selected, a_points, &groups, coords)
+    })
 }
 
-/// Writes a layout as PNG, SVG or CSV by the path's extension: images show
-/// the map on screen; a UBE layout's CSV holds its sphere (`word,x,y,z`, as
-/// `wordbench project --method ube` writes), other CSVs the 2-D layout.
+/// Writes a layout as PNG, SVG or CSV by the path's extension
+/// ([`Layout::save`]), creating its folder first.
 pub fn export(layout: &Layout, path: &Path) -> Result<()> {
     ensure_parent(path)?;
-    let coords = Array2::from_shape_fn((layout.coords.len(), 2), |(i, d)| layout.coords[i][d]);
-    if let Some(format) = ImageFormat::from_path(path) {
-        let mut p = Plot::new(&layout.words, coords.view());
-        p.groups = layout.groups.as_ref();
-        p.title = layout.description.clone();
-        p.subtitle = format!("{} words of run {}", layout.words.len(), layout.source);
-        if let Some(g) = layout.groups.as_ref().filter(|g| !g.named) {
-            p.subtitle
-                .push_str(&format!("; colours: k-means, {} clusters", g.names.len()));
-        }
-        p.axes = layout.axes.clone();
-        return plot::save(path, &p, format);
-    }
-    match path.extension().and_then(|e| e.to_str()) {
-        Some(e) if e.eq_ignore_ascii_case("csv") => {
-            let coords = match &layout.sphere {
-                Some(points) => Array2::from_shape_fn((points.len(), 3), |(i, d)| points[i][d]),
-                None => coords,
-            };
-            write_csv(path, &layout.words, coords.view(), layout.groups.as_ref())
-        }
-        _ => Err(Error::param(
-            "path",
-            format!("{} (expected a .png, .svg or .csv file)", path.display()),
-        )),
-    }
+    layout.save(path)
 }
 
 /// Creates the folder an export goes to (the workbench's `exports/` on
@@ -480,8 +256,12 @@ pub fn ensure_parent(path: &Path) -> crate::Result<()> {
 mod tests {
     use std::sync::Arc;
 
+    use ndarray::Array2;
+
     use super::*;
-    use crate::tui::model::projection::PairSource;
+    use crate::project::ube;
+    use crate::tui::model::projection::{B_MARK, CANCELLED};
+    use crate::words::WordIndex;
 
     fn embedding() -> Arc<Embedding> {
         let words: Vec<String> = (0..30).map(|i| format!("w{i}")).collect();
@@ -489,6 +269,16 @@ mod tests {
             ((i * 13 + j * 7) % 17) as f32 / 17.0 - 0.5
         });
         Arc::new(Embedding::new(WordIndex::from_words(words), v).unwrap())
+    }
+
+    /// The options the form would give `method`: perplexity 5, k = 6, 30 UBE sweeps.
+    fn params(method: &str) -> Params {
+        let p = registry::find(method).unwrap();
+        let set = [("perplexity", "5"), ("k", "6"), ("iters", "30")];
+        let own = set
+            .into_iter()
+            .filter(|(n, _)| p.schema.iter().any(|s| s.name == *n));
+        Params::parse(p.schema, p.name, own).unwrap()
     }
 
     fn compute_job(selection: Selection, method: &str) -> ProjectionJob {
@@ -499,9 +289,7 @@ mod tests {
             embedding: embedding(),
             selection,
             method: method.into(),
-            perplexity: 5.0,
-            neighbours: 6,
-            ube: Params::parse(ube::SCHEMA, "ube", [("iters", "30")]).unwrap(),
+            params: params(method),
             labels: 3,
             seed: 1,
             pair: None,
@@ -537,9 +325,7 @@ mod tests {
             embedding: embedding(),
             selection: Selection::Top(30),
             method: "pca".into(),
-            perplexity: 5.0,
-            neighbours: 6,
-            ube: Params::defaults(ube::SCHEMA),
+            params: params("pca"),
             labels: 40,
             seed: 1,
             pair: Some(Box::new(PairSource {
@@ -732,5 +518,35 @@ mod tests {
         };
         assert_eq!(result.unwrap_err(), CANCELLED);
         assert!(!called.get());
+    }
+
+    #[test]
+    fn a_cancelled_ube_or_graph_layout_stops_after_the_step_it_was_cancelled_in() {
+        for method in ["ube", "isomap", "lle", "laplacian"] {
+            let job = compute_job(Selection::Top(20), method);
+            let ProjectionJob::Compute { cancel, .. } = &job else {
+                unreachable!()
+            };
+            let flag = cancel.clone();
+            let reports = std::cell::Cell::new(Vec::new());
+            let result = run(job, &|r| {
+                if let ProjectionResult::Progress { step, total, .. } = r {
+                    let mut seen = reports.take();
+                    seen.push((step, total));
+                    reports.set(seen);
+                    flag.cancel();
+                }
+            });
+            let ProjectionResult::Done { result, .. } = result else {
+                panic!("{result:?}")
+            };
+            assert_eq!(result.unwrap_err(), CANCELLED, "{method}");
+            let seen = reports.take();
+            assert_eq!(seen.len(), 1, "{method}: stopped after its first step");
+            assert!(
+                seen[0].0 < seen[0].1,
+                "{method}: {seen:?} short of the plan"
+            );
+        }
     }
 }

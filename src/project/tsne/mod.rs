@@ -18,6 +18,7 @@ pub mod exact;
 pub mod fft;
 pub mod gradient;
 pub mod knn;
+pub mod layout;
 pub mod optimize;
 
 use ndarray::{Array2, ArrayView2};

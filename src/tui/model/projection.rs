@@ -17,32 +17,7 @@ pub use crate::tui::model::cancel::CancelFlag;
 use crate::ube::sphere::{self, Matrix3};
 
 /// Which words to project.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selection {
-    /// The `n` most frequent words.
-    Top(usize),
-    /// These words.
-    List(Vec<String>),
-    /// A word and its `n` nearest neighbours.
-    Neighborhood(String, usize),
-}
-
-impl Selection {
-    /// From the focus text: empty → top `n`, one word → its neighbourhood,
-    /// several → that list.
-    pub fn parse(text: &str, n: usize) -> Selection {
-        let words: Vec<String> = text
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|w| !w.is_empty())
-            .map(String::from)
-            .collect();
-        match words.len() {
-            0 => Selection::Top(n),
-            1 => Selection::Neighborhood(words[0].clone(), n),
-            _ => Selection::List(words),
-        }
-    }
-}
+pub use crate::project::pipeline::Focus as Selection;
 
 /// Run B of a pair projection.
 #[derive(Debug, Clone)]
@@ -56,7 +31,7 @@ pub struct PairSource {
 }
 
 /// What a cancelled layout answers.
-pub const CANCELLED: &str = "projection cancelled";
+pub use crate::project::registry::CANCELLED;
 
 /// Work for the projection worker.
 #[derive(Debug, Clone)]
@@ -73,14 +48,10 @@ pub enum ProjectionJob {
         embedding: Arc<Embedding>,
         /// Which words.
         selection: Selection,
-        /// `tsne`, `pca`, `isomap`, `lle`, `laplacian` or `ube`.
+        /// The projection's registry name ([`crate::project::registry`]).
         method: String,
-        /// t-SNE perplexity.
-        perplexity: f64,
-        /// Neighbours per point of the graph methods.
-        neighbours: usize,
-        /// UBE's options (validated against its schema).
-        ube: Params,
+        /// The projection's own options (validated against its schema).
+        params: Params,
         /// Words labelled.
         labels: usize,
         /// Seed.

@@ -12,6 +12,7 @@ use ratatui::Frame;
 use super::chart::{self, LineChart, Series};
 use super::fields::{field_help, field_line, form_lines, input_spans};
 use super::{block, theme};
+use crate::project::registry;
 use crate::tui::action::Slot;
 use crate::tui::app::App;
 use crate::tui::project_worker::AVAILABLE;
@@ -98,16 +99,17 @@ fn running_method(v: &crate::tui::model::projection::ProjectionView) -> &str {
     } else {
         &v.settings
     };
-    settings.get("method").map_or("tsne", String::as_str)
+    settings
+        .get("method")
+        .map_or(crate::project::options::METHOD_DEFAULT, String::as_str)
 }
 
-/// The series name and chart title of a method's progress curve.
+/// The series name and chart title of a method's progress curve (its
+/// registry entry's loss).
 fn loss_names(method: &str) -> (&'static str, &'static str) {
-    match method {
-        "ube" => ("J", "UBE loss J"),
-        "tsne" => ("KL", "t-SNE KL divergence"),
-        m if crate::project::manifold::kind(m).is_some() => ("residual", "eigen residual"),
-        _ => ("loss", "progress"),
+    match registry::find(method).ok().and_then(|p| p.loss) {
+        Some(loss) => (loss.short, loss.title),
+        None => ("loss", "progress"),
     }
 }
 
@@ -300,10 +302,7 @@ fn draw_scatter(frame: &mut Frame, area: Rect, app: &App) {
                 theme::warn(),
             ));
         } else if let Some((step, total)) = v.progress {
-            let what = match running_method(v) {
-                "tsne" => "t-SNE iteration",
-                _ => "step",
-            };
+            let what = registry::find(running_method(v)).map_or("step", |p| p.step);
             lines.push(Line::raw(format!("  {what} {step}/{total}…")));
         } else if v.pending.is_some() {
             lines.push(Line::raw("  projecting…"));

@@ -35,8 +35,13 @@ pub fn start(app: &mut App) -> Vec<Effect> {
         };
         study.marginals = MarginalChoice::Corpus(loaded.corpus.path().to_path_buf());
     }
-    let form = &app.train.forms[app.train.method];
-    let threads = form.text("threads").parse().unwrap_or(1);
+    let threads = match app.train.forms[app.train.method].int("threads") {
+        Ok(t) => t as usize,
+        Err(e) => {
+            app.set_status(Level::Error, e);
+            return Vec::new();
+        }
+    };
     let request = app.next_id();
     app.classify.pending = Some(request);
     app.classify.pending_fields = app.classify.fields();

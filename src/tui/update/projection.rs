@@ -3,9 +3,9 @@
 //! stepping through words.
 
 use crate::outputs::Kind;
+use crate::project::options::settings;
 use crate::project::plot::ImageFormat;
 use crate::session::PlotRecord;
-use crate::train::Params;
 use crate::tui::action::{Action, Slot};
 use crate::tui::app::{App, Level, PromptKind};
 use crate::tui::model::projection::{
@@ -39,10 +39,17 @@ pub fn project_pair(app: &mut App) -> Vec<Effect> {
 }
 
 fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
-    if let Err(e) = app.projection.options.assignments() {
-        app.set_status(Level::Error, e);
-        return Vec::new();
-    }
+    let typed = match app.projection.options.assignments() {
+        Ok(a) => settings(&a).map_err(|e| e.to_string()),
+        Err(e) => Err(e),
+    };
+    let typed = match typed {
+        Ok(t) => t,
+        Err(e) => {
+            app.set_status(Level::Error, e);
+            return Vec::new();
+        }
+    };
     let missing_b = with_b
         .then_some("no run B: pick a second run on 3 Runs (b) to lay both out on shared axes");
     let picked = picked_vectors(
@@ -61,25 +68,8 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
             return Vec::new();
         }
     };
-    let o = &app.projection.options;
-    let count: usize = o.text("count").parse().unwrap_or(500);
-    let method = o.text("method").to_string();
-    let selection = Selection::parse(app.projection.focus.text(), count);
-    let perplexity = o.text("perplexity").parse().unwrap_or(30.0);
-    let neighbours = o.text("k").parse().unwrap_or(10);
-    let labels = o.text("labels").parse().unwrap_or(40);
-    let seed = o.text("seed").parse().unwrap_or(1);
-    // UBE's options through its schema, as `project --method ube --set` reads them.
-    let ube_fields = crate::project::ube::SCHEMA
-        .iter()
-        .map(|s| (s.name, o.text(s.name)));
-    let ube = match Params::parse(crate::project::ube::SCHEMA, "ube", ube_fields) {
-        Ok(p) => p,
-        Err(e) => {
-            app.set_status(Level::Error, e.to_string());
-            return Vec::new();
-        }
-    };
+    let method = typed.projection.name;
+    let selection = Selection::parse(app.projection.focus.text(), typed.count);
     let pair = b.map(|(run, label, embedding)| {
         Box::new(PairSource {
             run,
@@ -99,12 +89,10 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
         label,
         embedding,
         selection,
-        method: method.clone(),
-        perplexity,
-        neighbours,
-        ube,
-        labels,
-        seed,
+        method: method.to_string(),
+        params: typed.params,
+        labels: typed.labels,
+        seed: typed.seed,
         pair,
         cancel,
     };

@@ -85,12 +85,20 @@ pub fn start(app: &mut App) -> Vec<Effect> {
     };
     let n = method.schema.len();
     let params = method.params(assignments[..n].iter().copied());
-    let seed: u64 = form.text("seed").parse().unwrap_or(1);
-    let threads: usize = form.text("threads").parse().unwrap_or(1);
-    match params {
-        Ok(params) => launch(app, method, params, seed, threads, JobConfig::default()),
-        Err(e) => {
+    // The run options, typed by the form's own specs (the form checked them).
+    let run = form
+        .int("seed")
+        .and_then(|seed| Ok((seed as u64, form.int("threads")? as usize)));
+    match (params, run) {
+        (Ok(params), Ok((seed, threads))) => {
+            launch(app, method, params, seed, threads, JobConfig::default())
+        }
+        (Err(e), _) => {
             app.set_status(Level::Error, e.to_string());
+            Vec::new()
+        }
+        (_, Err(e)) => {
+            app.set_status(Level::Error, e);
             Vec::new()
         }
     }

@@ -1,0 +1,279 @@
+//! The projection registry: every way wordbench lays words out, one
+//! [`Projection`] descriptor each, looked up by name by the command line,
+//! the workbench form and session records (as training methods are in
+//! [`crate::algo`]).
+//!
+//! A descriptor carries what callers used to dispatch on by name: the
+//! method's own options ([`Projection::schema`]), the name of the loss it
+//! reports, whether its layout animates, its output dimensions and the
+//! [`Projection::run`] adapter that lays vectors out. Adding a projection is
+//! a file with its adapter and one line in [`PROJECTIONS`].
+//!
+//! Every layout reports through a [`Progress`] sink and stops as soon as the
+//! sink says so ([`Progress::stopped`]): before it starts and after every
+//! step (t-SNE iterations, graph phases and Lanczos steps, UBE sweeps). A
+//! stopped layout ends with the [`CANCELLED`] error, never a partial layout.
+
+use ndarray::{Array2, ArrayView2};
+
+use crate::manifold::Phase;
+use crate::train::{ParamSpec, Params};
+use crate::{Error, Result};
+
+/// What a stopped layout answers.
+pub const CANCELLED: &str = "projection cancelled";
+
+/// The error a stopped layout ends with.
+pub fn cancelled() -> Error {
+    Error::Training(CANCELLED.into())
+}
+
+/// Whether `e` says the layout was stopped (not that it failed).
+pub fn is_cancelled(e: &Error) -> bool {
+    matches!(e, Error::Training(m) if m == CANCELLED)
+}
+
+/// The name of the loss a projection reports as it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loss {
+    /// Short series name (`KL`).
+    pub short: &'static str,
+    /// Chart title (`t-SNE KL divergence`).
+    pub title: &'static str,
+}
+
+/// One way to lay words out.
+#[derive(Debug, Clone, Copy)]
+pub struct Projection {
+    /// The `--method` name, also the form's choice and the session's record.
+    pub name: &'static str,
+    /// One line for help texts.
+    pub help: &'static str,
+    /// Its own options (`--set name=value`; the form shows those it has).
+    pub schema: &'static [ParamSpec],
+    /// The loss reported with each step, if any.
+    pub loss: Option<Loss>,
+    /// What a step is called in progress lines (`t-SNE iteration`).
+    pub step: &'static str,
+    /// Whether the layout is worth showing while it forms ([`Progress::preview`]).
+    pub animates: bool,
+    /// Output dimensions unless asked otherwise.
+    pub default_dims: usize,
+    /// The most output dimensions it lays out in.
+    pub max_dims: usize,
+    /// Lays `input` out with the options `params` (from [`Projection::schema`]).
+    pub run: RunFn,
+}
+
+/// The signature of [`Projection::run`].
+pub type RunFn = fn(Input<'_>, &Params, &mut dyn Progress) -> Result<Laid>;
+
+/// What a layout is computed from.
+#[derive(Debug)]
+pub struct Input<'a> {
+    /// One row per word.
+    pub vectors: Array2<f32>,
+    /// The words, in row order.
+    pub words: &'a [String],
+    /// Output dimensions (within the projection's `max_dims`).
+    pub dims: usize,
+    /// Seed of every random choice.
+    pub seed: u64,
+}
+
+/// A computed layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Laid {
+    /// One row per word, `dims` columns.
+    pub coords: Array2<f64>,
+    /// One line saying how it was made (plot titles).
+    pub description: String,
+    /// Axis names (PCA's components).
+    pub axes: Option<(String, String)>,
+    /// The rows are points on the unit sphere, shown through [`Laid::flat`].
+    pub sphere: bool,
+}
+
+impl Laid {
+    /// The 2-D picture: a sphere's equal-area map, else the first two columns.
+    pub fn flat(&self) -> Array2<f64> {
+        if self.sphere {
+            crate::project::ube::picture(&self.coords)
+        } else {
+            self.coords.slice(ndarray::s![.., ..2]).to_owned()
+        }
+    }
+}
+
+/// One step of a running layout.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tick {
+    /// Steps (t-SNE: iterations) done.
+    pub step: u64,
+    /// Steps planned (the graph methods: an upper bound).
+    pub total: u64,
+    /// The loss after it (t-SNE's KL, UBE's J, the eigen residual).
+    pub loss: f64,
+    /// Where a graph method stands.
+    pub phase: Option<Phase>,
+}
+
+/// Where a running layout reports, and says whether to go on.
+pub trait Progress {
+    /// After every step.
+    fn tick(&mut self, _tick: Tick) {}
+    /// The layout so far of an animating projection (not after its last step).
+    fn preview(&mut self, _coords: &[[f64; 2]], _description: &str) {}
+    /// A log line.
+    fn note(&mut self, _line: String) {}
+    /// Whether to stop: asked before the layout starts and after each step.
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// A sink that shows nothing and never stops.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Silent;
+
+impl Progress for Silent {}
+
+/// Fails with [`cancelled`] once `progress` says to stop.
+pub fn go_on(progress: &dyn Progress) -> Result<()> {
+    match progress.stopped() {
+        true => Err(cancelled()),
+        false => Ok(()),
+    }
+}
+
+const LIST: &[Projection] = &[
+    crate::project::tsne::layout::TSNE,
+    crate::project::pca::PCA,
+    crate::project::manifold::ISOMAP,
+    crate::project::manifold::LLE,
+    crate::project::manifold::LAPLACIAN,
+    crate::project::ube::UBE,
+];
+
+/// Every projection, in menu order.
+pub static PROJECTIONS: &[Projection] = LIST;
+
+/// Their names, in the same order (the form's `method` choice).
+pub static NAMES: [&str; LIST.len()] = names(LIST);
+
+const fn names<const N: usize>(list: &[Projection]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = list[i].name;
+        i += 1;
+    }
+    out
+}
+
+/// Looks a projection up by its `--method` name.
+pub fn find(name: &str) -> Result<&'static Projection> {
+    PROJECTIONS.iter().find(|p| p.name == name).ok_or_else(|| {
+        Error::param(
+            "method",
+            format!("'{name}' (expected one of: {})", NAMES.join(", ")),
+        )
+    })
+}
+
+/// Lays `input` out by `projection` with its options `params`: stops before
+/// starting when `progress` says so, and checks the dimensions and that the
+/// vectors are finite.
+pub fn lay_out(
+    projection: &Projection,
+    input: Input<'_>,
+    params: &Params,
+    progress: &mut dyn Progress,
+) -> Result<Laid> {
+    go_on(progress)?;
+    if !(1..=projection.max_dims).contains(&input.dims) {
+        return Err(Error::param(
+            "dims",
+            format!(
+                "{} ({} lays out in at most {} dimensions)",
+                input.dims, projection.name, projection.max_dims
+            ),
+        ));
+    }
+    crate::project::check_finite(input.vectors.view(), Some(input.words))?;
+    (projection.run)(input, params, progress)
+}
+
+/// The matrix of `n` rows of 2-D points.
+pub fn rows(points: &[[f64; 2]]) -> Array2<f64> {
+    Array2::from_shape_fn((points.len(), 2), |(i, d)| points[i][d])
+}
+
+/// The 2-D points of a matrix's first two columns.
+pub fn points(coords: ArrayView2<'_, f64>) -> Vec<[f64; 2]> {
+    coords.rows().into_iter().map(|r| [r[0], r[1]]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found_and_unknown_ones_list_the_choices() {
+        let mut names = NAMES.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), PROJECTIONS.len());
+        for p in PROJECTIONS {
+            assert_eq!(find(p.name).unwrap().name, p.name);
+            assert!((1..=p.max_dims).contains(&p.default_dims), "{}", p.name);
+        }
+        let e = find("umap?").unwrap_err().to_string();
+        assert!(
+            e.contains("'umap?' (expected one of: tsne, pca, isomap, lle, laplacian, ube)"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn every_projection_lays_out_small_input_and_stops_when_told() {
+        /// Counts ticks and stops after `stop_after` of them.
+        struct Stopping {
+            ticks: u64,
+            stop_after: u64,
+        }
+        impl Progress for Stopping {
+            fn tick(&mut self, _: Tick) {
+                self.ticks += 1;
+            }
+            fn stopped(&self) -> bool {
+                self.ticks >= self.stop_after
+            }
+        }
+        // One blob: the graph methods need a connected kNN graph.
+        let x = crate::project::testdata::gaussian_blobs(40, 5, 1, 1);
+        let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
+        let input = |dims| Input {
+            vectors: x.clone(),
+            words: &words,
+            dims,
+            seed: 1,
+        };
+        for p in PROJECTIONS {
+            let params = Params::defaults(p.schema);
+            let laid = lay_out(p, input(p.default_dims), &params, &mut Silent)
+                .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+            assert_eq!(laid.coords.dim(), (40, p.default_dims), "{}", p.name);
+            assert_eq!(laid.flat().dim(), (40, 2), "{}", p.name);
+            assert!(laid.coords.iter().all(|v| v.is_finite()), "{}", p.name);
+            // Stopped before it starts: no step at all.
+            let mut s = Stopping {
+                ticks: 0,
+                stop_after: 0,
+            };
+            let e = lay_out(p, input(p.default_dims), &params, &mut s).unwrap_err();
+            assert!(is_cancelled(&e), "{}: {e}", p.name);
+            assert_eq!(s.ticks, 0, "{}", p.name);
+        }
+    }
+}
