@@ -19,6 +19,7 @@ pub mod plot;
 pub mod select;
 pub mod tsne;
 pub mod ube;
+pub mod umap;
 
 #[cfg(test)]
 pub(crate) mod testdata;
