@@ -45,6 +45,9 @@ pub enum Start {
     Disconnected(usize),
     /// Uniform noise, because the eigensolver did not converge.
     Unconverged,
+    /// Uniform noise, because there are too few points (at most 3) for
+    /// two non-trivial eigenvectors.
+    TooFew,
 }
 
 /// The number of connected components of the symmetric graph `p`.
@@ -77,7 +80,9 @@ pub fn start(p: &Csr, seed: u64) -> Result<(Vec<f32>, Start)> {
     let n = p.shape().0;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x554d_4150);
     let parts = components(p);
-    let how = if parts > 1 {
+    let how = if n <= 3 {
+        Start::TooFew
+    } else if parts > 1 {
         Start::Disconnected(parts)
     } else {
         match spectral(p, seed)? {

@@ -266,6 +266,7 @@ pub fn umap_noted(
         init::Start::Unconverged => {
             "the spectral start's eigensolver did not converge: random start instead".into()
         }
+        init::Start::TooFew => format!("{n} points: random start instead of spectral"),
     });
     rescale(&mut y);
     let edges = edges(&p, epochs);

@@ -200,6 +200,24 @@ fn options_and_bad_input_give_one_line_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("row 5 is zero"), "{e}");
+    // The smallest run: 3 points, 2 neighbours (random start, said so).
+    let tiny = Settings {
+        n_neighbors: 2,
+        ..settings(20)
+    };
+    let mut notes = Vec::new();
+    let y = umap_noted(
+        x.slice(ndarray::s![..3, ..]),
+        &tiny,
+        &mut |_, _| true,
+        &mut |l| notes.push(l),
+    )
+    .unwrap()
+    .unwrap();
+    assert!(y.iter().all(|v| v.is_finite()));
+    assert!(notes
+        .iter()
+        .any(|l| l == "3 points: random start instead of spectral"));
     let empty = Array2::<f32>::zeros((40, 0));
     assert!(umap(empty.view(), &s, &mut |_, _| true).is_err());
 }
