@@ -23,6 +23,7 @@ pub mod registry;
 pub mod select;
 pub mod tsne;
 pub mod ube;
+pub mod umap;
 
 #[cfg(test)]
 pub(crate) mod testdata;
