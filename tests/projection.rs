@@ -417,3 +417,49 @@ fn cli_graph_methods_write_layouts_and_name_a_disconnected_graph() {
     ]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("--perplexity is a t-SNE option"));
 }
+
+/// UMAP through the registry from the command line: the groups separate,
+/// `--neighbours` sets its `n_neighbors`, one thread gives the same layout
+/// twice, and an option of another method is refused.
+#[test]
+fn cli_umap_separates_the_groups_and_one_thread_reproduces_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for k in ["a", "b"] {
+        let out = dir.path().join(format!("umap-{k}.csv"));
+        project_fixture(
+            &out,
+            &[
+                "--method",
+                "umap",
+                "--neighbours",
+                "10",
+                "--set",
+                "n_epochs=200",
+                "--threads",
+                "1",
+                "--quiet",
+            ],
+        );
+        runs.push(read_csv(&out));
+    }
+    let (words, coords, _) = &runs[0];
+    assert_eq!(words.len(), 60);
+    assert!(nearest_same_group(words, coords) >= 0.95);
+    assert_eq!(runs[0], runs[1], "one thread: the same layout");
+    let vectors = fixture("vectors.txt");
+    let out = dir.path().join("x.csv");
+    let o = wordbench(&[
+        "project",
+        vectors.to_str().unwrap(),
+        "--method",
+        "umap",
+        "--perplexity",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--perplexity is a t-SNE option"), "{err}");
+}

@@ -63,7 +63,7 @@ pub enum Command {
     Counts(super::counts::CountsArgs),
     /// Re-run a session's runs headless; `--check` compares the curves with the recording.
     Replay(ReplayArgs),
-    /// Project words to 2-D (PCA or t-SNE): a PNG/SVG scatter plot or CSV coordinates.
+    /// Project words to 2-D (PCA, t-SNE, UMAP, the graph methods) or a UBE sphere: a PNG/SVG scatter plot or CSV coordinates.
     Project(super::project::ProjectArgs),
     /// Align A onto B by orthogonal Procrustes on their shared words; list the words that moved most.
     Align(AlignArgs),

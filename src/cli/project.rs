@@ -310,11 +310,11 @@ fn assignments(
 }
 
 /// Validated options of `projection` from the shorthands (`--perplexity`,
-/// `--neighbours`: `k` or `k_max`, whichever it has) and `--set`.
+/// `--neighbours`: `k`, `k_max` or `n_neighbors`, whichever it has) and `--set`.
 fn method_params(args: &ProjectArgs, projection: &Projection) -> Result<Params> {
     let name = projection.name;
     let has = |option: &str| projection.schema.iter().any(|s| s.name == option);
-    let neighbours = ["k", "k_max"].into_iter().find(|o| has(o));
+    let neighbours = ["k", "k_max", "n_neighbors"].into_iter().find(|o| has(o));
     let mut first = Vec::new();
     if let Some(k) = args.neighbours {
         match neighbours {

@@ -22,7 +22,7 @@ pub const SEED_DEFAULT: u64 = 1;
 /// perplexity, the graph methods' `k` and UBE's options are those methods'
 /// own declarations; [`applies`] says which method reads which).
 pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec::choice("method", &NAMES, METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph; ube: a sphere (equal-area map)"),
+    ParamSpec::choice("method", &NAMES, METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph; ube: a sphere (equal-area map); umap: a fuzzy kNN graph laid out by SGD"),
     ParamSpec::int("count", 4, 20_000, COUNT_DEFAULT as i64, "words projected: the most frequent, or the neighbours of the focus word"),
     ParamSpec::int("labels", 0, 500, 40, "words labelled in the preview and the plot (most frequent first)"),
     crate::project::tsne::PERPLEXITY,
@@ -33,6 +33,10 @@ pub static OPTIONS: &[ParamSpec] = &[
     crate::project::ube::ITERS,
     crate::project::ube::LR,
     crate::project::ube::UPDATE,
+    crate::project::umap::N_NEIGHBORS,
+    crate::project::umap::MIN_DIST,
+    crate::project::umap::SPREAD,
+    crate::project::umap::N_EPOCHS,
 ];
 
 /// Whether `method` reads the option `name`: the Projection form shows, and
@@ -102,6 +106,19 @@ mod tests {
         assert_eq!(
             shown("ube"),
             ["method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update"]
+        );
+        assert_eq!(
+            shown("umap"),
+            [
+                "method",
+                "count",
+                "labels",
+                "seed",
+                "n_neighbors",
+                "min_dist",
+                "spread",
+                "n_epochs"
+            ]
         );
     }
 

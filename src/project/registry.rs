@@ -153,6 +153,7 @@ const LIST: &[Projection] = &[
     crate::project::manifold::LLE,
     crate::project::manifold::LAPLACIAN,
     crate::project::ube::UBE,
+    crate::project::umap::entry::UMAP,
 ];
 
 /// Every projection, in menu order.
@@ -230,7 +231,7 @@ mod tests {
         }
         let e = find("umap?").unwrap_err().to_string();
         assert!(
-            e.contains("'umap?' (expected one of: tsne, pca, isomap, lle, laplacian, ube)"),
+            e.contains("'umap?' (expected one of: tsne, pca, isomap, lle, laplacian, ube, umap)"),
             "{e}"
         );
     }
@@ -274,6 +275,16 @@ mod tests {
             let e = lay_out(p, input(p.default_dims), &params, &mut s).unwrap_err();
             assert!(is_cancelled(&e), "{}: {e}", p.name);
             assert_eq!(s.ticks, 0, "{}", p.name);
+            // Stopped after its first step: one step, then cancelled.
+            let mut s = Stopping {
+                ticks: 0,
+                stop_after: 1,
+            };
+            match lay_out(p, input(p.default_dims), &params, &mut s) {
+                Err(e) => assert!(is_cancelled(&e) && s.ticks == 1, "{}: {e}", p.name),
+                // PCA has no steps to stop between.
+                Ok(_) => assert_eq!(p.name, "pca"),
+            }
         }
     }
 }

@@ -522,7 +522,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_ube_or_graph_layout_stops_after_the_step_it_was_cancelled_in() {
-        for method in ["ube", "isomap", "lle", "laplacian"] {
+        for method in ["ube", "isomap", "lle", "laplacian", "umap"] {
             let job = compute_job(Selection::Top(20), method);
             let ProjectionJob::Compute { cancel, .. } = &job else {
                 unreachable!()
@@ -548,5 +548,36 @@ mod tests {
                 "{method}: {seen:?} short of the plan"
             );
         }
+    }
+
+    /// UMAP, added by one registry line, lays words out on the screen like
+    /// the other methods: one point per word, finite, its epochs reported.
+    #[test]
+    fn umap_lays_words_out_through_the_registry() {
+        let steps = std::cell::Cell::new(0u64);
+        let result = run(compute_job(Selection::Top(25), "umap"), &|r| {
+            if let ProjectionResult::Progress { step, .. } = r {
+                steps.set(step);
+            }
+        });
+        let ProjectionResult::Done { result, .. } = result else {
+            panic!("{result:?}")
+        };
+        let layout = result.unwrap();
+        assert_eq!(layout.words.len(), 25);
+        assert!(layout
+            .coords
+            .iter()
+            .all(|p| p.iter().all(|v| v.is_finite())));
+        assert!(
+            layout.description.starts_with("UMAP: 15 neighbours"),
+            "{}",
+            layout.description
+        );
+        assert_eq!(
+            steps.get(),
+            500,
+            "umap-learn's 500 epochs below 10,000 points"
+        );
     }
 }

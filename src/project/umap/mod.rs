@@ -19,6 +19,7 @@
 //! `parallel=True`).
 
 pub mod curve;
+pub mod entry;
 pub mod fuzzy;
 pub mod init;
 pub mod layout;
@@ -35,56 +36,77 @@ pub const EPOCHS_LARGE: usize = 200;
 /// Up to this many points count as small (umap-learn: `n <= 10000`).
 pub const SMALL: usize = 10_000;
 
+/// Neighbourhood size (umap-learn's default).
+pub const N_NEIGHBORS: ParamSpec = ParamSpec::int(
+    "n_neighbors",
+    2,
+    1000,
+    15,
+    "size of the neighbourhood, the point itself included (umap-learn: 15)",
+);
+
+/// How tightly points pack (umap-learn's default).
+pub const MIN_DIST: ParamSpec = ParamSpec::float(
+    "min_dist",
+    0.0,
+    100.0,
+    0.1,
+    "how tightly points may pack in the layout (at most spread)",
+);
+
+/// Scale of the membership curve (umap-learn's default).
+pub const SPREAD: ParamSpec = ParamSpec::float(
+    "spread",
+    1e-3,
+    100.0,
+    1.0,
+    "scale of the layout's membership curve",
+);
+
+/// SGD epochs (umap-learn's default).
+pub const N_EPOCHS: ParamSpec = ParamSpec::int(
+    "n_epochs",
+    0,
+    100_000,
+    0,
+    "SGD epochs; 0 = 500 up to 10,000 points, 200 above (umap-learn's)",
+);
+
+/// Repulsive samples per attractive one (umap-learn's default).
+pub const NEGATIVE_SAMPLE_RATE: ParamSpec = ParamSpec::int(
+    "negative_sample_rate",
+    0,
+    1000,
+    5,
+    "repulsive samples per attractive one",
+);
+
+/// First SGD step size (umap-learn's default).
+pub const LEARNING_RATE: ParamSpec = ParamSpec::float(
+    "learning_rate",
+    1e-6,
+    1000.0,
+    1.0,
+    "SGD step size of the first epoch, falling linearly to 0",
+);
+
+/// Distance of the input vectors (umap-learn's default).
+pub const METRIC: ParamSpec = ParamSpec::choice(
+    "metric",
+    &["euclidean", "cosine"],
+    "euclidean",
+    "distance of the input vectors",
+);
+
 /// UMAP's options (`name=value`), with umap-learn's defaults.
 pub static SCHEMA: &[ParamSpec] = &[
-    ParamSpec::int(
-        "n_neighbors",
-        2,
-        1000,
-        15,
-        "size of the neighbourhood, the point itself included (umap-learn: 15)",
-    ),
-    ParamSpec::float(
-        "min_dist",
-        0.0,
-        100.0,
-        0.1,
-        "how tightly points may pack in the layout (at most spread)",
-    ),
-    ParamSpec::float(
-        "spread",
-        1e-3,
-        100.0,
-        1.0,
-        "scale of the layout's membership curve",
-    ),
-    ParamSpec::int(
-        "n_epochs",
-        0,
-        100_000,
-        0,
-        "SGD epochs; 0 = 500 up to 10,000 points, 200 above (umap-learn's)",
-    ),
-    ParamSpec::int(
-        "negative_sample_rate",
-        0,
-        1000,
-        5,
-        "repulsive samples per attractive one",
-    ),
-    ParamSpec::float(
-        "learning_rate",
-        1e-6,
-        1000.0,
-        1.0,
-        "SGD step size of the first epoch, falling linearly to 0",
-    ),
-    ParamSpec::choice(
-        "metric",
-        &["euclidean", "cosine"],
-        "euclidean",
-        "distance of the input vectors",
-    ),
+    N_NEIGHBORS,
+    MIN_DIST,
+    SPREAD,
+    N_EPOCHS,
+    NEGATIVE_SAMPLE_RATE,
+    LEARNING_RATE,
+    METRIC,
 ];
 
 /// Distance between input vectors.
