@@ -124,6 +124,11 @@ pub trait Progress {
     fn tick(&mut self, _tick: Tick) {}
     /// The layout so far of an animating projection (not after its last step).
     fn preview(&mut self, _coords: &[[f64; 2]], _description: &str) {}
+    /// Whether a [`preview`](Progress::preview) now would be shown: a
+    /// projection whose layout costs a copy to preview asks first.
+    fn wants_preview(&self) -> bool {
+        false
+    }
     /// A log line.
     fn note(&mut self, _line: String) {}
     /// Whether to stop: asked before the layout starts and after each step.

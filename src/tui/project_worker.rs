@@ -151,7 +151,7 @@ impl Progress for Screen<'_> {
     }
 
     fn preview(&mut self, coords: &[[f64; 2]], description: &str) {
-        if !self.animates || self.shown.elapsed() < FRAME_EVERY {
+        if !self.wants_preview() {
             return;
         }
         let mut l = self
@@ -164,6 +164,10 @@ impl Progress for Screen<'_> {
 
     fn stopped(&self) -> bool {
         self.cancel.is_cancelled()
+    }
+
+    fn wants_preview(&self) -> bool {
+        self.animates && self.shown.elapsed() >= FRAME_EVERY
     }
 }
 

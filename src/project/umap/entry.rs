@@ -1,6 +1,7 @@
 //! UMAP in the projection registry ([`crate::project::registry`]): the
 //! Projection screen and `wordbench project --method umap` run it as they
-//! run t-SNE, with its epochs as steps and a stop honoured after each.
+//! run t-SNE, with its epochs as steps, the layout shown as it forms and a
+//! stop honoured after each epoch.
 
 use std::cell::RefCell;
 
@@ -8,7 +9,7 @@ use crate::project::registry::{cancelled, Input, Laid, Progress, Projection, Tic
 use crate::train::Params;
 use crate::Result;
 
-use super::{umap_noted, Settings, SCHEMA};
+use super::{umap_watched, Settings, SCHEMA};
 
 /// UMAP's registry entry.
 pub const UMAP: Projection = Projection {
@@ -17,7 +18,7 @@ pub const UMAP: Projection = Projection {
     schema: SCHEMA,
     loss: None,
     step: "UMAP epoch",
-    animates: false,
+    animates: true,
     default_dims: 2,
     max_dims: 2,
     run,
@@ -29,7 +30,7 @@ fn run(input: Input<'_>, params: &Params, progress: &mut dyn Progress) -> Result
     let description = settings.describe(input.vectors.nrows());
     // The epoch callback and the note callback both report to `progress`.
     let sink = RefCell::new(progress);
-    let mut on_epoch = |epoch: usize, epochs: usize| {
+    let mut on_epoch = |epoch: usize, epochs: usize, layout: &dyn Fn() -> Vec<[f64; 2]>| {
         let mut p = sink.borrow_mut();
         p.tick(Tick {
             step: epoch as u64,
@@ -37,10 +38,13 @@ fn run(input: Input<'_>, params: &Params, progress: &mut dyn Progress) -> Result
             loss: f64::NAN,
             phase: None,
         });
+        if epoch < epochs && p.wants_preview() {
+            p.preview(&layout(), &description);
+        }
         !p.stopped()
     };
     let mut note = |line: String| sink.borrow_mut().note(line);
-    let laid = umap_noted(input.vectors.view(), &settings, &mut on_epoch, &mut note)?;
+    let laid = umap_watched(input.vectors.view(), &settings, &mut on_epoch, &mut note)?;
     let coords = laid.ok_or_else(cancelled)?;
     Ok(Laid {
         coords: coords.mapv(f64::from),
@@ -48,4 +52,69 @@ fn run(input: Input<'_>, params: &Params, progress: &mut dyn Progress) -> Result
         axes: None,
         sphere: false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::registry::lay_out;
+
+    /// Takes every preview it is offered and counts the ticks.
+    #[derive(Default)]
+    struct Watching {
+        ticks: u64,
+        previews: Vec<usize>,
+    }
+
+    impl Progress for Watching {
+        fn tick(&mut self, _: Tick) {
+            self.ticks += 1;
+        }
+        fn preview(&mut self, coords: &[[f64; 2]], description: &str) {
+            assert!(description.starts_with("UMAP"), "{description}");
+            assert!(coords.iter().flatten().all(|v| v.is_finite()));
+            self.previews.push(coords.len());
+        }
+        fn wants_preview(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn the_layout_is_previewed_as_it_forms_and_ends_as_previewed() {
+        let x = crate::project::testdata::gaussian_blobs(30, 4, 2, 3);
+        let words: Vec<String> = (0..x.nrows()).map(|i| format!("w{i}")).collect();
+        let params = Params::parse(SCHEMA, "umap", [("n_epochs", "40")]).unwrap();
+        let input = |seed| Input {
+            vectors: x.clone(),
+            words: &words,
+            dims: 2,
+            seed,
+        };
+        // One thread: the SGD is sequential, so two runs can be compared.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let mut watching = Watching::default();
+        let laid = one
+            .install(|| lay_out(&UMAP, input(5), &params, &mut watching))
+            .unwrap();
+        assert_eq!(watching.ticks, 40);
+        assert_eq!(
+            watching.previews,
+            vec![x.nrows(); 39],
+            "every epoch but the last"
+        );
+        // A sink that takes no previews gets the same layout.
+        let silent = one.install(|| {
+            lay_out(
+                &UMAP,
+                input(5),
+                &params,
+                &mut crate::project::registry::Silent,
+            )
+        });
+        assert_eq!(silent.unwrap().coords, laid.coords);
+    }
 }

@@ -158,15 +158,15 @@ fn run_chunk(c: Chunk<'_>, y: &[AtomicU32], e: Epoch, rng: &mut Xoshiro256PlusPl
     }
 }
 
+/// What [`optimize`] calls after each epoch: `(epoch, n_epochs, layout)`,
+/// where `layout()` copies the layout so far (only a caller that shows it
+/// pays for the copy); false stops the descent.
+pub type Watch<'a> = dyn FnMut(usize, usize, &dyn Fn() -> Vec<[f64; 2]>) -> bool + 'a;
+
 /// Runs the descent on the row-major `n × 2` layout `y`, calling
-/// `progress(epoch, n_epochs)` after each epoch; returns false when
-/// `progress` asked to stop (the layout is then left where it was).
-pub fn optimize(
-    y: &mut [f32],
-    edges: &Edges,
-    sgd: &Sgd,
-    progress: &mut dyn FnMut(usize, usize) -> bool,
-) -> bool {
+/// `progress` after each epoch ([`Watch`]); returns false when `progress`
+/// asked to stop (the layout is then left where it was).
+pub fn optimize(y: &mut [f32], edges: &Edges, sgd: &Sgd, progress: &mut Watch<'_>) -> bool {
     let n = y.len() / 2;
     let shared: Vec<AtomicU32> = y.iter().map(|v| AtomicU32::new(v.to_bits())).collect();
     let mut next = edges.period.clone();
@@ -219,7 +219,14 @@ pub fn optimize(
         } else {
             work.collect::<Vec<_>>().into_par_iter().for_each(run);
         }
-        if !progress(epoch + 1, sgd.n_epochs) {
+        let layout = || {
+            let at = |v: &AtomicU32| f64::from(f32::from_bits(v.load(Ordering::Relaxed)));
+            shared
+                .chunks_exact(2)
+                .map(|p| [at(&p[0]), at(&p[1])])
+                .collect()
+        };
+        if !progress(epoch + 1, sgd.n_epochs, &layout) {
             stopped = true;
             break;
         }
@@ -256,7 +263,7 @@ mod tests {
             threads: 1,
         };
         let mut y = vec![0.0, 0.0, 3.0, 0.0, 50.0, 50.0];
-        assert!(optimize(&mut y, &edges, &sgd, &mut |_, _| true));
+        assert!(optimize(&mut y, &edges, &sgd, &mut |_, _, _| true));
         assert!(y[2] - y[0] < 3.0 && y[2] > y[0], "{y:?}");
         assert_eq!((y[1], y[3]), (0.0, 0.0));
         assert_eq!(&y[4..], &[50.0, 50.0], "a point without edges stays");

@@ -239,6 +239,22 @@ pub fn umap_noted(
     progress: &mut dyn FnMut(usize, usize) -> bool,
     note: &mut dyn FnMut(String),
 ) -> Result<Option<Array2<f32>>> {
+    umap_watched(
+        x,
+        settings,
+        &mut |epoch, epochs, _| progress(epoch, epochs),
+        note,
+    )
+}
+
+/// [`umap_noted`], whose progress callback can also copy the layout so far
+/// ([`layout::Watch`]): the workbench shows UMAP forming as t-SNE does.
+pub fn umap_watched(
+    x: ArrayView2<'_, f32>,
+    settings: &Settings,
+    progress: &mut layout::Watch<'_>,
+    note: &mut dyn FnMut(String),
+) -> Result<Option<Array2<f32>>> {
     settings.check()?;
     let (n, d) = x.dim();
     if d == 0 {
