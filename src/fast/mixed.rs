@@ -9,6 +9,20 @@
 //! lane counts differ per function because each is the one its method's
 //! recorded sessions were made with.
 
+/// `Σ a_k b_k` of two `f64` rows over their common length, one sum from
+/// the first term to the last (the order PSDVec's and the Lanczos solver's
+/// recorded sessions were made with).
+#[inline]
+pub fn dot64(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// `y += alpha · x` over `f64` rows (their common length).
+#[inline]
+pub fn axpy64(alpha: f64, x: &[f64], y: &mut [f64]) {
+    y.iter_mut().zip(x).for_each(|(y, x)| *y += alpha * x);
+}
+
 /// `Σ a_k b_k` over the common length of two `f32` rows, in eight `f64`
 /// partial sums.
 #[inline(always)]

@@ -10,7 +10,8 @@
 //! - [`lanes`]: `f32` dot products and `axpy` for the hot loops, in a
 //!   portable version and an AVX2+FMA one chosen at run time;
 //! - [`mixed`]: the same operations accumulated in `f64` for methods whose
-//!   sums must not depend on the instruction set (GloVe, DSNMF, Lanczos);
+//!   sums must not depend on the instruction set (GloVe, DSNMF, Lanczos),
+//!   and on `f64` rows (PSDVec, Lanczos);
 //! - [`prefetch`]: cache hints for rows read from random places;
 //! - [`blocked`]: register-blocked `f64` kernels for the tall-and-thin block
 //!   products of the Lanczos solver and the sparse × dense-block product.

@@ -44,6 +44,7 @@
 //! Problems too small for a restarted Krylov space (`basis + block > n`) are
 //! solved densely.
 
+use crate::fast::mixed::{axpy64 as axpy, dot64 as dot};
 use ndarray::{Array2, ShapeBuilder};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -671,14 +672,6 @@ impl<Op: SymmetricOperator> Lanczos<Op> {
 /// `A B` of two upper-triangular `b × b` row-major matrices.
 fn upper_product(a: &[f64], c: &[f64], b: usize) -> Vec<f64> {
     matmul(a, c, b, b, b)
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
-    y.iter_mut().zip(x).for_each(|(y, x)| *y += alpha * x);
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! constant, touching at `X_{t−1}`, so at a fixed rank the loss never rises
 //! (with the code's rank annealing it may, by the last dropped direction).
 
+use crate::fast::mixed::dot64 as dot;
 use ndarray::Array2;
 use rayon::prelude::*;
 use sprs::CsMat;
@@ -254,8 +255,4 @@ impl CoreSolver {
         let dense = n as u64 * (basis + 2 * rank) as u64 * 8;
         cells + dense
     }
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }

@@ -14,6 +14,7 @@
 
 use std::ops::Range;
 
+use crate::fast::mixed::dot64 as dot;
 use ndarray::Array2;
 use rayon::prelude::*;
 
@@ -133,10 +134,6 @@ fn gather(stats: &Statistics, r: usize, out: &mut Vec<Partner>) -> usize {
 fn row(flat: &[f64], dim: usize, j: u32) -> &[f64] {
     let j = j as usize;
     &flat[j * dim..(j + 1) * dim]
-}
-
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
 /// `(Σ f̄ v_j v_jᵀ + μ I) v = Σ f̄ ḡ v_j`, an `N × N` Cholesky solve.
