@@ -49,6 +49,7 @@ pub mod error;
 pub mod eval;
 pub mod explicit;
 pub mod fast;
+pub mod format;
 pub mod linalg;
 pub mod manifold;
 pub mod memory;

@@ -12,10 +12,10 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::cooc::{CountPhase, CountProgress};
 use wordbench::corpus::{Corpus, CorpusConfig};
+use wordbench::format;
 use wordbench::outputs::{Guard, Kind};
 use wordbench::session::{self, CorpusRef, Recorder};
 use wordbench::train::{CorpusSize, Event, Job, JobConfig, Params, Progress, TrainInput};
-use wordbench::tui::ui::format;
 use wordbench::{algo, atomic};
 
 use super::args::{MethodsArgs, TrainArgs};

@@ -8,7 +8,7 @@ mod classify;
 mod corpus;
 mod evaluate;
 mod fields;
-pub mod format;
+pub use crate::format;
 mod help;
 mod neighbors;
 pub(crate) mod projection;

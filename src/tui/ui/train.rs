@@ -198,7 +198,7 @@ fn draw_progress(frame: &mut Frame, area: Rect, app: &App, r: &RunEntry) {
     let line = |detail: Detail| info_spans(r, detail);
     let width = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>();
     let mut spans = line(Detail::Full);
-    for detail in [Detail::NoUniform, Detail::Brief] {
+    for detail in [Detail::NoUniform, Detail::Brief, Detail::Least] {
         if width(&spans) <= usize::from(info.width) {
             break;
         }
@@ -228,18 +228,20 @@ fn draw_progress(frame: &mut Frame, area: Rect, app: &App, r: &RunEntry) {
 }
 
 /// How much the run's info line says: narrow panes drop the uniform
-/// baseline, then the settings in the run's label.
+/// baseline, then the settings in the run's label, then the epoch (the
+/// progress bar below counts steps).
 #[derive(Clone, Copy, PartialEq)]
 enum Detail {
     Full,
     NoUniform,
     Brief,
+    Least,
 }
 
 /// The run's label, status and last step's metrics, at `detail`.
 fn info_spans(r: &RunEntry, detail: Detail) -> Vec<Span<'static>> {
     let label = match detail {
-        Detail::Brief => format!("#{} {}", r.number(), r.method.name),
+        Detail::Brief | Detail::Least => format!("#{} {}", r.number(), r.method.name),
         _ => r.label(),
     };
     let mut spans = vec![
@@ -253,9 +255,12 @@ fn info_spans(r: &RunEntry, detail: Detail) -> Vec<Span<'static>> {
     };
     spans.push(Span::styled(r.status_text(), status_style));
     if let Some(p) = r.last() {
+        let epoch = match detail {
+            Detail::Least => String::new(),
+            _ => format!(" · epoch {}", p.epoch + 1),
+        };
         spans.push(Span::raw(format!(
-            " · epoch {} · loss {} · {}{}{} · {} items/s",
-            p.epoch + 1,
+            "{epoch} · loss {} · {}{}{} · {} items/s",
             value(p.loss),
             perplexity_text(r, detail == Detail::Full),
             p.model_perplexity

@@ -1,11 +1,11 @@
 //! The Corpus screen's handlers: options, loading and its answer, navigation.
 
+use crate::format::thousands;
 use crate::tui::action::Action;
 use crate::tui::app::{App, Level};
 use crate::tui::input::complete_path;
 use crate::tui::model::corpus::{histogram, CorpusView, LoadedCorpus};
 use crate::tui::msg::{Effect, OpenedCorpus};
-use crate::tui::ui::format::thousands;
 
 /// Sets an option (or `path`) from text.
 pub fn set_option(app: &mut App, name: &str, text: &str) -> Vec<Effect> {

@@ -1,6 +1,7 @@
 //! Numbers for people: counts with thousands separators or SI suffixes,
 //! durations, values that keep a sensible number of digits, and text cut
-//! to a column.
+//! to a column. The workbench's screens and the command line's progress
+//! lines both use these (the screens reach them as `tui::ui::format`).
 
 /// `text` cut to `width` characters with a trailing `…` when it is longer,
 /// so a cut name never reads as a whole (different) one.
