@@ -27,7 +27,10 @@
 //!   word/id map, crash-safe file writes, the one error type, memory budgets, and
 //!   escaping input quoted in messages;
 //! - [`assets`]: where the bundled corpus, evaluation and labelled sets are.
-
+// Every module that needs `unsafe` says so with `#![allow(unsafe_code)]`
+// and why: the fast paths (`fast`), the kernels built on them and the
+// memory maps (docs/architecture.md lists them).
+#![deny(unsafe_code)]
 // Numeric kernels index several arrays in lockstep (`acc[q] += a[g] * b[q]`),
 // where iterator chains read worse; NaN-rejecting comparisons (`!(x > 0.0)`)
 // are deliberate.

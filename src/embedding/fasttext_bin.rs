@@ -18,6 +18,8 @@
 //! bucket rows stay in it, so memory holds only the word matrix. Quantised
 //! models (`.ftz`) store product-quantised codes and are refused with a
 //! clear error.
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: memory-maps fastText models.
+#![allow(unsafe_code)]
 
 use std::io::{BufRead, Read};
 use std::path::Path;

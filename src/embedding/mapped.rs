@@ -7,6 +7,8 @@
 //! longer count in this process's memory), so the peak resident memory of a
 //! load stays close to the `f32` matrix being built rather than matrix plus
 //! file. Compressed files keep the streaming path (nothing to map).
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: memory-maps vector files (a file changed underneath is the documented risk).
+#![allow(unsafe_code)]
 
 use std::io::{BufRead, Read};
 use std::path::Path;

@@ -20,6 +20,8 @@
 //! `unsafe` block a `SAFETY:` comment, and no safe public function can read
 //! or write out of bounds whatever its arguments (bad shapes are refused or
 //! fall back, never trusted).
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: this module is where the fast paths' unsafe lines live.
+#![allow(unsafe_code)]
 
 pub mod blocked;
 pub mod hogwild;

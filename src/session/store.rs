@@ -24,6 +24,8 @@
 //! R*D little-endian f32: the word vectors, row by row
 //! R*D little-endian f32: the context vectors, when context=1
 //! ```
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: memory-maps a session's kept vectors.
+#![allow(unsafe_code)]
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -15,6 +15,8 @@
 //! processed in fixed blocks in parallel and every sum over rows is the sum
 //! of the blocks' partial sums in block order, so results do not depend on
 //! the thread count.
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the AVX2 block kernel is a `#[target_feature]` function.
+#![allow(unsafe_code)]
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -17,6 +17,8 @@
 //! the first update is plain SGD with rate `lr`. A live change of `lr`
 //! therefore scales the updates and what they add to the sums from the next
 //! step on.
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the AVX2 kernel is a `#[target_feature]` function and reads Hogwild rows.
+#![allow(unsafe_code)]
 
 use ndarray::{s, Array2, ArrayView2};
 use rand::{RngExt, SeedableRng};

@@ -6,6 +6,8 @@
 //! asks [`consider`] about each word whose ring has filled with predictions
 //! it has not yet been checked on, so a word whose candidate failed waits for
 //! a fresh set of predictions before it is clustered again.
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: writes Hogwild rows of `fast::hogwild` (the history rings).
+#![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

@@ -9,6 +9,8 @@
 //!
 //! Both layers keep their bias as the last column of their weight table
 //! (the layer input gets a trailing 1).
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: reads and writes Hogwild rows of `fast::hogwild` (the prototype table).
+#![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
 

@@ -12,6 +12,8 @@
 //! Nothing is allocated per word: the subsampled sentence and the `neu1` /
 //! `neu1e` vectors live in a per-thread [`Scratch`]. The loop is compiled
 //! twice, for the baseline instruction set and for AVX2+FMA (chosen at run time).
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the AVX2 kernel is a `#[target_feature]` function and reads Hogwild rows of `fast::hogwild`.
+#![allow(unsafe_code)]
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
