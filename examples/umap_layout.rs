@@ -1,7 +1,8 @@
-//! Driver of `benches/compare/umap_compare.sh` until UMAP is a projection
-//! method of the workbench: reads a vector file, runs
+//! Driver of `benches/compare/umap_compare.sh`: reads a vector file, runs
 //! [`wordbench::project::umap`] on all its rows and writes the 2-D layout,
-//! printing one JSON line with the stage times.
+//! printing one JSON line with the stage times (users project with
+//! `wordbench project VECTORS --method umap`; this keeps the timing apart
+//! from word selection and plotting).
 //!
 //! ```text
 //! cargo run --release --example umap_layout -- VECTORS OUT.csv|OUT.npy
