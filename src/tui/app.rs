@@ -274,11 +274,6 @@ impl App {
         self.runs.len() - 1
     }
 
-    /// The place of run `#number`, if the session has it.
-    pub fn run_index(&self, number: u32) -> Option<usize> {
-        self.runs.iter().position(|r| r.number() == number)
-    }
-
     /// The run's number as shown (`#3`), from its place.
     pub fn run_number(&self, index: usize) -> u32 {
         self.runs.get(index).map_or(0, RunEntry::number)
