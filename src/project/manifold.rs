@@ -198,20 +198,7 @@ mod tests {
         assert_eq!(describe(&c), "Isomap (50 landmarks) (k = 7)");
     }
 
-    /// Counts ticks; stops after `stop_after` of them.
-    struct Stopping {
-        ticks: u64,
-        stop_after: u64,
-    }
-
-    impl Progress for Stopping {
-        fn tick(&mut self, _: Tick) {
-            self.ticks += 1;
-        }
-        fn stopped(&self) -> bool {
-            self.ticks >= self.stop_after
-        }
-    }
+    use crate::project::registry::tests::Stopping;
 
     #[test]
     fn a_stopped_graph_layout_ends_cancelled_after_the_step_it_was_stopped_in() {

@@ -221,7 +221,7 @@ pub fn points(coords: ArrayView2<'_, f64>) -> Vec<[f64; 2]> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -241,21 +241,23 @@ mod tests {
         );
     }
 
+    /// A test sink: counts ticks and stops after `stop_after` of them.
+    pub(crate) struct Stopping {
+        pub(crate) ticks: u64,
+        pub(crate) stop_after: u64,
+    }
+
+    impl Progress for Stopping {
+        fn tick(&mut self, _: Tick) {
+            self.ticks += 1;
+        }
+        fn stopped(&self) -> bool {
+            self.ticks >= self.stop_after
+        }
+    }
+
     #[test]
     fn every_projection_lays_out_small_input_and_stops_when_told() {
-        /// Counts ticks and stops after `stop_after` of them.
-        struct Stopping {
-            ticks: u64,
-            stop_after: u64,
-        }
-        impl Progress for Stopping {
-            fn tick(&mut self, _: Tick) {
-                self.ticks += 1;
-            }
-            fn stopped(&self) -> bool {
-                self.ticks >= self.stop_after
-            }
-        }
         // One blob: the graph methods need a connected kNN graph.
         let x = crate::project::testdata::gaussian_blobs(40, 5, 1, 1);
         let words: Vec<String> = (0..40).map(|i| format!("w{i}")).collect();
