@@ -60,6 +60,7 @@ pub mod outputs;
 pub mod project;
 pub mod quote;
 pub mod session;
+pub mod sweep;
 pub mod topk;
 pub mod train;
 pub mod tui;

@@ -446,3 +446,189 @@ fn a_corpus_sized_default_is_recorded_as_its_value_and_replays() {
     );
     assert!(!stdout.contains("not in the session"), "{stdout}");
 }
+
+/// `wordbench sweep` over the fixture corpus into `dir`, with `extra` flags.
+fn sweep(dir: &Path, extra: &[&str]) -> Output {
+    let corpus = root().join("tests/fixtures/corpus/lee_background.txt");
+    let mut args = vec![
+        "sweep",
+        corpus.to_str().unwrap(),
+        "--algo",
+        "sgns",
+        "--set",
+        "dim=16",
+        "--set",
+        "epochs=3",
+        "-q",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    wordbench(&args)
+}
+
+#[test]
+fn a_sweep_writes_its_table_and_a_session_whose_runs_replay_bit_for_bit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("sw");
+    let grid = [
+        "--grid",
+        "window=2,5",
+        "--grid",
+        "negative=2,5",
+        "--metric",
+        "ws353",
+    ];
+    let out = sweep(&dir, &grid);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.lines().nth(1).unwrap().starts_with('*'),
+        "best marked first:\n{table}"
+    );
+    let csv = std::fs::read_to_string(dir.join("sweep.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0]
+        .starts_with("run,status,window,negative,loss,perplexity,wordsim353,simlex999,analogy"));
+    assert_eq!(&lines[1][..17], "1,finished,2,2,2.", "{csv}");
+    assert_eq!(lines.len(), 5, "{csv}");
+    let s = session::load(&dir.join("sweep.ron")).unwrap();
+    assert_eq!(s.sweeps.len(), 1);
+    assert_eq!(s.sweeps[0].runs, [1, 2, 3, 4]);
+    for (run, (w, n)) in s.runs.iter().zip([(2, 2), (2, 5), (5, 2), (5, 5)]) {
+        assert_eq!(run.params["window"], Value::Int(w));
+        assert_eq!(run.params["negative"], Value::Int(n));
+        assert_eq!(run.tags, ["sweep-1"]);
+        assert_eq!(
+            run.label.as_deref(),
+            Some(format!("window={w} negative={n}").as_str())
+        );
+        assert!(run.kept.is_some() && run.evaluation.is_some());
+    }
+    // The table read back from the session is the one printed.
+    let rows = s.sweeps[0].rows(&s.clone().resolve(&dir.join("sweep.ron")));
+    assert_eq!(wordbench::sweep::table::csv(&s.sweeps[0].names, &rows), csv);
+    let replayed = wordbench(&["replay", dir.join("sweep.ron").to_str().unwrap(), "--check"]);
+    let text = String::from_utf8_lossy(&replayed.stdout);
+    assert!(replayed.status.success(), "{text}");
+    assert_eq!(
+        text.matches("identical to the recording (bit for bit)")
+            .count(),
+        4,
+        "{text}"
+    );
+    // A second sweep into the same folder is refused; nothing there changes.
+    let again = sweep(&dir, &grid);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds a sweep"));
+    assert_eq!(std::fs::read_to_string(dir.join("sweep.csv")).unwrap(), csv);
+}
+
+#[test]
+fn pruning_stops_the_same_runs_at_the_same_steps_one_or_two_at_a_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flags = |p: &'static str| {
+        [
+            "--grid",
+            "window=1,3,6",
+            "--grid",
+            "lr=0.01,0.05",
+            "--prune",
+            "3",
+            "--metric",
+            "perplexity",
+            "--parallel",
+            p,
+        ]
+    };
+    let mut tables = Vec::new();
+    for p in ["1", "2"] {
+        let dir = tmp.path().join(p);
+        let out = sweep(&dir, &flags(p));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let s = session::load(&dir.join("sweep.ron")).unwrap();
+        let pruned: Vec<(u32, Option<u64>)> = s
+            .runs
+            .iter()
+            .filter(|r| r.tags.iter().any(|t| t == "pruned"))
+            .map(|r| (r.number, r.stop_step()))
+            .collect();
+        assert!(!pruned.is_empty(), "six runs at eta 3 prune some");
+        assert!(
+            pruned.iter().all(|(_, step)| *step == Some(1)),
+            "{pruned:?}"
+        );
+        tables.push(std::fs::read_to_string(dir.join("sweep.csv")).unwrap());
+    }
+    let drop_time = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(|l| l.rsplit_once(',').unwrap().0.to_string())
+            .collect()
+    };
+    assert_eq!(drop_time(&tables[0]), drop_time(&tables[1]));
+}
+
+#[test]
+fn runs_that_differ_only_in_trainer_settings_share_one_count() {
+    use std::sync::Arc;
+    use wordbench::cooc::CountCache;
+    use wordbench::corpus::options::OPTIONS;
+    use wordbench::sweep::{self, spec, Metric, Plan, SweepSpec, Update};
+    use wordbench::train::Params;
+    let tmp = tempfile::tempdir().unwrap();
+    let method = wordbench::algo::find("svd").unwrap();
+    let spec = SweepSpec {
+        method: "svd".into(),
+        fixed: [("dim".to_string(), "8".to_string())].into(),
+        grid: vec![
+            spec::parse_grid(method, "power=0,0.5,1").unwrap(),
+            spec::parse_grid(method, "cds=0.75,1").unwrap(),
+        ],
+        ranges: Vec::new(),
+        samples: 0,
+        metric: Metric::Loss,
+        prune: None,
+        max_runs: None,
+        time_budget: None,
+        seed: 1,
+        threads: 1,
+        parallel: 2,
+    };
+    let plan = Plan {
+        trials: sweep::expand(&spec, method).unwrap(),
+        spec,
+        method,
+        corpus: root().join("tests/fixtures/corpus/lee_background.txt"),
+        corpus_options: Params::defaults(OPTIONS),
+        session_file: tmp.path().join("s.ron"),
+        eval: Default::default(),
+    };
+    let mut ended = 0;
+    let summary = sweep::run(&plan, Arc::new(CountCache::default()), |u| {
+        if let Update::Ended(o) = u {
+            assert_eq!(o.status, sweep::Status::Finished, "{:?}", o.status);
+            ended += 1;
+        }
+    })
+    .unwrap();
+    assert_eq!(ended, 6);
+    assert_eq!(
+        (summary.counted, summary.corpora),
+        (1, 1),
+        "six runs, one count"
+    );
+    // A corpus option swept reads the corpus again per value (and counts again).
+    let mut plan = plan;
+    plan.spec.grid = vec![spec::parse_grid(method, "min_count=2,3").unwrap()];
+    plan.trials = sweep::expand(&plan.spec, method).unwrap();
+    let summary = sweep::run(&plan, Arc::new(CountCache::default()), |_| {}).unwrap();
+    assert_eq!((summary.counted, summary.corpora), (2, 2));
+}

@@ -47,6 +47,8 @@ pub enum Command {
     Train(TrainArgs),
     /// List the training methods and their hyperparameters.
     Methods(MethodsArgs),
+    /// Train a method over a grid (and random draws) of hyperparameters; rank the runs by a metric.
+    Sweep(super::sweep::SweepArgs),
     /// Evaluate vectors on word-similarity and analogy sets.
     Eval(EvalArgs),
     /// Nearest neighbours of words by cosine (or by a dsnmf model's word-topic-word walk).

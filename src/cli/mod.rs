@@ -13,6 +13,7 @@ mod schema_args;
 mod sense;
 mod session_out;
 mod similar;
+mod sweep;
 mod train;
 mod tui;
 mod vectors;
@@ -47,6 +48,7 @@ pub fn run() -> Result<()> {
         Command::Corpus(cmd) => corpus::run(cmd),
         Command::Train(args) => train::train(args),
         Command::Methods(args) => train::methods(args),
+        Command::Sweep(args) => sweep::run(args),
         Command::Eval(args) => eval::eval(args),
         Command::Neighbors(args) => eval::neighbors(args),
         Command::Topics(args) => eval::topics(args),

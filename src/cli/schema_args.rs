@@ -144,6 +144,11 @@ impl<F: FormatFlag> CorpusOpts<F> {
             Err(e) => Err(anyhow::anyhow!("{e}")),
         }
     }
+
+    /// The option values themselves (a sweep varies some of them).
+    pub fn params(&self) -> anyhow::Result<Params> {
+        self.params.clone().map_err(|e| anyhow::anyhow!("{e}"))
+    }
 }
 
 impl<F: FormatFlag> FromArgMatches for CorpusOpts<F> {

@@ -12,6 +12,7 @@
 //! keeps the few most recently used matrices: counts of a large corpus are
 //! hundreds of megabytes.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use sprs::CsMat;
@@ -28,6 +29,8 @@ pub const DEFAULT_ENTRIES: usize = 3;
 pub struct CountCache {
     capacity: usize,
     entries: Mutex<Vec<Entry>>,
+    /// Matrices counted (misses), for sweeps that show what sharing saved.
+    counted: AtomicUsize,
 }
 
 #[derive(Debug)]
@@ -49,6 +52,7 @@ impl CountCache {
         CountCache {
             capacity,
             entries: Mutex::new(Vec::new()),
+            counted: AtomicUsize::new(0),
         }
     }
 
@@ -63,8 +67,14 @@ impl CountCache {
             return Ok(hit);
         }
         let counts = Arc::new(count_corpus(corpus, config)?);
+        self.counted.fetch_add(1, Ordering::Relaxed);
         self.keep(corpus, config, counts.clone());
         Ok(counts)
+    }
+
+    /// Matrices this cache has counted (every miss), kept or not.
+    pub fn counted(&self) -> usize {
+        self.counted.load(Ordering::Relaxed)
     }
 
     /// Matrices kept now.
@@ -145,11 +155,13 @@ mod tests {
         let first = cache.counts(&c, &config(5)).unwrap();
         let again = cache.counts(&c, &config(5)).unwrap();
         assert!(Arc::ptr_eq(&first, &again), "counted once");
+        assert_eq!(cache.counted(), 1);
         let fresh = count_corpus(&c, &config(5)).unwrap();
         assert_eq!(*first, fresh);
         let other = cache.counts(&c, &config(2)).unwrap();
         assert!(!Arc::ptr_eq(&first, &other));
         assert_eq!(cache.len(), 2);
+        assert_eq!(cache.counted(), 2);
     }
 
     #[test]

@@ -90,6 +90,7 @@ pub(crate) mod tests {
             datasets: vec![PathBuf::from("extra/sim.tsv")],
             studies: Vec::new(),
             projection: None,
+            sweeps: Vec::new(),
             runs: vec![Run {
                 number: 1,
                 method: "sgns".into(),

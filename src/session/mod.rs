@@ -41,8 +41,9 @@ use crate::{algo, Error, Result};
 /// The session format version this build writes (and the newest it reads).
 /// Version 2 added each run's own corpus and the added evaluation files
 /// (version-1 runs take the session's corpus); version 3 each run's kept
-/// vectors ([`store`]); version 4 each run's number ([`Run::number`]).
-pub const VERSION: u32 = 4;
+/// vectors ([`store`]); version 4 each run's number ([`Run::number`]);
+/// version 5 the sweeps ([`Session::sweeps`]).
+pub const VERSION: u32 = 5;
 
 /// A whole session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -64,6 +65,53 @@ pub struct Session {
     /// The Projection screen's layout and view, so it reopens as it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub projection: Option<Box<ProjectionRecord>>,
+    /// Hyperparameter sweeps, each with the numbers of its runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweeps: Vec<SweepRecord>,
+}
+
+/// A sweep as declared, and the runs it made (ordinary runs of
+/// [`Session::runs`], tagged with the sweep).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepRecord {
+    /// The sweep's number in the session (`sweep-1` tags its runs).
+    pub number: u32,
+    /// The declaration.
+    pub spec: crate::sweep::SweepSpec,
+    /// The swept names, in the declaration's order.
+    pub names: Vec<String>,
+    /// Numbers of its runs, in the sweep's order.
+    pub runs: Vec<u32>,
+    /// Runs the time budget left out, by what they would have set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<Vec<String>>,
+    /// Co-occurrence matrices counted for the whole sweep.
+    #[serde(default)]
+    pub counted: usize,
+    /// Wall seconds of the whole sweep.
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+impl SweepRecord {
+    /// The sweep's table: one row per run in the sweep's order (runs the
+    /// user deleted since are left out), then the skipped ones.
+    pub fn rows(&self, session: &Session) -> Vec<crate::sweep::table::Row> {
+        let mut rows: Vec<_> = self
+            .runs
+            .iter()
+            .filter_map(|n| session.run_index(*n))
+            .map(|i| crate::sweep::table::Row::of_run(&session.runs[i], &self.names))
+            .collect();
+        rows.extend(
+            self.skipped
+                .iter()
+                .cloned()
+                .map(crate::sweep::table::Row::skipped),
+        );
+        rows
+    }
 }
 
 /// The Projection screen as it was saved: the layout shown (its `run`, and
@@ -120,7 +168,13 @@ impl Session {
             runs: Vec::new(),
             studies: Vec::new(),
             projection: None,
+            sweeps: Vec::new(),
         }
+    }
+
+    /// The next number a sweep added to this session gets.
+    pub fn next_sweep(&self) -> u32 {
+        self.sweeps.iter().map(|s| s.number).max().unwrap_or(0) + 1
     }
 
     /// Gives every run without a number (or with one an earlier run

@@ -67,9 +67,11 @@ impl Recorder {
             Event::Finished(_) => self.run.outcome = Outcome::Finished,
             Event::Failed { message, .. } => self.run.outcome = Outcome::Failed(message.clone()),
             Event::Baseline(b) => self.run.baseline = Some(*b),
-            Event::Log(_) | Event::Counting(_) | Event::Phase(_) | Event::ParamRejected { .. } => {
-                return false
-            }
+            Event::Log(_)
+            | Event::Counting(_)
+            | Event::Phase(_)
+            | Event::Checkpoint { .. }
+            | Event::ParamRejected { .. } => return false,
         }
         true
     }

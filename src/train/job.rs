@@ -35,6 +35,11 @@ pub struct JobConfig {
     /// End step `.0` (0-based) once `.1` units of its work are done, as a
     /// stop sent inside it did when it was recorded (session replay).
     pub cut_at: Option<(u64, u64)>,
+    /// Fractions of the run (of its total steps, in `(0, 1)`) after which
+    /// the job measures held-out perplexity, sends [`Event::Checkpoint`]
+    /// and waits for `Resume` or `Stop`: a sweep's pruner decides there
+    /// whether the run goes on, at a step that does not depend on timing.
+    pub checkpoints: Vec<f64>,
 }
 
 impl Default for JobConfig {
@@ -46,8 +51,25 @@ impl Default for JobConfig {
             schedule: Vec::new(),
             stop_at: None,
             cut_at: None,
+            checkpoints: Vec::new(),
         }
     }
+}
+
+/// The steps (completed counts, in `1..total`) that `fractions` of a run of
+/// `total` steps name, each with the index of its fraction, in step order;
+/// two fractions on one step keep the first.
+fn checkpoint_steps(fractions: &[f64], total: u64) -> Vec<(u64, usize)> {
+    let mut steps: Vec<(u64, usize)> = fractions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.is_finite() && **f > 0.0 && **f < 1.0)
+        .map(|(i, f)| ((total as f64 * f).round() as u64, i))
+        .filter(|(s, _)| (1..total).contains(s))
+        .collect();
+    steps.sort_unstable();
+    steps.dedup_by_key(|(s, _)| *s);
+    steps
 }
 
 /// Whether held-out perplexity is measured after `step` (1-based) of
@@ -376,6 +398,7 @@ impl<'a> Runner<'a> {
         let mut ppl_spent = 0.0;
         let mut step = 0;
         let mut best_loss = f64::INFINITY;
+        let checkpoints = checkpoint_steps(&self.config.checkpoints, total);
         while step < total {
             if self.handle_commands(step, &mut clock) || self.config.stop_at == Some(step) {
                 let _ = self.events.send(Event::Stopped { step });
@@ -414,7 +437,11 @@ impl<'a> Runner<'a> {
                 ppl_spent,
                 self.config.perplexity_budget,
             );
-            if self.sample.is_some() && (due || cut.is_some()) {
+            let checkpoint = checkpoints
+                .iter()
+                .find(|(at, _)| *at == step && step < total)
+                .map(|&(_, index)| index);
+            if self.sample.is_some() && (due || cut.is_some() || checkpoint.is_some()) {
                 let t = Instant::now();
                 perplexity = self.measure_perplexity();
                 let cost = t.elapsed().as_secs_f64();
@@ -456,6 +483,11 @@ impl<'a> Runner<'a> {
                 let _ = self.events.send(Event::Stopped { step });
                 break;
             }
+            let held = checkpoint.map(|index| self.hold(step, index, perplexity, &mut clock));
+            if held == Some(false) {
+                let _ = self.events.send(Event::Stopped { step });
+                break;
+            }
         }
         self.trainer
             .into_embedding()
@@ -478,6 +510,34 @@ impl<'a> Runner<'a> {
     fn measure_perplexity(&mut self) -> Option<f64> {
         let view = self.trainer.scores()?;
         self.sample.as_mut()?.perplexity(view)
+    }
+
+    /// At a checkpoint: reports it and waits for the caller's word. Returns
+    /// false to stop (also when the caller went away); changes sent
+    /// meanwhile apply before the next step.
+    fn hold(
+        &mut self,
+        step: u64,
+        index: usize,
+        perplexity: Option<f64>,
+        clock: &mut Clock,
+    ) -> bool {
+        let _ = self.events.send(Event::Checkpoint {
+            step,
+            index,
+            perplexity,
+        });
+        clock.pause();
+        let go_on = loop {
+            match self.commands.recv() {
+                Ok(Command::Resume) => break true,
+                Ok(Command::Stop) | Err(_) => break false,
+                Ok(Command::Set(name, text)) => self.apply(step, &name, &text),
+                Ok(Command::Pause) => {}
+            }
+        };
+        clock.resume();
+        go_on
     }
 
     /// Applies pending commands; blocks while paused. Returns true to stop.
@@ -787,6 +847,56 @@ mod tests {
             phases.windows(2).all(|w| w[0] != w[1]),
             "only changes are sent"
         );
+    }
+
+    #[test]
+    fn checkpoint_fractions_name_steps_inside_the_run() {
+        assert_eq!(
+            checkpoint_steps(&[1.0 / 9.0, 1.0 / 3.0], 27),
+            [(3, 0), (9, 1)]
+        );
+        // Too short for the first rung; two fractions on one step keep the first.
+        assert_eq!(checkpoint_steps(&[1.0 / 9.0, 1.0 / 3.0], 3), [(1, 1)]);
+        assert_eq!(checkpoint_steps(&[0.3, 0.34], 3), [(1, 0)]);
+        assert!(checkpoint_steps(&[0.0, 1.0, f64::NAN], 10).is_empty());
+    }
+
+    #[test]
+    fn a_job_holds_at_a_checkpoint_with_its_perplexity_until_told() {
+        for go_on in [true, false] {
+            let config = JobConfig {
+                checkpoints: vec![0.25, 0.5],
+                ..JobConfig::default()
+            };
+            let job = Job::spawn(&TOY, input(&[("steps", "20")]), config);
+            let (mut held, mut last, mut stopped) = (Vec::new(), 0, None);
+            for e in job.events().iter() {
+                match e {
+                    Event::Checkpoint {
+                        step,
+                        index,
+                        perplexity,
+                    } => {
+                        assert!(perplexity.is_some(), "measured at the checkpoint");
+                        held.push((step, index));
+                        job.send(if go_on {
+                            Command::Resume
+                        } else {
+                            Command::Stop
+                        });
+                    }
+                    Event::Progress(p) => last = p.step,
+                    Event::Stopped { step } => stopped = Some(step),
+                    Event::Finished(_) | Event::Failed { .. } => break,
+                    _ => {}
+                }
+            }
+            if go_on {
+                assert_eq!((held, last, stopped), (vec![(5, 0), (10, 1)], 20, None));
+            } else {
+                assert_eq!((held, last, stopped), (vec![(5, 0)], 5, Some(5)));
+            }
+        }
     }
 
     #[test]

@@ -101,6 +101,19 @@ pub enum Event {
         /// Units of work it did.
         units: u64,
     },
+    /// The job reached one of its [`JobConfig::checkpoints`] after `step`
+    /// steps and waits for `Resume` (go on) or `Stop`; not recorded in
+    /// sessions (a stop that follows is).
+    ///
+    /// [`JobConfig::checkpoints`]: crate::train::JobConfig::checkpoints
+    Checkpoint {
+        /// Steps completed.
+        step: u64,
+        /// Which of the configured checkpoints (its place in the list).
+        index: usize,
+        /// Held-out perplexity measured there (none without a held-out split).
+        perplexity: Option<f64>,
+    },
     /// The job was stopped before `step` (by `Command::Stop` or a scheduled stop).
     Stopped {
         /// Steps completed.

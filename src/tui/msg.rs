@@ -142,8 +142,8 @@ pub enum Msg {
     SessionLoaded {
         /// The file.
         path: PathBuf,
-        /// The session or why not.
-        result: Result<LoadedSession, SessionLoadError>,
+        /// The session or why not (boxed: a session is large).
+        result: Box<Result<LoadedSession, SessionLoadError>>,
     },
     /// A run's saved vectors were read back.
     VectorsLoaded {

@@ -398,7 +398,8 @@ impl RunEntry {
             // A late phase of a step already reported is dropped.
             Event::Phase(p) if p.step >= self.last().map_or(0, |l| l.step) => self.phase = Some(p),
             // The recorder keeps it.
-            Event::Phase(_) | Event::Baseline(_) | Event::Cut { .. } => {}
+            Event::Phase(_) | Event::Baseline(_) | Event::Cut { .. } | Event::Checkpoint { .. } => {
+            }
             Event::Paused { .. } => self.status = RunStatus::Paused,
             Event::Resumed { .. } => self.status = RunStatus::Training,
             Event::Stopped { step } => self.stopped_at = Some(step),

@@ -165,7 +165,7 @@ impl Runtime {
             }),
             Effect::LoadSession { path } => {
                 self.spawn("session-load", move || Msg::SessionLoaded {
-                    result: load_session(&path),
+                    result: Box::new(load_session(&path)),
                     path,
                 })
             }

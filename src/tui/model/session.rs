@@ -44,6 +44,9 @@ pub struct SessionState {
     /// Runs of the opened file this build cannot show (an unknown method,
     /// say, from a newer build): written back unchanged on every save.
     pub kept: Vec<crate::session::Run>,
+    /// The sweeps of the opened file (their runs are among the runs on
+    /// screen): the HParams screen reads them, every save writes them back.
+    pub sweeps: Vec<crate::session::SweepRecord>,
     /// `path` as this workbench last read or wrote it: a save over a file
     /// that differs (another workbench, a hand edit) asks first.
     pub(crate) on_disk: Option<Fingerprint>,
@@ -68,6 +71,7 @@ impl SessionState {
             queued: None,
             quit_save_failed: false,
             kept: Vec::new(),
+            sweeps: Vec::new(),
             on_disk: None,
             blocked: false,
             overwrite: None,

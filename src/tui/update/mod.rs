@@ -117,7 +117,7 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             session::note_kept(app, kept);
             session::saved(app, path, autosave, result)
         }
-        Msg::SessionLoaded { path, result } => session::loaded(app, path, result),
+        Msg::SessionLoaded { path, result } => session::loaded(app, path, *result),
         Msg::VectorsLoaded { run, result } => {
             runs::vectors_loaded(app, run, result);
             Vec::new()

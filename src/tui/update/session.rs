@@ -92,6 +92,7 @@ fn snapshot_keeping(app: &App) -> Option<(Session, ToKeep)> {
     session.runs = runs;
     session.studies = app.classify.history.clone();
     session.projection = projection_record(app, &in_file);
+    session.sweeps = app.session.sweeps.clone();
     Some((session, keep))
 }
 
@@ -467,6 +468,7 @@ pub fn loaded(
     let mut notes = warnings;
     notes.extend(app.eval.restore(&session.datasets));
     notes.extend(app.classify.restore(session.studies));
+    app.session.sweeps = session.sweeps;
     let mut effects = Vec::new();
     let mut shown = vec![None; session.runs.len()];
     for (k, run) in session.runs.into_iter().enumerate() {
@@ -619,6 +621,7 @@ fn clear_runs(app: &mut App) {
     app.runs.clear();
     app.last_run_number = 0;
     app.session.kept.clear();
+    app.session.sweeps.clear();
     app.picks = [None, None];
     app.train.shown = None;
     app.runs_view.selected = 0;
@@ -892,9 +895,9 @@ mod tests {
             &mut a,
             Msg::SessionLoaded {
                 path: "notes.txt".into(),
-                result: Err(SessionLoadError::Invalid(
+                result: Box::new(Err(SessionLoadError::Invalid(
                     "notes.txt:1: column 1: bad".into(),
-                )),
+                ))),
             },
         );
         assert_eq!(a.session.path, None);
@@ -943,7 +946,7 @@ mod tests {
             &mut a,
             Msg::SessionLoaded {
                 path: "new.ron".into(),
-                result: Err(SessionLoadError::Missing),
+                result: Box::new(Err(SessionLoadError::Missing)),
             },
         );
         assert_eq!(a.session.path, Some(PathBuf::from("new.ron")));
