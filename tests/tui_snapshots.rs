@@ -877,3 +877,109 @@ fn classify_screen_with_a_learning_curve() {
 fn classify_screen_at_80x24() {
     insta::assert_snapshot!(render(&classified(), 80, 24));
 }
+
+/// A sweep of SGNS over window × negative: six runs with hand-made curves
+/// and scores, run #5 pruned at step 10 of 40.
+fn with_sweep() -> App {
+    use wordbench::session::SweepRecord;
+    use wordbench::sweep::spec::{parse_grid, Metric};
+    use wordbench::sweep::SweepSpec;
+    let mut app = base();
+    let sgns = algo::find("sgns").unwrap();
+    let corpus = app.corpus.loaded.as_ref().unwrap().reference.clone();
+    let mut numbers = Vec::new();
+    for (k, (window, negative)) in [(2, 2), (2, 5), (5, 2), (5, 5), (10, 2), (10, 5)]
+        .into_iter()
+        .enumerate()
+    {
+        let (w, n) = (window.to_string(), negative.to_string());
+        let params = sgns
+            .params([
+                ("dim", "50"),
+                ("window", w.as_str()),
+                ("negative", n.as_str()),
+            ])
+            .unwrap();
+        let mut run = RunEntry::new(sgns, params, 1, 1, corpus.clone());
+        let steps = if k == 4 { 10 } else { 40 };
+        for s in 1..=steps {
+            let mut p = progress(s, 40);
+            p.loss += 0.05 * k as f64;
+            p.perplexity = (s % 10 == 0).then(|| 800.0 - 20.0 * (window + negative) as f64);
+            run.observe(Event::Progress(p));
+        }
+        if k == 4 {
+            run.observe(Event::Stopped { step: 10 });
+        }
+        run.observe(Event::Finished(Box::new(
+            (*embedding(&["king", "queen", "man", "woman"])).clone(),
+        )));
+        let mut r = report();
+        r.similarity[0].spearman = 0.40 + 0.01 * window as f64 - 0.004 * negative as f64;
+        r.similarity[1].spearman = 0.20 + 0.006 * negative as f64 - 0.003 * window as f64;
+        run.recorder.run_mut().evaluation = Some(r);
+        run.recorder.run_mut().label = Some(format!("window={window} negative={negative}"));
+        run.recorder.run_mut().tags = if k == 4 {
+            vec!["sweep-1".into(), "pruned".into()]
+        } else {
+            vec!["sweep-1".into()]
+        };
+        app.push_run(run);
+        numbers.push(k as u32 + 1);
+    }
+    let spec = SweepSpec {
+        method: "sgns".into(),
+        fixed: [("dim".to_string(), "50".to_string())].into(),
+        grid: vec![
+            parse_grid(sgns, "window=2,5,10").unwrap(),
+            parse_grid(sgns, "negative=2,5").unwrap(),
+        ],
+        ranges: Vec::new(),
+        samples: 0,
+        metric: Metric::Similarity("simlex999".into()),
+        prune: None,
+        max_runs: None,
+        time_budget: None,
+        seed: 1,
+        threads: 1,
+        parallel: 2,
+    };
+    app.session.sweeps.push(SweepRecord {
+        number: 1,
+        spec,
+        names: vec!["window".into(), "negative".into()],
+        runs: numbers,
+        skipped: Vec::new(),
+        counted: 0,
+        seconds: 61.0,
+    });
+    app.picks = [Some(1), None];
+    wordbench::tui::act(&mut app, Action::GoTo(Screen::HParams));
+    app
+}
+
+#[test]
+fn hparams_screen_ranks_a_sweep_and_charts_a_metric_against_a_hyperparameter() {
+    let mut app = with_sweep();
+    wordbench::tui::act(&mut app, Action::Down);
+    insta::assert_snapshot!(render(&app, 120, 40));
+}
+
+#[test]
+fn hparams_screen_at_80x24_sorted_by_window() {
+    let mut app = with_sweep();
+    // Right from the ranking column (simlex999): analogy, then window
+    // (columns wrap).
+    for _ in 0..2 {
+        wordbench::tui::act(&mut app, Action::Right);
+    }
+    wordbench::tui::act(&mut app, Action::CycleMetric);
+    insta::assert_snapshot!(render(&app, 80, 24));
+}
+
+#[test]
+fn hparams_screen_without_a_sweep_says_how_to_make_one() {
+    let mut app = base();
+    wordbench::tui::act(&mut app, Action::GoTo(Screen::HParams));
+    insta::assert_snapshot!(render(&app, 80, 24));
+}

@@ -189,9 +189,9 @@ pub(crate) mod tests {
     fn newer_versions_are_refused_clearly() {
         let text = to_string(&sample())
             .unwrap()
-            .replacen("version: 4", "version: 9", 1);
+            .replacen("version: 5", "version: 9", 1);
         let err = from_str(&text, Path::new("s.ron")).unwrap_err().to_string();
-        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 4); update wordbench");
+        assert_eq!(err, "s.ron: session version 9 is newer than this wordbench reads (up to 5); update wordbench");
     }
 
     #[test]

@@ -98,11 +98,19 @@ impl SweepRecord {
     /// The sweep's table: one row per run in the sweep's order (runs the
     /// user deleted since are left out), then the skipped ones.
     pub fn rows(&self, session: &Session) -> Vec<crate::sweep::table::Row> {
+        self.rows_with(|n| session.run_index(n).map(|i| &session.runs[i]))
+    }
+
+    /// [`rows`](Self::rows) with the runs found by number by `run`.
+    pub fn rows_with<'a>(
+        &self,
+        run: impl Fn(u32) -> Option<&'a Run>,
+    ) -> Vec<crate::sweep::table::Row> {
         let mut rows: Vec<_> = self
             .runs
             .iter()
-            .filter_map(|n| session.run_index(*n))
-            .map(|i| crate::sweep::table::Row::of_run(&session.runs[i], &self.names))
+            .filter_map(|n| run(*n))
+            .map(|r| crate::sweep::table::Row::of_run(r, &self.names))
             .collect();
         rows.extend(
             self.skipped

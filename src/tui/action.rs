@@ -27,11 +27,13 @@ pub enum Screen {
     Projection,
     /// Text classification: MNB and MNB-FM learning curves.
     Classify,
+    /// A sweep's runs by hyperparameter and metric.
+    HParams,
 }
 
 impl Screen {
     /// Every screen in tab order.
-    pub const ALL: [Screen; 7] = [
+    pub const ALL: [Screen; 8] = [
         Screen::Corpus,
         Screen::Train,
         Screen::Runs,
@@ -39,6 +41,7 @@ impl Screen {
         Screen::Evaluate,
         Screen::Projection,
         Screen::Classify,
+        Screen::HParams,
     ];
 
     /// Tab title.
@@ -51,15 +54,19 @@ impl Screen {
             Screen::Evaluate => "Evaluate",
             Screen::Projection => "Projection",
             Screen::Classify => "Classify",
+            Screen::HParams => "HParams",
         }
     }
 
     /// Tab title where the full titles do not fit (80 columns).
     pub fn short_title(self) -> &'static str {
         match self {
+            Screen::Corpus => "Corp",
             Screen::Neighbors => "Neighb",
             Screen::Evaluate => "Eval",
+            Screen::Classify => "Class",
             Screen::Projection => "Proj",
+            Screen::HParams => "HP",
             other => other.title(),
         }
     }
@@ -137,6 +144,12 @@ pub enum Action {
     Up,
     /// Move the selection down.
     Down,
+    /// HParams: turn the table's order round.
+    ReverseSort,
+    /// HParams: the next metric on the chart.
+    CycleMetric,
+    /// HParams: the next (1) or previous (-1) sweep of the session.
+    CycleSweep(i8),
     /// Previous value / move left.
     Left,
     /// Next value / move right.
@@ -391,8 +404,8 @@ mod tests {
     #[test]
     fn screens_wrap_in_tab_order() {
         assert_eq!(Screen::Corpus.offset(1), Screen::Train);
-        assert_eq!(Screen::Corpus.offset(-1), Screen::Classify);
-        assert_eq!(Screen::Classify.offset(1), Screen::Corpus);
+        assert_eq!(Screen::Corpus.offset(-1), Screen::HParams);
+        assert_eq!(Screen::HParams.offset(1), Screen::Corpus);
         assert_eq!(Screen::Evaluate.index(), 4);
     }
 

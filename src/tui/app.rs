@@ -14,6 +14,7 @@ use super::keymap::Mode;
 use super::model::classify::ClassifyView;
 use super::model::corpus::CorpusView;
 use super::model::evaluate::EvalView;
+use super::model::hparams::HParamsView;
 use super::model::neighbors::NeighborsView;
 use super::model::projection::ProjectionView;
 use super::model::runs::RunsView;
@@ -161,6 +162,8 @@ pub struct App {
     pub projection: ProjectionView,
     /// The Classify screen.
     pub classify: ClassifyView,
+    /// HParams screen state.
+    pub hparams: HParamsView,
     /// Terminal width in columns (for mouse hit-testing).
     pub width: u16,
     /// Terminal height in rows (for mouse hit-testing).
@@ -211,6 +214,7 @@ impl App {
             eval: EvalView::new(options.eval_plan.clone()),
             projection: ProjectionView::default(),
             classify: ClassifyView::new(crate::assets::path(crate::assets::LABELLED)),
+            hparams: HParamsView::default(),
             width: 80,
             height: 24,
             session: SessionState::new(options.session.clone()),
@@ -303,7 +307,7 @@ impl App {
             Screen::Neighbors => self.neighbors.editing,
             Screen::Projection => self.projection.typing(),
             Screen::Classify => self.classify.typing(),
-            Screen::Runs | Screen::Evaluate => false,
+            Screen::Runs | Screen::Evaluate | Screen::HParams => false,
         }
     }
 

@@ -94,6 +94,7 @@ const NEIGHBORS: Ctx = Ctx::Screen(Screen::Neighbors);
 const EVALUATE: Ctx = Ctx::Screen(Screen::Evaluate);
 const PROJECTION: Ctx = Ctx::Screen(Screen::Projection);
 const CLASSIFY: Ctx = Ctx::Screen(Screen::Classify);
+const HPARAMS: Ctx = Ctx::Screen(Screen::HParams);
 
 const UP_DOWN: &[Key] = &[k(KeyCode::Up), k(KeyCode::Down)];
 const ENTER: &[Key] = &[k(KeyCode::Enter)];
@@ -461,6 +462,65 @@ static FIXED: &[Binding] = &[
         "remove the last added file",
         false,
     ),
+    // HParams
+    b(HPARAMS, UP_DOWN, Action::Down, "select run", false),
+    b(
+        HPARAMS,
+        LEFT_RIGHT,
+        Action::Right,
+        "sort by the column left/right",
+        true,
+    ),
+    b(
+        HPARAMS,
+        &[c('r')],
+        Action::ReverseSort,
+        "reverse the order",
+        false,
+    ),
+    b(
+        HPARAMS,
+        &[c('x')],
+        Action::CycleXAxis,
+        "chart: next hyperparameter",
+        true,
+    ),
+    b(
+        HPARAMS,
+        &[c('m')],
+        Action::CycleMetric,
+        "chart: next metric",
+        true,
+    ),
+    b(
+        HPARAMS,
+        &[c('a')],
+        Action::PickSelected(super::action::Slot::A),
+        "pick as A",
+        true,
+    ),
+    b(
+        HPARAMS,
+        &[c('b')],
+        Action::PickSelected(super::action::Slot::B),
+        "pick as B (compare)",
+        false,
+    ),
+    b(
+        HPARAMS,
+        &[c(']')],
+        Action::CycleSweep(1),
+        "next sweep",
+        false,
+    ),
+    b(
+        HPARAMS,
+        &[c('[')],
+        Action::CycleSweep(-1),
+        "previous sweep",
+        false,
+    ),
+    b(HPARAMS, ENTER, Action::Activate, "show its charts", false),
     // Classify
     b(CLASSIFY, UP_DOWN, Action::Down, "select field", false),
     b(CLASSIFY, ENTER, Action::Activate, "edit / toggle", true),

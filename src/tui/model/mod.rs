@@ -8,6 +8,7 @@ pub mod classify;
 pub mod corpus;
 pub mod curves;
 pub mod evaluate;
+pub mod hparams;
 pub mod neighbors;
 pub mod projection;
 pub mod runs;

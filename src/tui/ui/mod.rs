@@ -8,6 +8,7 @@ mod classify;
 mod corpus;
 mod evaluate;
 mod fields;
+mod hparams;
 pub use crate::format;
 mod help;
 mod neighbors;
@@ -47,6 +48,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Evaluate => evaluate::draw(frame, body, app),
         Screen::Projection => projection::draw(frame, body, app),
         Screen::Classify => classify::draw(frame, body, app),
+        Screen::HParams => hparams::draw(frame, body, app),
     }
     draw_status(frame, status, app);
     draw_hints(frame, hints, app);

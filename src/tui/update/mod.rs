@@ -13,6 +13,7 @@
 pub mod classify;
 pub mod corpus;
 pub mod evaluate;
+pub mod hparams;
 pub mod neighbors;
 pub mod projection;
 pub mod runs;
@@ -203,6 +204,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             app.train.smoothing = app.train.next_smoothing();
             Vec::new()
         }
+        Action::CycleXAxis if app.screen == Screen::HParams => hparams::navigate(app, action),
         Action::CycleXAxis => {
             app.train.axis = app.train.axis.next();
             Vec::new()
@@ -241,6 +243,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             Screen::Evaluate => evaluate::navigate(app, nav),
             Screen::Projection => projection::navigate(app, nav),
             Screen::Classify => classify::navigate(app, nav),
+            Screen::HParams => hparams::navigate(app, nav),
         },
     }
 }

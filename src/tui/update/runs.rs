@@ -515,7 +515,7 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::ExportSelectedPrompt => {
             let r = &app.runs[sel];
-            let name = format!("run{}-{}.txt", sel + 1, r.method.name);
+            let name = format!("run{}-{}.txt", r.number(), r.method.name);
             let default = app.exports.join(name).display().to_string();
             app.prompt(
                 PromptKind::ExportRun(sel),

@@ -622,6 +622,7 @@ fn clear_runs(app: &mut App) {
     app.last_run_number = 0;
     app.session.kept.clear();
     app.session.sweeps.clear();
+    app.hparams = Default::default();
     app.picks = [None, None];
     app.train.shown = None;
     app.runs_view.selected = 0;
@@ -754,6 +755,72 @@ mod tests {
         load(&mut a, session_with_run("sgns"), Err("no corpus".into()));
         assert!(a.projection.layout.is_none());
         assert_eq!(a.projection.zoom, 1.0);
+    }
+
+    #[test]
+    fn a_sweep_reopens_on_the_hparams_screen_picks_its_runs_and_is_saved_again() {
+        use crate::sweep::spec::{parse_grid, Metric};
+        let mut a = app();
+        let mut s = session_with_run("sgns");
+        s.runs[0].number = 1;
+        let mut second = s.runs[0].clone();
+        second.number = 2;
+        second.params.insert("window".into(), Value::Int(9));
+        s.runs.push(second);
+        let sgns = crate::algo::find("sgns").unwrap();
+        s.sweeps.push(crate::session::SweepRecord {
+            number: 1,
+            spec: crate::sweep::SweepSpec {
+                method: "sgns".into(),
+                fixed: Default::default(),
+                grid: vec![parse_grid(sgns, "window=5,9").unwrap()],
+                ranges: Vec::new(),
+                samples: 0,
+                metric: Metric::Perplexity,
+                prune: None,
+                max_runs: None,
+                time_budget: None,
+                seed: 1,
+                threads: 1,
+                parallel: 1,
+            },
+            names: vec!["window".into()],
+            runs: vec![1, 2],
+            skipped: vec![vec!["20".into()]],
+            counted: 0,
+            seconds: 1.0,
+        });
+        let text = crate::session::file::to_string(&s).unwrap();
+        let s = crate::session::file::from_str(&text, "s.ron".as_ref()).unwrap();
+        load(&mut a, s.clone(), Err("no corpus".into()));
+        assert_eq!(a.session.sweeps, s.sweeps);
+        a.screen = crate::tui::action::Screen::HParams;
+        let table = crate::tui::update::hparams::table(&a).unwrap();
+        let windows: Vec<&str> = table
+            .order
+            .iter()
+            .map(|&i| table.rows[i].values[0].as_str())
+            .collect();
+        assert_eq!(
+            windows,
+            ["5", "9", "20"],
+            "equal perplexities keep sweep order, skipped last"
+        );
+        // Sorted by window, largest first: run 2 (window 9) after the skipped 20.
+        crate::tui::update::act(&mut a, Action::Left);
+        crate::tui::update::act(&mut a, Action::Left);
+        crate::tui::update::act(&mut a, Action::ReverseSort);
+        crate::tui::update::act(&mut a, Action::Down);
+        crate::tui::update::act(&mut a, Action::PickSelected(crate::tui::action::Slot::B));
+        assert_eq!(a.picks[1], Some(1), "run 2 is picked as B");
+        a.corpus.loaded = None;
+        assert_eq!(
+            snapshot(&a).unwrap().sweeps,
+            s.sweeps,
+            "written back on save"
+        );
+        load(&mut a, session_with_run("sgns"), Err("no corpus".into()));
+        assert!(a.session.sweeps.is_empty() && crate::tui::update::hparams::table(&a).is_none());
     }
 
     /// A run keeps its number through a delete, a save and a reopen; a
