@@ -496,6 +496,13 @@ fn a_sweep_writes_its_table_and_a_session_whose_runs_replay_bit_for_bit() {
         .starts_with("run,status,window,negative,loss,perplexity,wordsim353,simlex999,analogy"));
     assert_eq!(&lines[1][..17], "1,finished,2,2,2.", "{csv}");
     assert_eq!(lines.len(), 5, "{csv}");
+    for name in ["window", "negative"] {
+        let svg = std::fs::read_to_string(dir.join(format!("sweep-{name}.svg"))).unwrap();
+        assert!(
+            svg.contains(&format!("wordsim353 by {name}")) && svg.contains("#4"),
+            "{name}"
+        );
+    }
     let s = session::load(&dir.join("sweep.ron")).unwrap();
     assert_eq!(s.sweeps.len(), 1);
     assert_eq!(s.sweeps[0].runs, [1, 2, 3, 4]);

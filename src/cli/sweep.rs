@@ -2,7 +2,8 @@
 //! hyperparameters, evaluate every run, print the table ranked by a metric,
 //! and write `DIR/sweep.csv` and the session `DIR/sweep.ron` (its runs'
 //! vectors kept in `DIR/sweep.vectors/`), saved after every run so an
-//! interrupted sweep keeps the runs it finished.
+//! interrupted sweep keeps the runs it finished; at the end, the metric
+//! against each swept value as `DIR/sweep-NAME.svg`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,8 +13,10 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::cooc::CountCache;
+use wordbench::project::plot::ImageFormat;
 use wordbench::session::guard::{self, Expect, Fingerprint};
 use wordbench::session::{self, Session, SweepRecord};
+use wordbench::sweep::chart::{self, Chart};
 use wordbench::sweep::spec::{parse_grid, parse_range, Prune};
 use wordbench::sweep::table::{self, sweep_tag, Row, PRUNED_TAG};
 use wordbench::sweep::{self as sw, Metric, Outcome, Plan, Status, SweepSpec, Update};
@@ -88,14 +91,14 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let mut eval = bundled_plan();
     eval.similarity.extend(args.similarity.iter().cloned());
     check_metric(&spec.metric, &eval.similarity)?;
-    let (csv_path, session_path) = outputs(&args.out, &args.corpus)?;
-    let corpus_options = args.opts.params()?;
     let names: Vec<String> = spec
         .grid
         .iter()
         .map(|a| a.name.clone())
         .chain(spec.ranges.iter().map(|a| a.name.clone()))
         .collect();
+    let (csv_path, session_path) = outputs(&args.out, &args.corpus, &names)?;
+    let corpus_options = args.opts.params()?;
     let reference = session::CorpusRef::describe(
         &args.corpus,
         wordbench::corpus::CorpusConfig::from_params(&corpus_options),
@@ -164,6 +167,20 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let rows: Vec<Row> = record.rows(&out.session);
     print!("{}", table::text(&names, &rows, &spec.metric));
     atomic::write_bytes(&csv_path, table::csv(&names, &rows).as_bytes())?;
+    for (axis, name) in names.iter().enumerate() {
+        let chart = Chart {
+            rows: &rows,
+            name,
+            axis,
+            log: spec.ranges.iter().any(|r| &r.name == name && r.log),
+            metric: &spec.metric,
+            title: format!("{} by {name}: sweep of {}", spec.metric, method.name),
+        };
+        let path = chart_path(&args.out, name);
+        if let Err(e) = chart::save(&path, &chart, ImageFormat::Svg) {
+            eprintln!("warning: {e}");
+        }
+    }
     eprintln!(
         "{:.1}s, {} corpus read(s), {} co-occurrence count(s); wrote {} and {}",
         summary.seconds,
@@ -246,9 +263,14 @@ fn check_metric(metric: &Metric, sets: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
+/// `DIR/sweep-NAME.svg`: the metric against swept value `name`.
+fn chart_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("sweep-{}.svg", name.replace('.', "-")))
+}
+
 /// `DIR/sweep.csv` and `DIR/sweep.ron`, with DIR made; refused when DIR
-/// already holds a sweep, or is a file, or is the corpus.
-fn outputs(dir: &Path, corpus: &Path) -> Result<(PathBuf, PathBuf)> {
+/// already holds a sweep (or one of its files), or is a file, or is the corpus.
+fn outputs(dir: &Path, corpus: &Path, names: &[String]) -> Result<(PathBuf, PathBuf)> {
     if dir.exists() && !dir.is_dir() {
         bail!(
             "--out {}: is a file; give a folder",
@@ -256,12 +278,14 @@ fn outputs(dir: &Path, corpus: &Path) -> Result<(PathBuf, PathBuf)> {
         );
     }
     let (csv, ron) = (dir.join("sweep.csv"), dir.join("sweep.ron"));
-    for p in [&csv, &ron, &session::store::folder(&ron)] {
+    let charts = names.iter().map(|n| chart_path(dir, n));
+    let all = [csv.clone(), ron.clone(), session::store::folder(&ron)];
+    for p in all.into_iter().chain(charts) {
         if p.exists() {
             bail!(
                 "--out {}: already holds a sweep ({}); choose another folder",
                 wordbench::quote::path(dir),
-                wordbench::quote::path(p)
+                wordbench::quote::path(&p)
             );
         }
     }

@@ -9,13 +9,15 @@
 //!   of the runs;
 //! - [`mod@run`]: trains the runs as engine jobs, sharing the corpus and the
 //!   co-occurrence counts between them;
-//! - [`table`]: the results as a table and as CSV.
+//! - [`table`]: the results as a table and as CSV;
+//! - [`chart`]: a metric against a swept value as a PNG or SVG image.
 //!
 //! The runs of a sweep are ordinary session runs (named by what they set,
 //! tagged with the sweep), so every screen and `replay` read them as any
 //! other run; the session keeps the declaration beside them
 //! ([`crate::session::SweepRecord`]).
 
+pub mod chart;
 pub mod expand;
 pub mod prune;
 pub mod run;
