@@ -306,18 +306,22 @@ fn draw_parallel(frame: &mut Frame, area: Rect, app: &App, t: &HpTable) {
                     }
                 }
             }
-            // Labels start at their axis; the last one ends at it.
+            // Labels start at their axis (the last one ends at it), each
+            // cut to end before the next one starts.
+            let starts: Vec<f64> = names
+                .iter()
+                .enumerate()
+                .map(|(a, name)| match a + 1 == axes && a > 0 {
+                    true => a as f64 - name.chars().count() as f64 * unit,
+                    false => a as f64,
+                })
+                .collect();
             for (a, name) in names.iter().enumerate() {
-                let back = if a + 1 == axes && a > 0 {
-                    name.chars().count() as f64 * unit
-                } else {
-                    0.0
-                };
-                ctx.print(
-                    a as f64 - back,
-                    -0.25,
-                    Span::styled(name.clone(), theme::dim()),
-                );
+                let room = starts.get(a + 1).map_or(usize::MAX, |next| {
+                    ((next - starts[a]) / unit).floor().max(1.0) as usize - 1
+                });
+                let text = super::format::fit(name, room.max(1));
+                ctx.print(starts[a], -0.25, Span::styled(text, theme::dim()));
             }
         });
     frame.render_widget(canvas, area);
