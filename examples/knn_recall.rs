@@ -1,11 +1,13 @@
 //! Times the approximate neighbour search ([`wordbench::manifold::knn::descent`])
 //! on a vector file and measures its recall against the exact neighbours of
-//! a seeded sample of query rows (docs/methods/projection.md, "Approximate
-//! neighbours"); `--exact` also times the exact search of all rows.
+//! an evenly spaced sample of query rows (docs/methods/projection.md,
+//! "Approximate neighbours for large n"); `--exact` also times the exact
+//! search of all rows.
 //!
 //! ```text
 //! cargo run --release --example knn_recall -- VECTORS [--k 90] [--threads 2]
 //!     [--queries 1000] [--exact] [--trees 8] [--leaf 0] [--candidates 60]
+//!     [--min-k 30]
 //! ```
 //! Prints one JSON line: `n`, `k`, seconds of each search, recall.
 
@@ -49,6 +51,7 @@ fn parse() -> Result<Args> {
             "--trees" => a.params.trees = value()?,
             "--leaf" => a.params.leaf = value()?,
             "--candidates" => a.params.candidates = value()?,
+            "--min-k" => a.params.min_k = value()?,
             "--exact" => a.exact = true,
             _ if arg.starts_with("--") => bail!("unknown flag {arg}"),
             _ => files.push(PathBuf::from(arg)),
@@ -100,7 +103,7 @@ fn main() -> Result<()> {
     } else {
         "null".to_string()
     };
-    // Seeded sample of queries (a fixed stride through the rows).
+    // Queries at a fixed stride through the rows.
     let q = a.queries.min(n).max(1);
     let queries: Vec<usize> = (0..q).map(|i| i * n / q).collect();
     let hits: usize = pool.install(|| {

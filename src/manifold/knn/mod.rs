@@ -31,10 +31,10 @@ mod descent;
 
 pub use descent::{descent, Descent};
 
-/// Points from which [`Search::Auto`] searches approximately: below it the
-/// exact search is about as fast as NN-descent at recall ≥ 0.99 (see
-/// docs/methods/projection.md, "Approximate neighbours").
-pub const AUTO_FROM: usize = 20_000;
+/// Points from which [`Search::Auto`] searches approximately: the brute
+/// force was faster at 50,000 points and slower at 200,000 (k = 90, 100-D;
+/// docs/methods/projection.md, "Approximate neighbours for large n").
+pub const AUTO_FROM: usize = 150_000;
 
 /// How [`search`] finds the neighbours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
