@@ -5,7 +5,7 @@
 
 use ndarray::ArrayView2;
 
-use super::knn::{knn, within, Knn};
+use super::knn::{search, within, Knn, Search};
 use crate::{Error, Result};
 
 /// How the neighbours of a point are chosen.
@@ -52,7 +52,7 @@ impl Graph {
         let lists: Vec<(Vec<u32>, Vec<f32>)> = match how {
             Neighbourhood::Knn(k) => {
                 check_k(k, n)?;
-                let g = knn(x, k);
+                let g = search(x, k, Search::Auto);
                 (0..n)
                     .map(|i| (g.row(i).0.to_vec(), g.row(i).1.to_vec()))
                     .collect()

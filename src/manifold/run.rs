@@ -10,7 +10,7 @@ use std::time::Instant;
 use ndarray::{Array2, ArrayView2};
 
 use super::graph::{check_k, Graph, Neighbourhood};
-use super::knn::{knn, within};
+use super::knn::{search, within, Search};
 use super::laplacian::Symmetrise;
 use super::{isomap, laplacian, lle, paths};
 use crate::linalg::{
@@ -489,9 +489,10 @@ impl Embedder {
         }
         let graph = match c.neighbourhood {
             // Mean symmetrisation: the point itself is one of its k.
-            Neighbourhood::Knn(k) if c.kind == Kind::Laplacian => {
-                Graph::from_knn(&knn(self.x.view(), c.symmetrise.others(k)), c.neighbourhood)
-            }
+            Neighbourhood::Knn(k) if c.kind == Kind::Laplacian => Graph::from_knn(
+                &search(self.x.view(), c.symmetrise.others(k), Search::Auto),
+                c.neighbourhood,
+            ),
             how => Graph::build(self.x.view(), how)?,
         };
         graph.check_connected()?;
@@ -541,7 +542,7 @@ impl Embedder {
         let n = self.x.nrows();
         let lists: Vec<Vec<u32>> = match c.neighbourhood {
             Neighbourhood::Knn(k) => {
-                let g = knn(self.x.view(), k);
+                let g = search(self.x.view(), k, Search::Auto);
                 (0..n).map(|i| g.row(i).0.to_vec()).collect()
             }
             Neighbourhood::Radius(r) => {

@@ -6,7 +6,7 @@
 
 use ndarray::ArrayView2;
 
-use crate::manifold::knn::{knn, Knn};
+use crate::manifold::knn::{search, Knn, Search};
 use crate::{Error, Result};
 
 /// Smallest Gaussian width (duplicate points have elbow distance 0).
@@ -66,7 +66,10 @@ impl Affinities {
                 format!("{k_max} (expected at least 2)"),
             ));
         }
-        Ok(Affinities::from_knn(&knn(x, k_max), coverage))
+        Ok(Affinities::from_knn(
+            &search(x, k_max, Search::Auto),
+            coverage,
+        ))
     }
 
     /// Affinities from a neighbour search already done (squared distances).

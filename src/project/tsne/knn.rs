@@ -1,5 +1,5 @@
-//! t-SNE's exact k nearest neighbours: the shared builder of
-//! [`crate::manifold::knn`] (Isomap, LLE and Laplacian eigenmaps search the
-//! same way), re-exported under its old path.
+//! t-SNE's k nearest neighbours: the shared builders of
+//! [`crate::manifold::knn`] (UMAP, Isomap, LLE, Laplacian eigenmaps and UBE
+//! search the same way), re-exported under their old path.
 
-pub use crate::manifold::knn::{knn, Knn};
+pub use crate::manifold::knn::{knn, search, Knn, Search};

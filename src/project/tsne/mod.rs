@@ -1,9 +1,9 @@
 //! t-SNE (van der Maaten & Hinton 2008), written here to be as good and as
 //! fast as openTSNE.
 //!
-//! The pipeline: exact kNN on matrix products ([`knn`]), perplexity-calibrated
-//! sparse affinities ([`affinity`]), a scaled PCA (or random) start, then
-//! gradient descent on openTSNE's schedule ([`optimize`]) with the repulsion
+//! The pipeline: kNN ([`knn`]: exact on matrix products, NN-descent for
+//! large `n`), perplexity-calibrated sparse affinities ([`affinity`]), a
+//! scaled PCA (or random) start, then gradient descent on openTSNE's schedule ([`optimize`]) with the repulsion
 //! computed exactly, by Barnes-Hut or by FFT-accelerated interpolation
 //! ([`gradient`]), chosen by size unless set.
 //!
@@ -314,9 +314,15 @@ impl Tsne {
         let k = ((3.0 * perplexity) as usize).max(1);
         check_memory(n, k, crate::memory::default_budget())?;
         let t = std::time::Instant::now();
-        let graph = knn::knn(x, k);
+        let how = knn::Search::Auto;
+        let graph = knn::search(x, k, how);
         log(format!(
-            "{k} nearest neighbours of {n} points: {:.2}s",
+            "{k} nearest neighbours of {n} points ({}): {:.2}s",
+            if how.approximate(n) {
+                "approximate"
+            } else {
+                "exact"
+            },
             t.elapsed().as_secs_f64()
         ));
         let t = std::time::Instant::now();

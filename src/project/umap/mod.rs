@@ -2,8 +2,9 @@
 //! layouts at a fraction of its CPU time (docs/umap.md).
 //!
 //! The pipeline, one file per stage:
-//! 1. exact k nearest neighbours ([`crate::manifold::knn`], the search
-//!    t-SNE uses), Euclidean or cosine;
+//! 1. k nearest neighbours ([`crate::manifold::knn::search`], the search
+//!    t-SNE uses: exact below `AUTO_FROM` points, NN-descent from there),
+//!    Euclidean or cosine;
 //! 2. [`fuzzy`]: per-point `rho` and `sigma` so that each point's
 //!    memberships sum to `log2(n_neighbors)`, symmetrised by the fuzzy union;
 //! 3. [`curve`]: `a`, `b` of the low-dimensional curve from `min_dist` and
@@ -26,6 +27,7 @@ pub mod layout;
 
 use ndarray::{Array2, ArrayView2};
 
+use crate::manifold::knn::{search, Knn, Search};
 use crate::train::{ParamSpec, Params};
 use crate::{Error, Result};
 
@@ -331,10 +333,10 @@ pub fn umap_watched(
 }
 
 /// The `n_neighbors − 1` nearest other points (unit rows for cosine).
-fn neighbours(x: ArrayView2<'_, f32>, s: &Settings) -> Result<crate::manifold::knn::Knn> {
+fn neighbours(x: ArrayView2<'_, f32>, s: &Settings) -> Result<Knn> {
     let k = s.n_neighbors - 1;
     Ok(match s.metric {
-        Metric::Euclidean => crate::manifold::knn::knn(x, k),
+        Metric::Euclidean => search(x, k, Search::Auto),
         Metric::Cosine => {
             let mut unit = x.to_owned();
             for (i, mut row) in unit.rows_mut().into_iter().enumerate() {
@@ -350,7 +352,7 @@ fn neighbours(x: ArrayView2<'_, f32>, s: &Settings) -> Result<crate::manifold::k
                 }
                 row.mapv_inplace(|v| v / norm);
             }
-            crate::manifold::knn::knn(unit.view(), k)
+            search(unit.view(), k, Search::Auto)
         }
     })
 }
