@@ -1,12 +1,12 @@
 //! MPNNLM's deterministic schedule (`schedule = deterministic` with several
-//! threads): a step's chunks are trained in rounds of one chunk per *lane*
-//! (one lane per thread of the run), lane `j` always taking the round's
-//! `j`-th chunk on its own replica of the six tables (prototypes, the two
-//! layers, and their momentum velocities; [`crate::fast::replicas`]). After
-//! each round the rows the lanes changed are merged in lane order (the first
-//! toucher's value, plus every later toucher's change), and the predictions
-//! each lane made for the creation rings are pushed in lane order
-//! ([`Pending`]). Selection counts stay shared: they are integer sums, the
+//! threads): a step's chunks are taken in groups of one chunk per *lane*
+//! (one lane per thread of the run), lane `j` always training the group's
+//! `j`-th chunk, in rounds of [`super::trainer::ROUND_TOKENS`] predictions,
+//! on its own replica of the six tables (prototypes, the two layers, and
+//! their momentum velocities; [`crate::fast::replicas`]). After each round
+//! the rows the lanes changed are merged in lane order (the first toucher's
+//! value, plus every later toucher's change), and the predictions each lane
+//! made for the creation rings are pushed in lane order ([`Pending`]). Selection counts stay shared: they are integer sums, the
 //! same whatever the order. So a run depends on its seed, settings and
 //! number of lanes only; with one thread the trainer never builds lanes and
 //! runs the serial loop.
@@ -48,16 +48,24 @@ impl Lanes {
         self.pending.len()
     }
 
-    /// Runs one round: `work(j, net, pending, scratch)` for every lane `j` in
-    /// parallel, lane 0 on `model`'s tables and lane `j` on its replicas;
-    /// returns the lanes' results in lane order. Then merges the lanes'
-    /// rows into every copy and pushes their predictions into `rings`, both
-    /// in lane order.
-    pub fn round<T, F>(&mut self, model: &mut Model, rings: &Rings<'_>, work: F) -> Vec<T>
+    /// Runs one round: `work(net, pending, scratch, state)` for every lane
+    /// `j` in parallel (`state` is `states[j]`, one per lane), lane 0 on
+    /// `model`'s tables and lane `j` on its replicas; returns the lanes'
+    /// results in lane order. Then merges the lanes' rows into every copy
+    /// and pushes their predictions into `rings`, both in lane order.
+    pub fn round<S, T, F>(
+        &mut self,
+        model: &mut Model,
+        rings: &Rings<'_>,
+        states: &mut [S],
+        work: F,
+    ) -> Vec<T>
     where
+        S: Send,
         T: Send,
-        F: Fn(usize, &Net<'_, Tracked<'_>>, &mut Pending, &mut Scratch) -> T + Sync,
+        F: Fn(&Net<'_, Tracked<'_>>, &mut Pending, &mut Scratch, &mut S) -> T + Sync,
     {
+        assert_eq!(states.len(), self.lanes(), "a state per lane");
         let shape = model.shape;
         let lanes = self.pending.len();
         let (layout, selections, tables) = model.parts_mut();
@@ -75,10 +83,10 @@ impl Lanes {
             .into_par_iter()
             .zip(self.pending.par_iter_mut())
             .zip(self.scratch.par_iter_mut())
-            .enumerate()
-            .map(|(j, ((rows, pending), scratch))| {
+            .zip(states.par_iter_mut())
+            .map(|(((rows, pending), scratch), state)| {
                 let net = Model::net_on(shape, layout, selections, rows);
-                work(j, &net, pending, scratch)
+                work(&net, pending, scratch, state)
             })
             .collect();
         let (_, _, tables) = model.parts_mut();

@@ -9,7 +9,9 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::creation::{self, Criteria, History, Outcome, Pending, Placement, Record};
 use super::heldout::Heldout;
 use super::model::{Layout, Model, Scratch, Shape};
-use super::trainer::{export, prototype_cap, MpnnlmTrainer};
+use super::trainer::{
+    export, prototype_cap, train_sentences, Cursor, MpnnlmTrainer, Rates, Tally, Target,
+};
 use super::{Settings, SCHEMA};
 use crate::corpus::Batch;
 use crate::fast::hogwild::SharedMatrix;
@@ -423,6 +425,51 @@ fn two_deterministic_lanes_replay_bit_for_bit_on_any_pool() {
         two.1,
         one.1
     );
+}
+
+#[test]
+fn a_chunk_trained_in_slices_is_the_chunk_trained_at_once() {
+    let rates = Rates {
+        lr: 0.01,
+        momentum: 0.9,
+        sample: 3,
+        target: Target::Drawn,
+    };
+    let batch = random_batch(4, 5, 7, 3);
+    let end = 4;
+    let train = |slices: Option<usize>| {
+        let mut m = small_model();
+        let mut h = History::new(5, |w| w == 1, 4, SHAPE.dim);
+        let mut rings = h.rings();
+        let net = m.net();
+        let mut s = Scratch::new(SHAPE);
+        let rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let tally = match slices {
+            None => {
+                let mut rng = rng;
+                let sentences = (1..4).map(|i| batch.sentence(i));
+                train_sentences(&net, &mut rings, sentences, end, rates, &mut rng, &mut s)
+            }
+            Some(budget) => {
+                let mut cursor = Cursor::new(1..4, rng);
+                let mut total = Tally::default();
+                while !cursor.done() {
+                    let t = cursor.train(&net, &mut rings, &batch, end, rates, budget, &mut s);
+                    assert!(t.predictions <= budget as u64);
+                    total.loss += t.loss;
+                    total.predictions += t.predictions;
+                }
+                total
+            }
+        };
+        let bits: Vec<u32> = m.protos.view().iter().map(|x| x.to_bits()).collect();
+        (bits, tally.predictions, h.predictions(1).to_vec())
+    };
+    let whole = train(None);
+    assert_eq!(whole.1, 3 * 8, "three sentences of 7 words and their ends");
+    for budget in [1, 5, 8, 100] {
+        assert_eq!(train(Some(budget)), whole, "slices of {budget}");
+    }
 }
 
 #[test]

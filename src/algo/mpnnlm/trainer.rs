@@ -77,7 +77,7 @@ pub enum Target {
 }
 
 /// Trains on `sentences`, each from the start prototypes to its end token.
-fn train_sentences<'s, R: Rows>(
+pub(super) fn train_sentences<'s, R: Rows>(
     net: &Net<'_, R>,
     rings: &mut impl Record,
     sentences: impl Iterator<Item = &'s [u32]>,
@@ -101,6 +101,76 @@ fn train_sentences<'s, R: Rows>(
     }
     tally
 }
+
+/// A lane's place in its chunk under the deterministic schedule, which
+/// trains a chunk in slices of [`ROUND_TOKENS`] predictions: the sentence
+/// and token it is at, the input window and the chunk's random stream. A
+/// chunk trained slice after slice makes the same calls in the same order
+/// as [`train_sentences`] on it.
+pub struct Cursor {
+    sentences: std::ops::Range<usize>,
+    token: usize,
+    window: Vec<u32>,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl Cursor {
+    /// At the start of `sentences` (a chunk) with the chunk's random stream.
+    pub fn new(sentences: std::ops::Range<usize>, rng: Xoshiro256PlusPlus) -> Cursor {
+        Cursor {
+            sentences,
+            token: 0,
+            window: Vec::new(),
+            rng,
+        }
+    }
+
+    /// True once every sentence of the chunk is trained.
+    pub fn done(&self) -> bool {
+        self.sentences.is_empty()
+    }
+
+    /// Trains the chunk's next `budget` predictions (fewer at its end).
+    pub fn train<R: Rows>(
+        &mut self,
+        net: &Net<'_, R>,
+        rings: &mut impl Record,
+        batch: &Batch,
+        end: u32,
+        rates: Rates,
+        budget: usize,
+        s: &mut Scratch,
+    ) -> Tally {
+        let mut tally = Tally::default();
+        while tally.predictions < budget as u64 && !self.done() {
+            let sentence = batch.sentence(self.sentences.start);
+            if self.token == 0 {
+                self.window.clear();
+                self.window.extend(net.layout.starts());
+            }
+            let t = sentence.get(self.token).copied().unwrap_or(end);
+            let (loss, slot) = train_token(net, rings, &self.window, t, rates, &mut self.rng, s);
+            tally.loss += loss;
+            tally.predictions += 1;
+            self.window.rotate_left(1);
+            *self.window.last_mut().unwrap() = slot;
+            if self.token == sentence.len() {
+                self.sentences.start += 1;
+                self.token = 0;
+            } else {
+                self.token += 1;
+            }
+        }
+        tally
+    }
+}
+
+/// Predictions each lane makes per round of the deterministic schedule:
+/// short enough that the lanes' summed changes to the network, which every
+/// token writes, stay the small steps Hogwild would sum (a whole chunk of
+/// ~20,000 tokens per lane and round let the two copies drift apart and
+/// their summed changes diverge on text8-head).
+pub const ROUND_TOKENS: usize = 1000;
 
 /// One training token: forward, the distance softmax, the four
 /// backpropagation steps; returns the word's loss (with the estimated
@@ -383,10 +453,11 @@ impl MpnnlmTrainer {
             .collect()
     }
 
-    /// The deterministic schedule ([`super::lanes`]): rounds of one chunk
-    /// per lane, lane `j` taking the round's `j`-th chunk. A stop is checked
-    /// before each round, so a step is cut after whole rounds and the count
-    /// of chunks done (which a replay cuts at) is exact.
+    /// The deterministic schedule ([`super::lanes`]): the chunks in groups
+    /// of one per lane, lane `j` taking the group's `j`-th chunk and
+    /// training it in rounds of [`ROUND_TOKENS`] predictions. A stop is
+    /// checked before each group, so a step is cut after whole chunks and
+    /// the count of chunks done (which a replay cuts at) is exact.
     fn rounds(
         &mut self,
         epoch: u64,
@@ -397,23 +468,36 @@ impl MpnnlmTrainer {
         let mut lanes = Lanes::new(&mut self.model, self.scratch.len());
         let (plan, batch) = (&self.plan, &self.batch);
         let rings = self.history.rings();
-        let mut tallies = Vec::with_capacity(chunks.len());
+        let mut tallies = Vec::new();
         let mut start = chunks.start;
         while start < chunks.end && !work.cut() {
             let last = (start + lanes.lanes()).min(chunks.end);
-            let round = lanes.round(&mut self.model, &rings, |j, net, pending, s| {
-                let c = start + j;
-                if c >= last {
-                    return None;
-                }
-                let _done = Done(work);
-                let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
-                let sentences = plan.chunk(c).map(|i| batch.sentence(i));
-                Some(train_sentences(
-                    net, pending, sentences, end, rates, &mut rng, s,
-                ))
-            });
-            tallies.extend(round.into_iter().flatten());
+            let mut cursors: Vec<Cursor> = (0..lanes.lanes())
+                .map(|j| {
+                    let c = (start + j).min(last);
+                    let sentences = if c < last { plan.chunk(c) } else { 0..0 };
+                    let rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
+                    Cursor::new(sentences, rng)
+                })
+                .collect();
+            while !cursors.iter().all(Cursor::done) {
+                let round = lanes.round(
+                    &mut self.model,
+                    &rings,
+                    &mut cursors,
+                    |net, pending, s, cursor| {
+                        if cursor.done() {
+                            return None;
+                        }
+                        let t = cursor.train(net, pending, batch, end, rates, ROUND_TOKENS, s);
+                        if cursor.done() {
+                            work.add(1);
+                        }
+                        Some(t)
+                    },
+                );
+                tallies.extend(round.into_iter().flatten());
+            }
             start = last;
         }
         tallies
