@@ -451,10 +451,10 @@ fn a_chunk_trained_in_slices_is_the_chunk_trained_at_once() {
                 train_sentences(&net, &mut rings, sentences, end, rates, &mut rng, &mut s)
             }
             Some(budget) => {
-                let mut cursor = Cursor::new(1..4, rng);
+                let mut cursor = Cursor::new(1..4, end, rng);
                 let mut total = Tally::default();
                 while !cursor.done() {
-                    let t = cursor.train(&net, &mut rings, &batch, end, rates, budget, &mut s);
+                    let t = cursor.train(&net, &mut rings, &batch, rates, budget, &mut s);
                     assert!(t.predictions <= budget as u64);
                     total.loss += t.loss;
                     total.predictions += t.predictions;

@@ -2,9 +2,9 @@
 //! sentences (each chunk with its own random stream), then measures the
 //! held-out perplexity and lets the words whose rings filled grow
 //! prototypes. With several threads the chunks run Hogwild across the pool
-//! (`schedule = hogwild`) or in rounds of one chunk per lane on replicas of
-//! the tables (`schedule = deterministic`, [`super::lanes`]); with one thread
-//! both are the same serial loop.
+//! (`schedule = hogwild`) or one chunk per lane, in short rounds on replicas
+//! of the tables (`schedule = deterministic`, [`super::lanes`]); with one
+//! thread both are the same serial loop.
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -109,16 +109,19 @@ pub(super) fn train_sentences<'s, R: Rows>(
 /// as [`train_sentences`] on it.
 pub struct Cursor {
     sentences: std::ops::Range<usize>,
+    end: u32,
     token: usize,
     window: Vec<u32>,
     rng: Xoshiro256PlusPlus,
 }
 
 impl Cursor {
-    /// At the start of `sentences` (a chunk) with the chunk's random stream.
-    pub fn new(sentences: std::ops::Range<usize>, rng: Xoshiro256PlusPlus) -> Cursor {
+    /// At the start of `sentences` (a chunk) with the chunk's random
+    /// stream; `end` is the end token each sentence ends by predicting.
+    pub fn new(sentences: std::ops::Range<usize>, end: u32, rng: Xoshiro256PlusPlus) -> Cursor {
         Cursor {
             sentences,
+            end,
             token: 0,
             window: Vec::new(),
             rng,
@@ -136,7 +139,6 @@ impl Cursor {
         net: &Net<'_, R>,
         rings: &mut impl Record,
         batch: &Batch,
-        end: u32,
         rates: Rates,
         budget: usize,
         s: &mut Scratch,
@@ -148,7 +150,7 @@ impl Cursor {
                 self.window.clear();
                 self.window.extend(net.layout.starts());
             }
-            let t = sentence.get(self.token).copied().unwrap_or(end);
+            let t = sentence.get(self.token).copied().unwrap_or(self.end);
             let (loss, slot) = train_token(net, rings, &self.window, t, rates, &mut self.rng, s);
             tally.loss += loss;
             tally.predictions += 1;
@@ -477,7 +479,7 @@ impl MpnnlmTrainer {
                     let c = (start + j).min(last);
                     let sentences = if c < last { plan.chunk(c) } else { 0..0 };
                     let rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
-                    Cursor::new(sentences, rng)
+                    Cursor::new(sentences, end, rng)
                 })
                 .collect();
             while !cursors.iter().all(Cursor::done) {
@@ -489,7 +491,7 @@ impl MpnnlmTrainer {
                         if cursor.done() {
                             return None;
                         }
-                        let t = cursor.train(net, pending, batch, end, rates, ROUND_TOKENS, s);
+                        let t = cursor.train(net, pending, batch, rates, ROUND_TOKENS, s);
                         if cursor.done() {
                             work.add(1);
                         }
