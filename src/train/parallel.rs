@@ -19,7 +19,7 @@
 //!
 //! With one thread both are the same serial loop. Each method's default is
 //! the deterministic schedule where it cost at most 15% more CPU time at
-//! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW);
+//! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW, MPNNLM);
 //! docs/replay.md has the measurements.
 
 use super::schema::{ParamSpec, Params};

@@ -17,8 +17,8 @@
 //!   four criteria hold, placed by agglomerative clustering of its last
 //!   predictions.
 //! - Parallel: chunks of whole sentences, `schedule = deterministic`
-//!   (rounds of one chunk per thread on replicas of the tables, merged in
-//!   thread order: [`lanes`]) or `hogwild` (races on the shared tables,
+//!   (one chunk per thread, in short rounds on replicas of the tables,
+//!   merged in thread order: [`lanes`]) or `hogwild` (races on the shared tables,
 //!   [`trainer`]); with one thread both are the same serial loop. Every
 //!   deterministic run, and every one-thread run, is bit-for-bit
 //!   reproducible.
@@ -154,7 +154,7 @@ pub const SCHEMA: &[ParamSpec] = &[
         1000,
         "held-out tokens scored for the model perplexity (0 = none)",
     ),
-    parallel::schedule("deterministic"),
+    parallel::schedule("hogwild"),
 ];
 
 /// The validated settings of one run.
