@@ -6,14 +6,17 @@
 //! their momentum velocities; [`crate::fast::replicas`]). After each round
 //! the rows the lanes changed are merged in lane order (the first toucher's
 //! value, plus every later toucher's change), and the predictions each lane
-//! made for the creation rings are pushed in lane order ([`Pending`]). Selection counts stay shared: they are integer sums, the
-//! same whatever the order. So a run depends on its seed, settings and
-//! number of lanes only; with one thread the trainer never builds lanes and
-//! runs the serial loop.
+//! made for the creation rings are pushed in lane order ([`Pending`]).
+//! Selection counts stay shared: they are integer sums, the same whatever
+//! the order. So a run depends on its seed, settings and number of lanes
+//! only; with one thread the trainer never builds lanes and runs the serial
+//! loop.
 //!
-//! Hogwild's threads write the whole network (both layers, every token) and
-//! the ~`sample` prototypes each token pushes away on shared rows; here each
-//! lane writes its own copy, so the cores do not fight over cache lines.
+//! Every token writes the whole network and pushes away ~`sample`
+//! prototypes, so a round touches nearly every row: rounds must be short
+//! (the lanes' summed changes diverge otherwise), and each merge streams the
+//! full tables. That merge and the wait at each round's end are the
+//! schedule's price (+26% CPU on text8-head, docs/replay.md).
 
 use rayon::prelude::*;
 
