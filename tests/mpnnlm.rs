@@ -140,14 +140,16 @@ fn a_conflated_token_grows_a_prototype_for_the_missing_word() {
         .is_some_and(|(_, list)| list.contains("harpmist (+1)"))));
 }
 
-/// A stop that reaches a long step cuts it at its next chunk; the engine
-/// says where (`Event::Cut`), the session records it, and a replay given
-/// that record cuts the step at the same chunk: the same vectors, bit for
-/// bit on one thread, unlike the uncut step.
+/// A stop that reaches a long step cuts it at its next chunk (under the
+/// deterministic schedule, its next round of one chunk per thread); the
+/// engine says where (`Event::Cut`), the session records it, and a replay
+/// given that record cuts the step at the same chunk: the same vectors, bit
+/// for bit on one thread and on two deterministic ones, unlike the uncut
+/// step. A 2-thread Hogwild run is cut and recorded alike.
 #[test]
 fn a_step_cut_short_by_a_stop_is_recorded_and_replays_to_the_same_vectors() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/word2vec/topics.txt");
-    let run = |config: JobConfig| {
+    let run = |config: JobConfig, threads: usize, schedule: &str| {
         let corpus = Arc::new(Corpus::open(&path, CorpusConfig::default()).unwrap());
         let params = MPNNLM
             .params([
@@ -155,14 +157,15 @@ fn a_step_cut_short_by_a_stop_is_recorded_and_replays_to_the_same_vectors() {
                 ("hidden", "8"),
                 ("epochs", "2"),
                 ("step_tokens", "100000"),
+                ("schedule", schedule),
             ])
             .unwrap();
-        let mut recorder = wordbench::session::Recorder::new("mpnnlm", &params, 3, 1);
+        let mut recorder = wordbench::session::Recorder::new("mpnnlm", &params, 3, threads);
         let input = TrainInput {
             corpus,
             params,
             seed: 3,
-            threads: 1,
+            threads,
             counts: Default::default(),
         };
         let e = Job::spawn(&MPNNLM, input, config)
@@ -172,28 +175,49 @@ fn a_step_cut_short_by_a_stop_is_recorded_and_replays_to_the_same_vectors() {
             .unwrap();
         (e, recorder.into_run())
     };
-    let cut = JobConfig {
-        cut_at: Some((0, 1)),
-        ..JobConfig::default()
-    };
-    let (a, recorded) = run(cut);
-    assert_eq!(recorded.metrics.len(), 1, "stopped after the cut step");
-    let replay = wordbench::session::replay::job_config(&recorded);
-    assert_eq!((replay.cut_at, replay.stop_at), (Some((0, 1)), Some(1)));
-    let (again, _) = run(replay);
-    assert_eq!(
-        a.vectors(),
-        again.vectors(),
-        "the replay cuts at the same chunk"
-    );
-    let whole = JobConfig {
-        stop_at: Some(1),
-        ..JobConfig::default()
-    };
-    let (uncut, _) = run(whole);
-    assert_ne!(
-        a.vectors(),
-        uncut.vectors(),
-        "the uncut step trains all 3 chunks"
-    );
+    for (threads, schedule) in [(1, "deterministic"), (2, "deterministic"), (2, "hogwild")] {
+        let at = format!("{threads} threads, {schedule}");
+        // One chunk, or one round of two chunks on two deterministic
+        // threads. (Hogwild's third chunk begins once either of the first
+        // two is done: a cut at 2 might come too late.)
+        let units = if schedule == "hogwild" {
+            1
+        } else {
+            threads as u64
+        };
+        let cut = JobConfig {
+            cut_at: Some((0, units)),
+            ..JobConfig::default()
+        };
+        let (a, recorded) = run(cut, threads, schedule);
+        assert_eq!(
+            recorded.metrics.len(),
+            1,
+            "{at}: stopped after the cut step"
+        );
+        let replay = wordbench::session::replay::job_config(&recorded);
+        assert_eq!(replay.stop_at, Some(1), "{at}");
+        if schedule == "hogwild" && threads > 1 {
+            // Which chunks had begun when the cut came depends on timing.
+            assert!(replay.cut_at.is_some(), "{at}: the cut is recorded");
+            continue;
+        }
+        assert_eq!(replay.cut_at, Some((0, units)), "{at}");
+        let (again, _) = run(replay, threads, schedule);
+        assert_eq!(
+            a.vectors(),
+            again.vectors(),
+            "{at}: the replay cuts at the same chunk"
+        );
+        let whole = JobConfig {
+            stop_at: Some(1),
+            ..JobConfig::default()
+        };
+        let (uncut, _) = run(whole, threads, schedule);
+        assert_ne!(
+            a.vectors(),
+            uncut.vectors(),
+            "{at}: the uncut step trains all 3 chunks"
+        );
+    }
 }

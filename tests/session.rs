@@ -81,8 +81,22 @@ fn two_thread_deterministic_runs_replay_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     let sgns = ["--set", "epochs=2", "--set", "schedule=deterministic"];
     let glove = ["--set", "epochs=3", "--set", "schedule=deterministic"];
-    for (algo, extra) in [("sgns", sgns), ("glove", glove)] {
-        let s = record_on(dir.path(), algo, "2", &extra);
+    let mpnnlm = [
+        "--set",
+        "schedule=deterministic",
+        "--set",
+        "hidden=16",
+        "--set",
+        "sample=100",
+        "--set",
+        "step_tokens=20000",
+        "--set",
+        "max_ppl=1e9",
+        "--set",
+        "min_selections=50",
+    ];
+    for (algo, extra) in [("sgns", &sgns[..]), ("glove", &glove), ("mpnnlm", &mpnnlm)] {
+        let s = record_on(dir.path(), algo, "2", extra);
         assert_eq!(session::load(&s).unwrap().runs[0].threads, 2);
         let out = wordbench(&["replay", s.to_str().unwrap(), "--check"]);
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -16,6 +16,7 @@ algos="sgns cbow glove"
 seeds="1 2 3"
 threads="1 2"
 schedules="hogwild deterministic"
+sets=""
 out=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -24,6 +25,7 @@ while [[ $# -gt 0 ]]; do
     --seeds) seeds="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --schedules) schedules="$2"; shift 2 ;;
+    --set) sets="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -36,7 +38,9 @@ if [[ -z "$out" ]]; then
 fi
 mkdir -p "$out"
 results="$out/runs.tsv"
-printf 'algo\tthreads\tschedule\tseed\twall_s\tcpu_s\tloss\tperplexity\tws353\tsimlex\tanalogy\tload\n' > "$results"
+printf 'algo\tthreads\tschedule\tseed\twall_s\tcpu_s\tloss\tperplexity\tws353\tsimlex\tanalogy\tmodel_ppl\tload\n' > "$results"
+extra=()
+for kv in $sets; do extra+=(--set "$kv"); done
 
 # The last non-empty value of CSV column `col` (1-based) of `file`.
 last_value() { awk -F, -v c="$2" 'NR > 1 && $c != "" { v = $c } END { print v }' "$1"; }
@@ -50,7 +54,7 @@ for seed in $seeds; do
         load=$(cut -d' ' -f1 /proc/loadavg)
         /usr/bin/time -f "%e %U %S" -o "$out/$tag.time" \
           "$bin" train "$corpus" --algo "$algo" --threads "$t" --seed "$seed" \
-          --set "schedule=$schedule" -q --out "$out/$tag.txt" --metrics-out "$out/$tag.csv"
+          --set "schedule=$schedule" "${extra[@]}" -q --out "$out/$tag.txt" --metrics-out "$out/$tag.csv"
         read -r wall user sys < "$out/$tag.time"
         cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
         "$bin" eval "$out/$tag.txt" --json > "$out/$tag.json"
@@ -62,9 +66,10 @@ print("%.4f\t%.4f\t%.4f" % (sim["wordsim353"], sim["simlex999"], r["analogy"]["t
 ' "$out/$tag.json")
         loss=$(last_value "$out/$tag.csv" 4)
         ppl=$(last_value "$out/$tag.csv" 5)
+        model_ppl=$(last_value "$out/$tag.csv" 9)
         rm -f "$out/$tag.txt"
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-          "$algo" "$t" "$schedule" "$seed" "$wall" "$cpu" "$loss" "$ppl" "$scores" "$load" | tee -a "$results"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+          "$algo" "$t" "$schedule" "$seed" "$wall" "$cpu" "$loss" "$ppl" "$scores" "$model_ppl" "$load" | tee -a "$results"
       done
     done
   done
@@ -74,13 +79,13 @@ echo
 echo "means over seeds ($results):"
 awk -F'\t' 'NR > 1 {
   k = $1 "\t" $2 "\t" $3; n[k]++
-  for (i = 5; i <= 11; i++) s[k, i] += $i
+  for (i = 5; i <= 12; i++) s[k, i] += $i
   if (!(k in first)) { first[k] = 1; order[++m] = k }
 } END {
-  print "algo\tthreads\tschedule\truns\twall_s\tcpu_s\tloss\tperplexity\tws353\tsimlex\tanalogy"
+  print "algo\tthreads\tschedule\truns\twall_s\tcpu_s\tloss\tperplexity\tws353\tsimlex\tanalogy\tmodel_ppl"
   for (j = 1; j <= m; j++) {
     k = order[j]; line = k "\t" n[k]
-    for (i = 5; i <= 11; i++) line = line "\t" sprintf(i <= 6 ? "%.1f" : (i == 8 ? "%.2f" : "%.4f"), s[k, i] / n[k])
+    for (i = 5; i <= 12; i++) line = line "\t" sprintf(i <= 6 ? "%.1f" : (i == 8 || i == 12 ? "%.2f" : "%.4f"), s[k, i] / n[k])
     print line
   }
 }' "$results"

@@ -443,7 +443,7 @@ impl Run {
             Some(Value::Choice(c)) => Some(c.as_str()),
             _ => None,
         };
-        parallel::recorded_bit_for_bit(method.name, method.schema, schedule, self.threads)
+        parallel::recorded_bit_for_bit(method.schema, schedule, self.threads)
     }
 
     /// Whether the run holds imported (pre-trained) vectors.

@@ -1,20 +1,25 @@
-//! How the stochastic trainers (SGNS, CBOW, GloVe) spread their updates over
-//! threads: the `schedule` hyperparameter, declared here once and included in
-//! each of their schemas (with the method's own default).
+//! How the stochastic trainers (SGNS, CBOW, GloVe, MPNNLM) spread their
+//! updates over threads: the `schedule` hyperparameter, declared here once
+//! and included in each of their schemas (with the method's own default).
 //!
 //! - `deterministic`: a run's result depends only on its seed, settings and
 //!   thread count, so it replays bit for bit. SGNS and CBOW give each thread
 //!   a chunk per round, trained on its own replica of the tables, and merge
 //!   the rows the threads changed in thread order after every round
-//!   ([`crate::fast::replicas`]); GloVe trains, round by round, blocks of
-//!   cells that share no row between threads ([`crate::algo::glove::strata`]).
+//!   ([`crate::fast::replicas`]); MPNNLM does the same with its prototype
+//!   table, both layers and their velocities ([`crate::algo::mpnnlm::lanes`]);
+//!   GloVe trains, round by round, blocks of cells that share no row between
+//!   threads ([`crate::algo::glove::strata`]).
 //! - `hogwild`: word2vec.c's, glove.c's and gensim's lock-free races on
 //!   shared rows ([`crate::fast::hogwild`]): results depend on timing, so a
 //!   run with several threads replays only within a tolerance.
 //!
+//! Every other method's parallel work is split the same way every time, so
+//! all its runs are bit for bit.
+//!
 //! With one thread both are the same serial loop. Each method's default is
 //! the deterministic schedule where it cost at most 15% more CPU time at
-//! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW);
+//! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW, MPNNLM);
 //! docs/replay.md has the measurements.
 
 use super::schema::{ParamSpec, Params};
@@ -52,38 +57,25 @@ impl Schedule {
     }
 }
 
-/// Methods that train Hogwild-style with several threads and have no
-/// deterministic schedule (yet): their multi-thread runs replay only within
-/// a tolerance.
-pub const HOGWILD_ONLY: &[&str] = &["mpnnlm"];
-
-/// Whether a run of `method` with `params` on `threads` threads gives the
-/// same bits every time: one thread always does; with more, every method
-/// except a `schedule = hogwild` run and the methods in [`HOGWILD_ONLY`].
-pub fn bit_for_bit(method: &str, params: &Params, threads: usize) -> bool {
+/// Whether a run with `params` on `threads` threads gives the
+/// same bits every time: one thread always does; with more, every run but a
+/// `schedule = hogwild` one.
+pub fn bit_for_bit(params: &Params, threads: usize) -> bool {
     let schema = params.schema();
     let schedule = schema
         .iter()
         .any(|s| s.name == NAME)
         .then(|| params.choice(NAME));
-    recorded_bit_for_bit(method, schema, schedule, threads)
+    recorded_bit_for_bit(schema, schedule, threads)
 }
 
 /// [`bit_for_bit`] for a recorded run, whose settings may predate the
 /// `schedule` hyperparameter: `schedule` is the recorded value, if any. A
 /// multi-thread run of a method with a schedule that recorded none raced
 /// (Hogwild was the only schedule then).
-pub fn recorded_bit_for_bit(
-    method: &str,
-    schema: &[ParamSpec],
-    schedule: Option<&str>,
-    threads: usize,
-) -> bool {
+pub fn recorded_bit_for_bit(schema: &[ParamSpec], schedule: Option<&str>, threads: usize) -> bool {
     if threads <= 1 {
         return true;
-    }
-    if HOGWILD_ONLY.contains(&method) {
-        return false;
     }
     let has_schedule = schema.iter().any(|s| s.name == NAME);
     !has_schedule || schedule == Some("deterministic")
@@ -102,23 +94,24 @@ mod tests {
         assert_eq!(Schedule::from_params(&det), Schedule::Deterministic);
         let hog = Params::parse(WITH, "m", [("schedule", "hogwild")]).unwrap();
         assert_eq!(Schedule::from_params(&hog), Schedule::Hogwild);
-        assert!(bit_for_bit("sgns", &det, 2));
-        assert!(!bit_for_bit("sgns", &hog, 2));
-        assert!(bit_for_bit("sgns", &hog, 1));
+        assert!(bit_for_bit(&det, 2));
+        assert!(!bit_for_bit(&hog, 2));
+        assert!(bit_for_bit(&hog, 1));
         let plain = Params::defaults(WITHOUT);
-        assert!(bit_for_bit("svd", &plain, 4));
-        assert!(!bit_for_bit("mpnnlm", &plain, 2));
-        assert!(bit_for_bit("mpnnlm", &plain, 1));
+        assert!(bit_for_bit(&plain, 4));
     }
 
     #[test]
     fn a_recorded_run_without_a_schedule_raced_if_its_method_has_one() {
         // Recorded before `schedule` existed: Hogwild was the only schedule.
-        assert!(!recorded_bit_for_bit("sgns", WITH, None, 2));
-        assert!(recorded_bit_for_bit("sgns", WITH, None, 1));
-        assert!(recorded_bit_for_bit("sgns", WITH, Some("deterministic"), 2));
-        assert!(!recorded_bit_for_bit("sgns", WITH, Some("hogwild"), 2));
-        assert!(recorded_bit_for_bit("svd", WITHOUT, None, 2));
-        assert!(!recorded_bit_for_bit("mpnnlm", WITHOUT, None, 2));
+        assert!(!recorded_bit_for_bit(WITH, None, 2));
+        assert!(recorded_bit_for_bit(WITH, None, 1));
+        assert!(recorded_bit_for_bit(WITH, Some("deterministic"), 2));
+        assert!(!recorded_bit_for_bit(WITH, Some("hogwild"), 2));
+        assert!(recorded_bit_for_bit(WITHOUT, None, 2));
+        // MPNNLM raced before it had a schedule: so did its old recordings.
+        let mpnnlm = crate::algo::mpnnlm::SCHEMA;
+        assert!(!recorded_bit_for_bit(mpnnlm, None, 2));
+        assert!(recorded_bit_for_bit(mpnnlm, Some("deterministic"), 2));
     }
 }

@@ -5,7 +5,9 @@
 //! still grow into that word's ring ([`History`]); between steps the trainer
 //! asks [`consider`] about each word whose ring has filled with predictions
 //! it has not yet been checked on, so a word whose candidate failed waits for
-//! a fresh set of predictions before it is clustered again.
+//! a fresh set of predictions before it is clustered again. Under the
+//! deterministic schedule a lane keeps its predictions ([`Pending`]) until
+//! the round ends, and the lanes' lists go into the rings in lane order.
 // Unsafe code is denied crate-wide (src/lib.rs) and allowed here: writes Hogwild rows of `fast::hogwild` (the history rings).
 #![allow(unsafe_code)]
 
@@ -177,6 +179,50 @@ impl Rings<'_> {
         // SAFETY: one row at a time in this thread; concurrent writers to the
         // same ring row race as Hogwild allows (a mixed prediction).
         unsafe { self.data.row(r as usize * self.history + k) }.copy_from_slice(p);
+    }
+}
+
+/// Where training puts the predictions it makes: straight into the
+/// [`Rings`] (one thread, or Hogwild), or a lane's [`Pending`] list, which
+/// the deterministic schedule pushes into the rings in lane order after each
+/// round so that the rings' contents do not depend on timing.
+pub trait Record {
+    /// Records prediction `p` made for word `w`.
+    fn record(&mut self, w: u32, p: &[f32]);
+}
+
+impl Record for Rings<'_> {
+    #[inline]
+    fn record(&mut self, w: u32, p: &[f32]) {
+        self.push(w, p);
+    }
+}
+
+/// One lane's predictions of a round, in the order it made them.
+#[derive(Debug, Clone, Default)]
+pub struct Pending {
+    words: Vec<u32>,
+    data: Vec<f32>,
+}
+
+impl Pending {
+    /// Pushes the predictions into `rings` in the order they were made, and
+    /// forgets them.
+    pub fn apply(&mut self, rings: &Rings<'_>) {
+        let d = rings.data.cols().max(1);
+        for (&w, p) in self.words.iter().zip(self.data.chunks_exact(d)) {
+            rings.push(w, p);
+        }
+        self.words.clear();
+        self.data.clear();
+    }
+}
+
+impl Record for Pending {
+    #[inline]
+    fn record(&mut self, w: u32, p: &[f32]) {
+        self.words.push(w);
+        self.data.extend_from_slice(p);
     }
 }
 

@@ -16,14 +16,19 @@
 //! - Prototypes ([`creation`]): a word grows a prototype when the paper's
 //!   four criteria hold, placed by agglomerative clustering of its last
 //!   predictions.
-//! - Parallel: Hogwild over chunks of whole sentences ([`trainer`]); with
-//!   one thread a run is bit-for-bit reproducible.
+//! - Parallel: chunks of whole sentences, `schedule = deterministic`
+//!   (one chunk per thread, in short rounds on replicas of the tables,
+//!   merged in thread order: [`lanes`]) or `hogwild` (races on the shared tables,
+//!   [`trainer`]); with one thread both are the same serial loop. Every
+//!   deterministic run, and every one-thread run, is bit-for-bit
+//!   reproducible.
 //! - Perplexity: the model's own, on a held-out prefix with the full
 //!   normaliser ([`heldout`]), reported as `model ppl`.
 
 pub mod cluster;
 pub mod creation;
 pub mod heldout;
+pub mod lanes;
 pub mod model;
 pub mod trainer;
 
@@ -33,6 +38,7 @@ mod tests;
 pub use model::{Layout, Model, Shape};
 pub use trainer::{MpnnlmTrainer, Target};
 
+use crate::train::parallel::{self, Schedule};
 use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
 use crate::Result;
 
@@ -148,6 +154,7 @@ pub const SCHEMA: &[ParamSpec] = &[
         1000,
         "held-out tokens scored for the model perplexity (0 = none)",
     ),
+    parallel::schedule("hogwild"),
 ];
 
 /// The validated settings of one run.
@@ -175,6 +182,8 @@ pub struct Settings {
     pub step_tokens: usize,
     /// Held-out tokens for the model perplexity.
     pub heldout_tokens: usize,
+    /// How several threads share the updates.
+    pub schedule: Schedule,
 }
 
 impl Settings {
@@ -202,6 +211,7 @@ impl Settings {
             history: p.usize("history"),
             step_tokens: p.usize("step_tokens"),
             heldout_tokens: p.usize("heldout_tokens"),
+            schedule: Schedule::from_params(p),
         }
     }
 }

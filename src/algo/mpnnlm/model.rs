@@ -19,6 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::fast::hogwild::{Hogwild, SharedMatrix};
+use crate::fast::replicas::Rows;
 
 /// The sizes of the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -205,6 +206,47 @@ impl Model {
         }
     }
 
+    /// The six tables training changes, in a fixed order (prototypes and
+    /// their velocities, hidden layer and its, prediction layer and its),
+    /// beside the layout and selection counts a [`Net`] reads: the
+    /// deterministic schedule keeps a replica of each table
+    /// ([`super::lanes`]).
+    pub(super) fn parts_mut(&mut self) -> (&Layout, &[AtomicU32], [&mut SharedMatrix; 6]) {
+        (
+            &self.layout,
+            &self.selections,
+            [
+                &mut self.protos,
+                &mut self.proto_vel,
+                &mut self.u,
+                &mut self.u_vel,
+                &mut self.w,
+                &mut self.w_vel,
+            ],
+        )
+    }
+
+    /// A net over other handles on the six tables of [`Model::parts_mut`]
+    /// (in that order), with this model's shape, layout and selection counts.
+    pub(super) fn net_on<'a, R: Rows>(
+        shape: Shape,
+        layout: &'a Layout,
+        selections: &'a [AtomicU32],
+        [protos, proto_vel, u, u_vel, w, w_vel]: [R; 6],
+    ) -> Net<'a, R> {
+        Net {
+            shape,
+            layout,
+            protos,
+            proto_vel,
+            u,
+            u_vel,
+            w,
+            w_vel,
+            selections,
+        }
+    }
+
     /// Places a new prototype of `w` at `at` (velocity zero, never selected).
     pub fn create(&mut self, w: u32, at: &[f32]) -> Option<u32> {
         let slot = self.layout.grow(w)?;
@@ -231,20 +273,21 @@ impl Model {
     }
 }
 
-/// Shared handles on the model for the duration of a step.
+/// Handles on the model for the duration of a step: shared Hogwild rows
+/// (the default), or one lane's replicas under the deterministic schedule.
 #[derive(Clone, Copy)]
-pub struct Net<'a> {
+pub struct Net<'a, R = Hogwild<'a>> {
     /// Network shape.
     pub shape: Shape,
     /// Prototype slots (fixed during a step).
     pub layout: &'a Layout,
     /// Prototype vectors.
-    pub protos: Hogwild<'a>,
-    proto_vel: Hogwild<'a>,
-    u: Hogwild<'a>,
-    u_vel: Hogwild<'a>,
-    w: Hogwild<'a>,
-    w_vel: Hogwild<'a>,
+    pub protos: R,
+    proto_vel: R,
+    u: R,
+    u_vel: R,
+    w: R,
+    w_vel: R,
     selections: &'a [AtomicU32],
 }
 
@@ -326,7 +369,7 @@ pub fn half_sq_distance(a: &[f32], b: &[f32]) -> f64 {
     -0.5 * s as f64
 }
 
-impl Net<'_> {
+impl<R: Rows> Net<'_, R> {
     /// Reads prototype `slot`.
     #[inline]
     pub fn proto(&self, slot: u32) -> &[f32] {

@@ -6,10 +6,12 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::creation::{self, Criteria, History, Outcome, Placement};
+use super::creation::{self, Criteria, History, Outcome, Pending, Placement, Record};
 use super::heldout::Heldout;
 use super::model::{Layout, Model, Scratch, Shape};
-use super::trainer::{export, prototype_cap, MpnnlmTrainer};
+use super::trainer::{
+    export, prototype_cap, train_sentences, Cursor, MpnnlmTrainer, Rates, Tally, Target,
+};
 use super::{Settings, SCHEMA};
 use crate::corpus::Batch;
 use crate::fast::hogwild::SharedMatrix;
@@ -348,6 +350,156 @@ fn one_thread_is_bit_for_bit_reproducible() {
     let b = train_run(1, 7);
     assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()));
     assert_ne!(a, train_run(1, 8));
+}
+
+/// A run of `threads` threads (its work cut for that many) on a pool of
+/// `pool` threads, steps of two chunks: the prototypes after it, its model
+/// perplexity and how many prototypes it created.
+fn train_lanes(pool: usize, threads: usize, schedule: &str, seed: u64) -> (Vec<u32>, f64, usize) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(pool)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let v = 40;
+        let caps: Vec<u8> = (0..=v).map(|w| if w < 3 { 2 } else { 1 }).collect();
+        let mut t = MpnnlmTrainer::with_model(
+            settings(&[
+                ("dim", "8"),
+                ("hidden", "8"),
+                ("sample", "10"),
+                ("step_tokens", "20000"),
+                ("max_ppl", "1e9"),
+                ("min_selections", "5"),
+                ("min_distance", "0"),
+                ("history", "10"),
+                ("lr", "0.001"),
+                ("schedule", schedule),
+            ]),
+            words(v),
+            random_batch(v as u32, 1200, 60, 1),
+            Heldout::prefix(&random_batch(v as u32, 3, 30, 2), 90),
+            Layout::new(&caps, 4),
+            seed,
+            threads,
+        )
+        .unwrap();
+        assert!(t.total_steps() >= 3, "several steps of several chunks");
+        for step in 0..t.total_steps() {
+            t.step(step).unwrap();
+        }
+        let protos = t
+            .model()
+            .protos
+            .view()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        let created = t.gained().values().sum();
+        (protos, t.measure().unwrap(), created)
+    })
+}
+
+#[test]
+fn two_deterministic_lanes_replay_bit_for_bit_on_any_pool() {
+    let two = train_lanes(2, 2, "deterministic", 7);
+    assert_eq!(two, train_lanes(2, 2, "deterministic", 7));
+    assert_eq!(
+        two,
+        train_lanes(1, 2, "deterministic", 7),
+        "the pool does not matter"
+    );
+    let one = train_lanes(1, 1, "deterministic", 7);
+    assert_eq!(
+        one,
+        train_lanes(1, 1, "hogwild", 7),
+        "one thread: the same serial loop"
+    );
+    // Two lanes train the same chunks with the same random streams, but each
+    // sees the other's updates only after the round: other bits, a model as good.
+    assert_ne!(one.0, two.0);
+    assert!(two.2 > 0 && one.2 > 0, "both create prototypes");
+    assert!(
+        (two.1 / one.1 - 1.0).abs() < 0.05,
+        "ppl {} vs {}",
+        two.1,
+        one.1
+    );
+}
+
+#[test]
+fn a_chunk_trained_in_slices_is_the_chunk_trained_at_once() {
+    let rates = Rates {
+        lr: 0.01,
+        momentum: 0.9,
+        sample: 3,
+        target: Target::Drawn,
+    };
+    let batch = random_batch(4, 5, 7, 3);
+    let end = 4;
+    let train = |slices: Option<usize>| {
+        let mut m = small_model();
+        let mut h = History::new(5, |w| w == 1, 4, SHAPE.dim);
+        let mut rings = h.rings();
+        let net = m.net();
+        let mut s = Scratch::new(SHAPE);
+        let rng = Xoshiro256PlusPlus::seed_from_u64(9);
+        let tally = match slices {
+            None => {
+                let mut rng = rng;
+                let sentences = (1..4).map(|i| batch.sentence(i));
+                train_sentences(&net, &mut rings, sentences, end, rates, &mut rng, &mut s)
+            }
+            Some(budget) => {
+                let mut cursor = Cursor::new(1..4, end, rng);
+                let mut total = Tally::default();
+                while !cursor.done() {
+                    let t = cursor.train(&net, &mut rings, &batch, rates, budget, &mut s);
+                    assert!(t.predictions <= budget as u64);
+                    total.loss += t.loss;
+                    total.predictions += t.predictions;
+                }
+                total
+            }
+        };
+        let bits: Vec<u32> = m.protos.view().iter().map(|x| x.to_bits()).collect();
+        (bits, tally.predictions, h.predictions(1).to_vec())
+    };
+    let whole = train(None);
+    assert_eq!(whole.1, 3 * 8, "three sentences of 7 words and their ends");
+    for budget in [1, 5, 8, 100] {
+        assert_eq!(train(Some(budget)), whole, "slices of {budget}");
+    }
+}
+
+#[test]
+fn a_lane_s_pending_predictions_reach_the_rings_in_the_order_made() {
+    let pushes = [
+        (0, [1.0, 0.0]),
+        (1, [9.0, 9.0]),
+        (0, [2.0, 0.0]),
+        (2, [3.0, 3.0]),
+        (0, [4.0, 0.0]),
+    ];
+    // Rings of 2 predictions for words 0 and 2 (word 1 cannot grow).
+    let mut direct = History::new(3, |w| w != 1, 2, 2);
+    let mut rings = direct.rings();
+    pushes.iter().for_each(|(w, p)| rings.record(*w, p));
+    let mut lanes = History::new(3, |w| w != 1, 2, 2);
+    let (mut lane0, mut lane1) = (Pending::default(), Pending::default());
+    pushes[..2].iter().for_each(|(w, p)| lane0.record(*w, p));
+    pushes[2..].iter().for_each(|(w, p)| lane1.record(*w, p));
+    let rings = lanes.rings();
+    lane0.apply(&rings);
+    lane1.apply(&rings);
+    lane0.apply(&rings); // emptied by the first apply: nothing more
+    for w in 0..3 {
+        assert_eq!(lanes.predictions(w), direct.predictions(w), "word {w}");
+    }
+    // Slot 0 held 1.0 until the third prediction of word 0 replaced it.
+    assert_eq!(lanes.predictions(0), &[4.0, 0.0, 2.0, 0.0]);
+    assert_eq!(lanes.predictions(2), &[3.0, 3.0]);
+    assert!(lanes.predictions(1).is_empty());
 }
 
 /// A model whose word 0 (cap 2) has 100 predictions in two clusters far

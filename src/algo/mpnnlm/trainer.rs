@@ -1,7 +1,10 @@
 //! The MPNNLM [`Trainer`]: a step trains on a run of chunks of whole
-//! sentences (Hogwild across the pool's threads, each chunk with its own
-//! random stream), then measures the held-out perplexity and lets the words
-//! whose rings filled grow prototypes.
+//! sentences (each chunk with its own random stream), then measures the
+//! held-out perplexity and lets the words whose rings filled grow
+//! prototypes. With several threads the chunks run Hogwild across the pool
+//! (`schedule = hogwild`) or one chunk per lane, in short rounds on replicas
+//! of the tables (`schedule = deterministic`, [`super::lanes`]); with one
+//! thread both are the same serial loop.
 
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
@@ -12,14 +15,17 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use super::creation::{self, History, Outcome, Rings};
+use super::creation::{self, History, Outcome, Record};
 use super::heldout::{self, Heldout};
+use super::lanes::Lanes;
 use super::model::{Layout, Model, Net, Scratch};
 use super::Settings;
 use crate::algo::word2vec::plan::Plan;
 use crate::algo::word2vec::trainer::stream_seed;
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
+use crate::fast::replicas::Rows;
+use crate::train::parallel::Schedule;
 use crate::train::phase::{self, Unit};
 use crate::train::{ScoreView, StepReport, TrainInput, Trainer, Value};
 use crate::words::WordIndex;
@@ -71,9 +77,9 @@ pub enum Target {
 }
 
 /// Trains on `sentences`, each from the start prototypes to its end token.
-fn train_sentences<'s>(
-    net: &Net<'_>,
-    rings: &Rings<'_>,
+pub(super) fn train_sentences<'s, R: Rows>(
+    net: &Net<'_, R>,
+    rings: &mut impl Record,
     sentences: impl Iterator<Item = &'s [u32]>,
     end: u32,
     rates: Rates,
@@ -96,12 +102,84 @@ fn train_sentences<'s>(
     tally
 }
 
+/// A lane's place in its chunk under the deterministic schedule, which
+/// trains a chunk in slices of [`ROUND_TOKENS`] predictions: the sentence
+/// and token it is at, the input window and the chunk's random stream. A
+/// chunk trained slice after slice makes the same calls in the same order
+/// as [`train_sentences`] on it.
+pub struct Cursor {
+    sentences: std::ops::Range<usize>,
+    end: u32,
+    token: usize,
+    window: Vec<u32>,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl Cursor {
+    /// At the start of `sentences` (a chunk) with the chunk's random
+    /// stream; `end` is the end token each sentence ends by predicting.
+    pub fn new(sentences: std::ops::Range<usize>, end: u32, rng: Xoshiro256PlusPlus) -> Cursor {
+        Cursor {
+            sentences,
+            end,
+            token: 0,
+            window: Vec::new(),
+            rng,
+        }
+    }
+
+    /// True once every sentence of the chunk is trained.
+    pub fn done(&self) -> bool {
+        self.sentences.is_empty()
+    }
+
+    /// Trains the chunk's next `budget` predictions (fewer at its end).
+    pub fn train<R: Rows>(
+        &mut self,
+        net: &Net<'_, R>,
+        rings: &mut impl Record,
+        batch: &Batch,
+        rates: Rates,
+        budget: usize,
+        s: &mut Scratch,
+    ) -> Tally {
+        let mut tally = Tally::default();
+        while tally.predictions < budget as u64 && !self.done() {
+            let sentence = batch.sentence(self.sentences.start);
+            if self.token == 0 {
+                self.window.clear();
+                self.window.extend(net.layout.starts());
+            }
+            let t = sentence.get(self.token).copied().unwrap_or(self.end);
+            let (loss, slot) = train_token(net, rings, &self.window, t, rates, &mut self.rng, s);
+            tally.loss += loss;
+            tally.predictions += 1;
+            self.window.rotate_left(1);
+            *self.window.last_mut().unwrap() = slot;
+            if self.token == sentence.len() {
+                self.sentences.start += 1;
+                self.token = 0;
+            } else {
+                self.token += 1;
+            }
+        }
+        tally
+    }
+}
+
+/// Predictions each lane makes per round of the deterministic schedule:
+/// short enough that the lanes' summed changes to the network, which every
+/// token writes, stay the small steps Hogwild would sum (a whole chunk of
+/// ~20,000 tokens per lane and round let the two copies drift apart and
+/// their summed changes diverge on text8-head).
+pub const ROUND_TOKENS: usize = 1000;
+
 /// One training token: forward, the distance softmax, the four
 /// backpropagation steps; returns the word's loss (with the estimated
 /// denominator) and the target's prototype drawn for the next input.
-pub fn train_token(
-    net: &Net<'_>,
-    rings: &Rings<'_>,
+pub fn train_token<R: Rows>(
+    net: &Net<'_, R>,
+    rings: &mut impl Record,
     window: &[u32],
     t: u32,
     rates: Rates,
@@ -110,7 +188,7 @@ pub fn train_token(
 ) -> (f64, u32) {
     net.forward(window, s);
     if net.full_context(window) {
-        rings.push(t, &s.p);
+        rings.record(t, &s.p);
     }
     net.entries(t, rates.sample, rng, s);
     let (loss, slot) = match rates.target {
@@ -152,7 +230,7 @@ fn pick(mut u: f64, r: &[f64]) -> usize {
 
 /// Draws the target's prototype from its posterior `r` (computed before the
 /// update, eq. 33) and counts the selection.
-fn draw(net: &Net<'_>, t: u32, rng: &mut impl RngExt, s: &Scratch) -> u32 {
+fn draw<R: Rows>(net: &Net<'_, R>, t: u32, rng: &mut impl RngExt, s: &Scratch) -> u32 {
     let own = net.layout.of(t);
     let mut slot = own.start;
     if own.len() > 1 {
@@ -314,45 +392,117 @@ impl MpnnlmTrainer {
         self.vocab_len as u32
     }
 
-    /// Trains the chunks of step `step` in parallel.
+    /// Trains the chunks of step `step`: Hogwild, or in deterministic
+    /// rounds when the run has several threads and that schedule.
     fn run_step(&mut self, step: u64) -> Tally {
         let (epoch, chunks) = self.plan.step(step);
-        let rates = Rates {
+        let work = phase::begin("training chunk", chunks.len() as u64, Unit::Count);
+        let lanes = self.scratch.len();
+        let tallies = if self.settings.schedule == Schedule::Deterministic && lanes > 1 {
+            self.rounds(epoch, chunks, &work)
+        } else {
+            self.hogwild(epoch, chunks, &work)
+        };
+        let mut total = Tally::default();
+        tallies.into_iter().for_each(|t| total.add(t));
+        total
+    }
+
+    /// The live rates of the next step.
+    fn rates(&self) -> Rates {
+        Rates {
             lr: self.settings.lr as f32,
             momentum: self.settings.momentum as f32,
             sample: self.settings.sample,
             target: self.settings.target,
-        };
-        let end = self.end();
+        }
+    }
+
+    /// The chunks in parallel on the shared tables (rayon balances them
+    /// across the pool's threads); with one thread, the serial loop.
+    fn hogwild(
+        &mut self,
+        epoch: u64,
+        chunks: std::ops::Range<usize>,
+        work: &phase::Tracker,
+    ) -> Vec<Tally> {
+        let (rates, end) = (self.rates(), self.end());
         let (plan, batch, scratch, seed) = (&self.plan, &self.batch, &self.scratch, self.seed);
         let net = self.model.net();
         let rings = self.history.rings();
-        let work = phase::begin("training chunk", chunks.len() as u64, Unit::Count);
-        let tallies: Vec<Tally> = chunks
+        chunks
             .into_par_iter()
             .map(|c| {
                 // A stop sent during the step skips the chunks not begun.
                 if work.cut() {
                     return Tally::default();
                 }
-                let _done = Done(&work);
+                let _done = Done(work);
                 let mut rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
                 let sentences = plan.chunk(c).map(|i| batch.sentence(i));
+                let mut rings = rings;
                 let slot = rayon::current_thread_index().unwrap_or(0) % scratch.len();
                 match scratch[slot].try_lock() {
                     Ok(mut s) => {
-                        train_sentences(&net, &rings, sentences, end, rates, &mut rng, &mut s)
+                        train_sentences(&net, &mut rings, sentences, end, rates, &mut rng, &mut s)
                     }
                     Err(_) => {
                         let mut s = Scratch::new(net.shape);
-                        train_sentences(&net, &rings, sentences, end, rates, &mut rng, &mut s)
+                        train_sentences(&net, &mut rings, sentences, end, rates, &mut rng, &mut s)
                     }
                 }
             })
-            .collect();
-        let mut total = Tally::default();
-        tallies.into_iter().for_each(|t| total.add(t));
-        total
+            .collect()
+    }
+
+    /// The deterministic schedule ([`super::lanes`]): the chunks in groups
+    /// of one per lane, lane `j` taking the group's `j`-th chunk and
+    /// training it in rounds of [`ROUND_TOKENS`] predictions. A stop is
+    /// checked before each group, so a step is cut after whole chunks and
+    /// the count of chunks done (which a replay cuts at) is exact.
+    fn rounds(
+        &mut self,
+        epoch: u64,
+        chunks: std::ops::Range<usize>,
+        work: &phase::Tracker,
+    ) -> Vec<Tally> {
+        let (rates, end, seed) = (self.rates(), self.end(), self.seed);
+        let mut lanes = Lanes::new(&mut self.model, self.scratch.len());
+        let (plan, batch) = (&self.plan, &self.batch);
+        let rings = self.history.rings();
+        let mut tallies = Vec::new();
+        let mut start = chunks.start;
+        while start < chunks.end && !work.cut() {
+            let last = (start + lanes.lanes()).min(chunks.end);
+            let mut cursors: Vec<Cursor> = (0..lanes.lanes())
+                .map(|j| {
+                    let c = (start + j).min(last);
+                    let sentences = if c < last { plan.chunk(c) } else { 0..0 };
+                    let rng = Xoshiro256PlusPlus::seed_from_u64(stream_seed(seed, epoch, c as u64));
+                    Cursor::new(sentences, end, rng)
+                })
+                .collect();
+            while !cursors.iter().all(Cursor::done) {
+                let round = lanes.round(
+                    &mut self.model,
+                    &rings,
+                    &mut cursors,
+                    |net, pending, s, cursor| {
+                        if cursor.done() {
+                            return None;
+                        }
+                        let t = cursor.train(net, pending, batch, rates, ROUND_TOKENS, s);
+                        if cursor.done() {
+                            work.add(1);
+                        }
+                        Some(t)
+                    },
+                );
+                tallies.extend(round.into_iter().flatten());
+            }
+            start = last;
+        }
+        tallies
     }
 
     /// Lets every word whose ring filled since its last check grow; returns
