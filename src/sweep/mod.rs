@@ -4,7 +4,7 @@
 //!
 //! - [`spec`]: the declaration (grid, ranges, metric, pruning), checked
 //!   against the one schema of the method and of the corpus options;
-//! - [`expand`]: from the declaration to the list of runs;
+//! - [`mod@expand`]: from the declaration to the list of runs;
 //! - [`prune`]: asynchronous successive halving, deterministic in the order
 //!   of the runs;
 //! - [`mod@run`]: trains the runs as engine jobs, sharing the corpus and the

@@ -35,7 +35,7 @@ pub struct Plan {
     pub spec: SweepSpec,
     /// Its method.
     pub method: &'static Method,
-    /// The runs, from [`super::expand`].
+    /// The runs, from [`super::expand()`].
     pub trials: Vec<Trial>,
     /// The corpus file.
     pub corpus: PathBuf,

@@ -106,7 +106,7 @@ pub(super) fn train_sentences<'s, R: Rows>(
 /// trains a chunk in slices of [`ROUND_TOKENS`] predictions: the sentence
 /// and token it is at, the input window and the chunk's random stream. A
 /// chunk trained slice after slice makes the same calls in the same order
-/// as [`train_sentences`] on it.
+/// as `train_sentences` on it.
 pub struct Cursor {
     sentences: std::ops::Range<usize>,
     end: u32,
