@@ -25,6 +25,15 @@
 //! the seed and so shared by a replay; its tolerance is instead above
 //! twice the largest spread of one seed run again (3.3%, GloVe) and below
 //! the smallest seed-to-seed range (12%).
+//!
+//! MPNNLM's perplexities are not judged ([`PERPLEXITY_UNJUDGED`]): on
+//! text8-head (2 threads, Hogwild, `sample=300`) three runs of seed 1 ended
+//! 40% apart in held-out perplexity and 17% in model perplexity, about as
+//! far as seeds 1-5 spread (48% and 32%), so no tolerance tells a replay
+//! from another run. Its loss (0.38% over the three runs of seed 1, 0.35%
+//! over seeds 1-5) and scores (WS-353 / SimLex / analogy: 0.030 / 0.019 /
+//! 0.0045 over the three runs, 0.088 / 0.053 / 0.0053 over the seeds) keep
+//! the tolerances above.
 
 use std::path::{Path, PathBuf};
 
@@ -76,7 +85,13 @@ impl FinalDiff {
 }
 
 /// The final loss, perplexity and model perplexity of both histories.
-pub fn final_values(recorded: &[Progress], replayed: &[Progress]) -> Vec<FinalDiff> {
+/// Methods whose final perplexities a replay does not judge (see the
+/// module's note): their run-to-run spread is as wide as their
+/// seed-to-seed one.
+pub const PERPLEXITY_UNJUDGED: &[&str] = &["mpnnlm"];
+
+/// The final values of a run of `method` that a replay is judged by.
+pub fn final_values(method: &str, recorded: &[Progress], replayed: &[Progress]) -> Vec<FinalDiff> {
     type Get = fn(&Progress) -> Option<f64>;
     let metrics: [(&str, Get, f64); 3] = [
         ("loss", |p| Some(p.loss), LOSS_TOLERANCE),
@@ -87,8 +102,11 @@ pub fn final_values(recorded: &[Progress], replayed: &[Progress]) -> Vec<FinalDi
             PERPLEXITY_TOLERANCE,
         ),
     ];
+    let judged =
+        |metric: &str| !(metric.ends_with("perplexity") && PERPLEXITY_UNJUDGED.contains(&method));
     metrics
         .iter()
+        .filter(|&&(metric, _, _)| judged(metric))
         .filter_map(|&(metric, get, tolerance)| {
             let last = |h: &[Progress]| h.iter().rev().find_map(get);
             Some(FinalDiff {
@@ -210,7 +228,7 @@ mod tests {
             progress(2, 3.0, Some(101.0)),
             progress(3, 1.004, None),
         ];
-        let d = final_values(&a, &b);
+        let d = final_values("sgns", &a, &b);
         assert_eq!(d.len(), 2, "no model perplexity recorded: {d:?}");
         assert_eq!(
             (d[0].metric.as_str(), d[0].recorded, d[0].replayed),
@@ -223,7 +241,11 @@ mod tests {
             progress(1, 9.0, Some(100.0)),
             progress(3, 1.01, Some(100.0)),
         ];
-        assert!(!final_values(&a, &far)[0].within());
+        assert!(!final_values("sgns", &a, &far)[0].within());
+        // MPNNLM is judged by its loss alone among the curves.
+        let m = final_values("mpnnlm", &a, &b);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].metric, "loss");
     }
 
     #[test]

@@ -143,7 +143,7 @@ pub fn judge(recorded: &Run, replayed: &Run, scores: Vec<FinalDiff>) -> Judgemen
     let finals = if exact {
         Vec::new()
     } else {
-        let mut f = finals::final_values(&recorded.metrics, &replayed.metrics);
+        let mut f = finals::final_values(&recorded.method, &recorded.metrics, &replayed.metrics);
         f.extend(scores);
         f
     };
