@@ -230,10 +230,11 @@ fn train_one(
 ) -> Outcome {
     let start = Instant::now();
     let trial = plan.trials[index].clone();
-    let mut outcome = Outcome {
+    // What every ending shares; its status and record are set below.
+    let outcome = Outcome {
         index,
         trial: trial.clone(),
-        status: Status::Skipped,
+        status: Status::Finished,
         run: None,
         embedding: None,
         seconds: 0.0,
@@ -243,8 +244,10 @@ fn train_one(
         Ok(p) => p,
         Err(e) => {
             let _ = tx.send(Msg::Built(index));
-            outcome.status = Status::Failed(e.to_string());
-            return outcome;
+            return Outcome {
+                status: Status::Failed(e.to_string()),
+                ..outcome
+            };
         }
     };
     let mut recorder = Recorder::new(plan.method.name, &params, plan.spec.seed, plan.spec.threads)
@@ -300,27 +303,33 @@ fn train_one(
         let _ = tx.send(Msg::Built(index));
     }
     drop(job);
-    match result {
+    let (status, embedding) = match result {
         Ok(embedding) => {
-            if !plan.eval.similarity.is_empty() || plan.eval.analogy.is_some() {
-                match plan.eval.run(&embedding) {
-                    Ok(report) => recorder.run_mut().evaluation = Some(report),
-                    Err(e) => outcome.status = Status::Failed(e.to_string()),
-                }
-            }
-            if outcome.status == Status::Skipped {
-                outcome.status = match pruned_at {
-                    Some(step) => Status::Pruned { step },
-                    None => Status::Finished,
-                };
-            }
-            outcome.embedding = Some(embedding);
+            let evaluated = evaluate(plan, &embedding).map(|r| recorder.run_mut().evaluation = r);
+            let status = match (evaluated, pruned_at) {
+                (Err(e), _) => Status::Failed(e.to_string()),
+                (Ok(()), Some(step)) => Status::Pruned { step },
+                (Ok(()), None) => Status::Finished,
+            };
+            (status, Some(embedding))
         }
-        Err(e) => outcome.status = Status::Failed(e.to_string()),
+        Err(e) => (Status::Failed(e.to_string()), None),
+    };
+    Outcome {
+        status,
+        run: Some(recorder.into_run()),
+        embedding,
+        seconds: start.elapsed().as_secs_f64(),
+        ..outcome
     }
-    outcome.run = Some(recorder.into_run());
-    outcome.seconds = start.elapsed().as_secs_f64();
-    outcome
+}
+
+/// The plan's evaluation of `embedding`, if the plan has datasets.
+fn evaluate(plan: &Plan, embedding: &Embedding) -> Result<Option<Report>> {
+    if plan.eval.similarity.is_empty() && plan.eval.analogy.is_none() {
+        return Ok(None);
+    }
+    plan.eval.run(embedding).map(Some)
 }
 
 /// The run's parameters (resolved for its corpus), its corpus and the
