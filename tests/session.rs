@@ -607,21 +607,13 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     let tmp = tempfile::tempdir().unwrap();
     let method = wordbench::algo::find("svd").unwrap();
     let spec = SweepSpec {
-        method: "svd".into(),
         fixed: [("dim".to_string(), "8".to_string())].into(),
         grid: vec![
             spec::parse_grid(method, "power=0,0.5,1").unwrap(),
             spec::parse_grid(method, "cds=0.75,1").unwrap(),
         ],
-        ranges: Vec::new(),
-        samples: 0,
-        metric: Metric::Loss,
-        prune: None,
-        max_runs: None,
-        time_budget: None,
-        seed: 1,
-        threads: 1,
         parallel: 2,
+        ..SweepSpec::new("svd", Metric::Loss)
     };
     let plan = Plan {
         trials: sweep::expand(&spec, method).unwrap(),

@@ -928,21 +928,13 @@ fn with_sweep() -> App {
         numbers.push(k as u32 + 1);
     }
     let spec = SweepSpec {
-        method: "sgns".into(),
         fixed: [("dim".to_string(), "50".to_string())].into(),
         grid: vec![
             parse_grid(sgns, "window=2,5,10").unwrap(),
             parse_grid(sgns, "negative=2,5").unwrap(),
         ],
-        ranges: Vec::new(),
-        samples: 0,
-        metric: Metric::Similarity("simlex999".into()),
-        prune: None,
-        max_runs: None,
-        time_budget: None,
-        seed: 1,
-        threads: 1,
         parallel: 2,
+        ..SweepSpec::new("sgns", Metric::Similarity("simlex999".into()))
     };
     app.session.sweeps.push(SweepRecord {
         number: 1,

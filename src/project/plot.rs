@@ -135,12 +135,17 @@ pub fn render_png(plot: &Plot<'_>) -> std::result::Result<Vec<u8>, String> {
         draw(&root, plot)?;
         root.present().map_err(|e| e.to_string())?;
     }
+    encode_png(&rgb, (w, h))
+}
+
+/// RGB pixels (row-major, 3 bytes each) of an image of `size` as PNG bytes.
+pub fn encode_png(rgb: &[u8], size: (u32, u32)) -> std::result::Result<Vec<u8>, String> {
     let mut png_bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut png_bytes, w, h);
+    let mut encoder = png::Encoder::new(&mut png_bytes, size.0, size.1);
     encoder.set_color(png::ColorType::Rgb);
     encoder.set_depth(png::BitDepth::Eight);
     let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(&rgb).map_err(|e| e.to_string())?;
+    writer.write_image_data(rgb).map_err(|e| e.to_string())?;
     writer.finish().map_err(|e| e.to_string())?;
     Ok(png_bytes)
 }

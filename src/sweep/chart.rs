@@ -55,21 +55,10 @@ pub fn save(path: &Path, chart: &Chart<'_>, format: ImageFormat) -> Result<()> {
                 root.present()
                     .map_err(|e| Error::format(path, e.to_string()))?;
             }
-            png_bytes(&rgb).map_err(|e| Error::format(path, e))?
+            crate::project::plot::encode_png(&rgb, SIZE).map_err(|e| Error::format(path, e))?
         }
     };
     atomic::write_bytes(path, &bytes)
-}
-
-fn png_bytes(rgb: &[u8]) -> std::result::Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    let mut encoder = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| e.to_string())?;
-    writer.write_image_data(rgb).map_err(|e| e.to_string())?;
-    writer.finish().map_err(|e| e.to_string())?;
-    Ok(out)
 }
 
 /// Where row `i` sits on the x axis: its value (log10 on a log scale), or

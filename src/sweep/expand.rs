@@ -175,20 +175,7 @@ mod tests {
     use crate::sweep::spec::{parse_grid, parse_range, Metric};
 
     fn spec() -> SweepSpec {
-        SweepSpec {
-            method: "sgns".into(),
-            fixed: Default::default(),
-            grid: Vec::new(),
-            ranges: Vec::new(),
-            samples: 0,
-            metric: Metric::Perplexity,
-            prune: None,
-            max_runs: None,
-            time_budget: None,
-            seed: 1,
-            threads: 1,
-            parallel: 1,
-        }
+        SweepSpec::new("sgns", Metric::Perplexity)
     }
 
     #[test]

@@ -230,6 +230,27 @@ pub struct SweepSpec {
     pub parallel: usize,
 }
 
+impl SweepSpec {
+    /// A sweep of `method` ranked by `metric` with nothing swept yet: no
+    /// pruning or budget, the default seed, one run at a time on one thread.
+    pub fn new(method: &str, metric: Metric) -> SweepSpec {
+        SweepSpec {
+            method: method.to_string(),
+            fixed: BTreeMap::new(),
+            grid: Vec::new(),
+            ranges: Vec::new(),
+            samples: 0,
+            metric,
+            prune: None,
+            max_runs: None,
+            time_budget: None,
+            seed: crate::train::DEFAULT_SEED,
+            threads: 1,
+            parallel: 1,
+        }
+    }
+}
+
 /// Parses `NAME=V1,V2,...` into a grid axis, each value checked against the
 /// parameter's declaration.
 pub fn parse_grid(method: &Method, text: &str) -> Result<GridAxis> {

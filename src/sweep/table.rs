@@ -189,11 +189,7 @@ pub fn csv(names: &[String], rows: &[Row]) -> String {
         }
         let _ = write!(out, ",{},{}", cell(r.loss), cell(r.perplexity));
         for s in &sets {
-            let v = r
-                .similarity
-                .iter()
-                .find(|(n, _)| n == s)
-                .and_then(|(_, v)| *v);
+            let v = r.value(&Metric::Similarity(s.clone()));
             let _ = write!(out, ",{}", cell(v));
         }
         let _ = writeln!(out, ",{},{},{:.2}", cell(r.analogy), r.steps, r.seconds);
@@ -233,12 +229,7 @@ pub fn text(names: &[String], rows: &[Row], metric: &Metric) -> String {
         line.push(f(r.loss, 4));
         line.push(f(r.perplexity, 1));
         for s in &sets {
-            let v = r
-                .similarity
-                .iter()
-                .find(|(n, _)| n == s)
-                .and_then(|(_, v)| *v);
-            line.push(f(v, 3));
+            line.push(f(r.value(&Metric::Similarity(s.clone())), 3));
         }
         line.push(f(r.analogy, 3));
         line.push(r.steps.to_string());

@@ -771,18 +771,8 @@ mod tests {
         s.sweeps.push(crate::session::SweepRecord {
             number: 1,
             spec: crate::sweep::SweepSpec {
-                method: "sgns".into(),
-                fixed: Default::default(),
                 grid: vec![parse_grid(sgns, "window=5,9").unwrap()],
-                ranges: Vec::new(),
-                samples: 0,
-                metric: Metric::Perplexity,
-                prune: None,
-                max_runs: None,
-                time_budget: None,
-                seed: 1,
-                threads: 1,
-                parallel: 1,
+                ..crate::sweep::SweepSpec::new("sgns", Metric::Perplexity)
             },
             names: vec!["window".into()],
             runs: vec![1, 2],
