@@ -12,7 +12,7 @@
 //! Perplexity is the signal whatever the sweep ranks by: it is measured
 //! during training at no cost to the run, and a similarity or analogy score
 //! would need the vectors out of the running job. Whether that picks the
-//! same best run as the full grid is measured in README ("Sweeps").
+//! same best run as the full grid is measured in docs/sweeps.md.
 
 /// What a run that reached a rung knows about the earlier runs there.
 #[derive(Debug, Clone, Copy, PartialEq)]
