@@ -86,11 +86,7 @@ pub fn descent(x: ArrayView2<'_, f32>, k: usize, p: &Descent) -> Knn {
     let n = x.nrows();
     let k = k.min(n.saturating_sub(1));
     if k == 0 {
-        return Knn {
-            k,
-            ids: Vec::new(),
-            dist2: Vec::new(),
-        };
+        return Knn::empty();
     }
     assert!(n < EMPTY as usize, "{n} points do not fit 31-bit ids");
     let x = x.as_standard_layout();

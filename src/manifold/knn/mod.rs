@@ -98,6 +98,15 @@ pub struct Knn {
 }
 
 impl Knn {
+    /// No points (or no neighbour to find: `k = 0`).
+    pub fn empty() -> Knn {
+        Knn {
+            k: 0,
+            ids: Vec::new(),
+            dist2: Vec::new(),
+        }
+    }
+
     /// Number of points.
     pub fn len(&self) -> usize {
         self.ids.len().checked_div(self.k).unwrap_or(0)
@@ -121,11 +130,7 @@ pub fn knn(x: ArrayView2<'_, f32>, k: usize) -> Knn {
     let n = x.nrows();
     let k = k.min(n.saturating_sub(1));
     if k == 0 {
-        return Knn {
-            k,
-            ids: Vec::new(),
-            dist2: Vec::new(),
-        };
+        return Knn::empty();
     }
     let x = x.as_standard_layout();
     let sq = square_norms(x.view());
