@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Records the example sessions shipped in sessions/: one per method, on the
 # small fixture corpus, one thread, so `wordbench replay --check` reproduces
-# them bit for bit (tests/sessions_shipped.rs replays every *.ron here).
+# them bit for bit (tests/it/sessions_shipped.rs replays every *.ron here).
 #
 # Re-run it when a method's arithmetic changes on purpose:
 #   bash sessions/record.sh            # uses target/release/wordbench (builds it)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Makes the tiny evaluation fixture under tests/fixtures/eval/ and prints the
 reference numbers gensim and scipy compute on it (pasted into
-tests/eval_reference.rs).
+tests/it/eval_reference.rs).
 
 Needs the vectors eval_compare.sh trains (target/compare-eval/w2v.txt).
 Run: benches/compare/.venv/bin/python benches/compare/make_eval_fixture.py

@@ -6,7 +6,7 @@ tests/fixtures/pretrained/fasttext.bin and writes, in
 tests/fixtures/pretrained/fasttext.expected.json, fastText's own
 `get_word_vector` for some in-vocabulary words and for out-of-vocabulary words
 (ASCII and non-ASCII, so the signed-char quirk of its hash is exercised), plus
-the model's shape. tests/pretrained.rs checks that wordbench computes the same
+the model's shape. tests/it/pretrained.rs checks that wordbench computes the same
 vectors.
 
 Usage: make_fasttext_fixture.py REPO_ROOT

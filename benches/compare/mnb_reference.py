@@ -1,4 +1,4 @@
-"""Reference values for tests/classify.rs: scikit-learn's MultinomialNB(alpha=1)
+"""Reference values for tests/it/classify.rs: scikit-learn's MultinomialNB(alpha=1)
 on the polarity fixture, with the class prior wordbench uses (document
 fractions with add-one, passed as class_prior) and the vocabulary of the
 training and test documents (wordbench's transductive default).

@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn a_header_quoting_with_a_multibyte_character_is_refused_not_a_panic() {
-        // Found by tests/reader_fuzz.rs: a damaged byte where the quote of
+        // Found by tests/it/reader_fuzz.rs: a damaged byte where the quote of
         // 'descr' stands became U+FFFD (three bytes) in the header's text.
         for quote in ["\u{fffd}", "é", "'"] {
             let dict = format!(

@@ -37,7 +37,7 @@
 //!    ([`App::user_action`], [`App::follow_up`]) instead of calling it.
 //! 4. Its keys in [`keymap`] (context `Ctx::Screen`), and its drawing in
 //!    `ui/<name>.rs`, called from [`ui`]'s screen match.
-//! 5. A snapshot test in `tests/tui_snapshots.rs` at 120x40 and 80x24.
+//! 5. A snapshot test in `tests/it/tui_snapshots.rs` at 120x40 and 80x24.
 
 pub mod action;
 pub mod app;
