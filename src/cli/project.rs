@@ -79,8 +79,9 @@ pub struct ProjectArgs {
     /// Output file: .png, .svg (scatter plot) or .csv (coordinates).
     #[arg(long, required_unless_present_any = ["help_tsne", "help_graph", "help_ube"])]
     pub out: Option<PathBuf>,
-    /// Output dimensions, 2 or 3: PCA components written to CSV (plots show the
-    /// first two); UBE's sphere (default 3; plots show its equal-area map).
+    /// Output dimensions, 2 or 3: PCA, t-SNE and UMAP write a 3-D layout to
+    /// CSV (a plot is laid out in 2-D); UBE's sphere (default 3; plots show
+    /// its equal-area map).
     #[arg(long, visible_alias = "dim", value_parser = count(1, 1000))]
     pub dims: Option<usize>,
     /// Image size in pixels, WIDTHxHEIGHT.

@@ -23,6 +23,7 @@ pub const SEED_DEFAULT: u64 = 1;
 /// own declarations; [`applies`] says which method reads which).
 pub static OPTIONS: &[ParamSpec] = &[
     ParamSpec::choice("method", &NAMES, METHOD_DEFAULT, "t-SNE keeps neighbourhoods; PCA the largest variance; isomap/lle/laplacian unroll a kNN graph; ube: a sphere (equal-area map); umap: a fuzzy kNN graph laid out by SGD"),
+    ParamSpec::int("dims", 2, 3, 2, "2, or 3 for a cloud turned with H/J/K/L (the Projector's 3-D view)"),
     ParamSpec::int("count", 4, 20_000, COUNT_DEFAULT as i64, "words projected: the most frequent, or the neighbours of the focus word"),
     ParamSpec::int("labels", 0, 500, 40, "words labelled in the preview and the plot (most frequent first)"),
     crate::project::tsne::PERPLEXITY,
@@ -43,11 +44,30 @@ pub static OPTIONS: &[ParamSpec] = &[
 /// a plot's record keeps, only those. An option of some projection's schema
 /// is read by the projections that declare it; the others by every method.
 pub fn applies(name: &str, method: &str) -> bool {
+    if name == "dims" {
+        return registry::find(method).is_ok_and(lays_out_3d);
+    }
     let declares = |p: &registry::Projection| p.schema.iter().any(|s| s.name == name);
     if PROJECTIONS.iter().any(declares) {
         registry::find(method).is_ok_and(declares)
     } else {
         true
+    }
+}
+
+/// Whether a projection lays out in 2-D by default and can also in 3-D (a
+/// sphere-only method such as UBE is always 3-D and has no choice).
+fn lays_out_3d(p: &registry::Projection) -> bool {
+    p.default_dims == 2 && p.max_dims >= 3
+}
+
+/// The dimensions `p` lays out in when `asked` for: the asked ones where
+/// the method has the choice (within its range), else its own.
+pub fn output_dims(p: &registry::Projection, asked: usize) -> usize {
+    if lays_out_3d(p) {
+        asked.clamp(2, p.max_dims)
+    } else {
+        p.default_dims
     }
 }
 
@@ -64,6 +84,9 @@ pub struct Settings {
     pub labels: usize,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Output dimensions: the form's `dims` where the method has the
+    /// choice, else its default.
+    pub dims: usize,
 }
 
 /// Types the form's `(name, text)` values: every one is checked against
@@ -75,8 +98,10 @@ pub fn settings<'a>(assignments: &[(&'a str, &'a str)]) -> Result<Settings> {
         .iter()
         .copied()
         .filter(|(n, _)| projection.schema.iter().any(|s| s.name == *n));
+    let dims = output_dims(projection, all.usize("dims"));
     Ok(Settings {
         params: Params::parse(projection.schema, projection.name, own)?,
+        dims,
         projection,
         count: all.usize("count"),
         labels: all.usize("labels"),
@@ -97,10 +122,10 @@ mod tests {
                 .filter(|n| applies(n, m))
                 .collect()
         };
-        assert_eq!(shown("pca"), ["method", "count", "labels", "seed"]);
+        assert_eq!(shown("pca"), ["method", "dims", "count", "labels", "seed"]);
         assert_eq!(
             shown("tsne"),
-            ["method", "count", "labels", "perplexity", "seed"]
+            ["method", "dims", "count", "labels", "perplexity", "seed"]
         );
         assert_eq!(shown("lle"), ["method", "count", "labels", "k", "seed"]);
         assert_eq!(
@@ -111,6 +136,7 @@ mod tests {
             shown("umap"),
             [
                 "method",
+                "dims",
                 "count",
                 "labels",
                 "seed",
@@ -137,6 +163,11 @@ mod tests {
         assert_eq!(s.params.f64("theta"), 0.5, "a default of the rest");
         let s = settings(&[("method", "lle"), ("k", "3")]).unwrap();
         assert_eq!(s.params.usize("k"), 3);
+        assert_eq!(s.dims, 2, "the graph methods lay out in 2-D only");
+        let s = settings(&[("method", "pca"), ("dims", "3")]).unwrap();
+        assert_eq!(s.dims, 3);
+        let s = settings(&[("method", "ube"), ("dims", "2")]).unwrap();
+        assert_eq!(s.dims, 3, "UBE is a sphere whatever the form says");
         assert!(settings(&[("count", "2")])
             .unwrap_err()
             .to_string()

@@ -38,14 +38,14 @@ pub fn spread_layout(n: usize, radius: f64, seed: u64) -> Vec<[f64; 2]> {
         .collect()
 }
 
-/// `‖got − want‖ / ‖want‖` over 2-D forces or gradients.
-pub fn relative_l2(want: &[[f64; 2]], got: &[[f64; 2]]) -> f64 {
-    let sq = |v: [f64; 2]| v[0] * v[0] + v[1] * v[1];
+/// `‖got − want‖ / ‖want‖` over forces or gradients.
+pub fn relative_l2<const D: usize>(want: &[[f64; D]], got: &[[f64; D]]) -> f64 {
+    let sq = |v: [f64; D]| v.iter().map(|x| x * x).sum::<f64>();
     let norm: f64 = want.iter().map(|&w| sq(w)).sum::<f64>().sqrt();
     let err: f64 = want
         .iter()
         .zip(got)
-        .map(|(a, b)| sq([a[0] - b[0], a[1] - b[1]]))
+        .map(|(a, b)| sq(std::array::from_fn(|d| a[d] - b[d])))
         .sum::<f64>()
         .sqrt();
     err / norm

@@ -12,6 +12,7 @@ use super::model::projection::{
     CancelFlag, Layout, PairSource, ProjectionJob, ProjectionResult, Selection,
 };
 use crate::embedding::Embedding;
+use crate::project::layout::cloud_picture;
 use crate::project::pipeline::{self, Chosen};
 use crate::project::registry::{self, Input, Progress, Tick};
 use crate::project::select::{Groups, Selected};
@@ -42,6 +43,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
             params,
             labels,
             seed,
+            dims,
             pair,
             cancel,
         } => {
@@ -55,6 +57,7 @@ pub fn run(job: ProjectionJob, progress: &dyn Fn(ProjectionResult)) -> Projectio
                     selection: &selection,
                     method: &method,
                     labels,
+                    dims,
                     pair: pair.as_deref(),
                 };
                 compute(&shape, &params, seed, &cancel, &|r| {
@@ -100,6 +103,7 @@ struct Shape<'a> {
     selection: &'a Selection,
     method: &'a str,
     labels: usize,
+    dims: usize,
     pair: Option<&'a PairSource>,
 }
 
@@ -216,23 +220,33 @@ fn compute(
     let input = Input {
         vectors,
         words: &selected.words,
-        dims: projection.default_dims,
+        dims: crate::project::options::output_dims(projection, shape.dims),
         seed,
     };
     let laid = registry::lay_out(projection, input, params, &mut screen)?;
-    // A sphere's rows are kept for the CSV, shown through their map.
-    let sphere = laid.sphere.then(|| {
+    // 3-D rows are kept for the CSV, shown through their picture.
+    let rows = (laid.coords.ncols() == 3).then(|| {
         laid.coords
             .rows()
             .into_iter()
             .map(|r| [r[0], r[1], r[2]])
-            .collect()
+            .collect::<Vec<_>>()
     });
-    let coords = registry::points(laid.flat().view());
+    let (sphere, cloud) = if laid.sphere {
+        (rows, None)
+    } else {
+        (None, rows)
+    };
+    let coords = match &cloud {
+        Some(points) => cloud_picture(points, &crate::ube::sphere::IDENTITY),
+        None => registry::points(laid.flat().view()),
+    };
     Ok(Layout {
         description: laid.description,
-        axes: laid.axes,
+        // A turned cloud has no fixed axes.
+        axes: laid.axes.filter(|_| cloud.is_none()),
         sphere,
+        cloud,
         pair,
         ..shape.layout(&selected, a_points, &groups, coords)
     })
@@ -296,6 +310,7 @@ mod tests {
             params: params(method),
             labels: 3,
             seed: 1,
+            dims: 2,
             pair: None,
             cancel: CancelFlag::default(),
         }
@@ -332,6 +347,7 @@ mod tests {
             params: params("pca"),
             labels: 40,
             seed: 1,
+            dims: 2,
             pair: Some(Box::new(PairSource {
                 run: 1,
                 label: "#2 b".into(),
@@ -374,6 +390,31 @@ mod tests {
         let moved = laid(true).pair.unwrap().moved;
         assert_eq!(moved[0].0, "w3", "{moved:?}");
         assert!(moved[0].1 < moved[1].1 - 0.1, "{moved:?}");
+    }
+
+    #[test]
+    fn pca_in_3d_keeps_a_cloud_shown_down_its_third_axis() {
+        let mut job = compute_job(Selection::Top(20), "pca");
+        if let ProjectionJob::Compute { dims, .. } = &mut job {
+            *dims = 3;
+        }
+        let ProjectionResult::Done { result, .. } = run(job, &|_| {}) else {
+            panic!("no layout")
+        };
+        let layout = result.unwrap();
+        let cloud = layout.cloud.clone().expect("a 3-D layout keeps its points");
+        assert!(layout.sphere.is_none() && layout.axes.is_none());
+        assert_eq!(cloud.len(), 20);
+        // The picture is the first two components about their mean.
+        assert_eq!(
+            layout.coords,
+            cloud_picture(&cloud, &crate::ube::sphere::IDENTITY)
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("c.csv");
+        export(&layout, &csv).unwrap();
+        let (_, back) = crate::project::export::read_csv(&csv).unwrap();
+        assert_eq!(back.dim(), (20, 3), "the CSV holds the 3-D points");
     }
 
     #[test]

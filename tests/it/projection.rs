@@ -166,6 +166,53 @@ fn cli_plots_pca_and_word_lists() {
 }
 
 #[test]
+fn tsne_and_umap_write_3d_layouts_that_keep_the_groups_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let groups = groups();
+    for method in ["tsne", "umap"] {
+        let csv = dir.path().join(format!("{method}3.csv"));
+        let mut args = vec!["--method", method, "--dims", "3", "--quiet"];
+        if method == "tsne" {
+            args.extend(["--perplexity", "10"]);
+        } else {
+            args.extend(["--set", "n_neighbors=8"]);
+        }
+        project_fixture(&csv, &args);
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert!(text.starts_with("word,x,y,z"), "{method}: {text}");
+        let rows: Vec<(String, [f64; 3])> = text
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                let p = |i: usize| f[i].parse::<f64>().unwrap();
+                (f[0].to_string(), [p(1), p(2), p(3)])
+            })
+            .collect();
+        // Each word's nearest word in 3-D shares its group (60 words, 4 groups).
+        let same = rows
+            .iter()
+            .filter(|(w, a)| {
+                let nearest = rows
+                    .iter()
+                    .filter(|(v, _)| v != w)
+                    .min_by(|(_, b), (_, c)| {
+                        let d = |x: &[f64; 3]| (0..3).map(|k| (a[k] - x[k]).powi(2)).sum::<f64>();
+                        d(b).total_cmp(&d(c))
+                    })
+                    .unwrap();
+                groups.get(w) == groups.get(&nearest.0)
+            })
+            .count();
+        assert_eq!(rows.len(), 60);
+        assert!(
+            same >= 57,
+            "{method}: {same}/60 nearest words in the same group"
+        );
+    }
+}
+
+#[test]
 fn cli_errors_are_one_line() {
     let vectors = common::fixture(FIXTURES, "vectors.txt");
     let v = vectors.to_str().unwrap();
@@ -191,8 +238,23 @@ fn cli_errors_are_one_line() {
             "invalid value for words: 3 point(s); t-SNE needs at least 4",
         ),
         (
-            vec!["project", v, "--dims", "3", "--out", "x.csv"],
-            "3 needs --method pca",
+            vec![
+                "project", v, "--method", "isomap", "--dims", "3", "--out", "x.csv",
+            ],
+            "3 needs --method tsne or pca or ube or umap (isomap lays out in 2-D)",
+        ),
+        (
+            vec![
+                "project",
+                v,
+                "--set",
+                "gradient=fft",
+                "--dims",
+                "3",
+                "--out",
+                "x.csv",
+            ],
+            "invalid value for gradient: fft in 3-D",
         ),
         (
             vec!["project", v, "--out", "/no/such/dir/plot.png"],

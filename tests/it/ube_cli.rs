@@ -85,9 +85,10 @@ fn bad_cluster_and_ube_options_fail_with_one_line() {
     let out = common::wordbench(&["cluster", v, "--k", "99"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("only 60 points"));
     let out = common::wordbench(&[
-        "project", v, "--method", "tsne", "--dim", "3", "--out", "x.csv",
+        "project", v, "--method", "lle", "--dim", "3", "--out", "x.csv",
     ]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("needs --method pca or ube"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("needs --method tsne or pca or ube or umap (lle lays out in 2-D)"));
     let out = common::wordbench(&[
         "project",
         v,

@@ -11,8 +11,20 @@ use rayon::prelude::*;
 use super::affinity::SparseP;
 use super::gradient::CHUNK;
 
+/// `1 + ‖a − b‖²` and `a − b`, summed in axis order (in 2-D the same bits
+/// as `1 + d₀² + d₁²`).
+#[inline]
+pub fn one_plus_d2<const D: usize>(a: &[f64; D], b: &[f64; D]) -> (f64, [f64; D]) {
+    let d: [f64; D] = std::array::from_fn(|k| a[k] - b[k]);
+    let mut s = 1.0;
+    for v in d {
+        s += v * v;
+    }
+    (s, d)
+}
+
 /// Writes `Σ_j w_ij² (y_i − y_j)` (unnormalised repulsion) into `out` and returns `Z`.
-pub fn repulsion(y: &[[f64; 2]], out: &mut [[f64; 2]]) -> f64 {
+pub fn repulsion<const D: usize>(y: &[[f64; D]], out: &mut [[f64; D]]) -> f64 {
     let parts: Vec<f64> = out
         .par_chunks_mut(CHUNK)
         .enumerate()
@@ -20,16 +32,17 @@ pub fn repulsion(y: &[[f64; 2]], out: &mut [[f64; 2]]) -> f64 {
             let mut z = 0.0;
             for (o, i) in chunk.iter_mut().zip(c * CHUNK..) {
                 let yi = y[i];
-                let mut f = [0.0, 0.0];
+                let mut f = [0.0; D];
                 for (j, yj) in y.iter().enumerate() {
                     if j == i {
                         continue;
                     }
-                    let d = [yi[0] - yj[0], yi[1] - yj[1]];
-                    let w = 1.0 / (1.0 + d[0] * d[0] + d[1] * d[1]);
+                    let (s, d) = one_plus_d2(&yi, yj);
+                    let w = 1.0 / s;
                     z += w;
-                    f[0] += w * w * d[0];
-                    f[1] += w * w * d[1];
+                    for k in 0..D {
+                        f[k] += w * w * d[k];
+                    }
                 }
                 *o = f;
             }
@@ -40,7 +53,7 @@ pub fn repulsion(y: &[[f64; 2]], out: &mut [[f64; 2]]) -> f64 {
 }
 
 /// `Z = Σ_{i≠j} w_ij` exactly.
-pub fn normalizer(y: &[[f64; 2]]) -> f64 {
+pub fn normalizer<const D: usize>(y: &[[f64; D]]) -> f64 {
     let parts: Vec<f64> = y
         .par_chunks(CHUNK)
         .enumerate()
@@ -49,8 +62,7 @@ pub fn normalizer(y: &[[f64; 2]]) -> f64 {
             for (yi, i) in chunk.iter().zip(c * CHUNK..) {
                 for (j, yj) in y.iter().enumerate() {
                     if j != i {
-                        let d = [yi[0] - yj[0], yi[1] - yj[1]];
-                        z += 1.0 / (1.0 + d[0] * d[0] + d[1] * d[1]);
+                        z += 1.0 / one_plus_d2(yi, yj).0;
                     }
                 }
             }
@@ -61,7 +73,7 @@ pub fn normalizer(y: &[[f64; 2]]) -> f64 {
 }
 
 /// KL(P ‖ Q) with the exact `Q` (O(n²); for tests, small inputs and final scores).
-pub fn kl_divergence(p: &SparseP, y: &[[f64; 2]]) -> f64 {
+pub fn kl_divergence<const D: usize>(p: &SparseP, y: &[[f64; D]]) -> f64 {
     let z = normalizer(y);
     let mut kl = 0.0;
     for i in 0..p.n() {
@@ -70,7 +82,10 @@ pub fn kl_divergence(p: &SparseP, y: &[[f64; 2]]) -> f64 {
             if v > 0.0 {
                 let v = f64::from(v);
                 let yj = y[j as usize];
-                let d2 = (y[i][0] - yj[0]).powi(2) + (y[i][1] - yj[1]).powi(2);
+                let mut d2 = 0.0;
+                for k in 0..D {
+                    d2 += (y[i][k] - yj[k]).powi(2);
+                }
                 let q = 1.0 / ((1.0 + d2) * z);
                 kl += v * (v / q).ln();
             }
@@ -100,5 +115,11 @@ mod tests {
             values: vec![0.5, 0.5],
         };
         assert!(kl_divergence(&p, &y).abs() < 1e-12);
+        // The same pair in 3-D, apart along the third axis.
+        let y3 = [[0.0, 0.0, 0.0], [0.0, 0.0, 2.0]];
+        let mut out3 = [[9.0; 3]; 2];
+        assert!((repulsion(&y3, &mut out3) - 0.4).abs() < 1e-15);
+        assert!((out3[0][2] + 0.08).abs() < 1e-15 && out3[0][..2] == [0.0, 0.0]);
+        assert!(kl_divergence(&p, &y3).abs() < 1e-12);
     }
 }

@@ -10,12 +10,17 @@
 //! so that openTSNE's learning rates (`n / 12`, then `n`) carry over unchanged.
 //! Sums over points run in fixed chunks whose partial results are added in
 //! order, so the result does not depend on the number of threads.
+//!
+//! Layouts are 2-D or 3-D (`D`); the FFT interpolation grid is planar, so
+//! a 3-D layout uses the exact or the Barnes-Hut (octree) repulsion, as
+//! openTSNE does.
 
 use rayon::prelude::*;
 
 use super::affinity::SparseP;
 use super::fft::{FftParams, FftWorkspace};
 use super::{barnes_hut, exact};
+use crate::{Error, Result};
 
 /// Points per parallel work item (fixed, for thread-count-independent sums).
 pub const CHUNK: usize = 256;
@@ -34,29 +39,65 @@ pub enum Repulsion {
     Fft(FftParams),
 }
 
-/// Computes gradients for one `P`, keeping scratch space between calls.
+/// The layout dimensions the FFT repulsion works in: the plane only.
+pub trait FftIn<const D: usize> {
+    /// As [`FftWorkspace::repulsion`].
+    fn repulsion_in(&mut self, y: &[[f64; D]], out: &mut [[f64; D]]) -> f64;
+}
+
+impl FftIn<2> for FftWorkspace {
+    fn repulsion_in(&mut self, y: &[[f64; 2]], out: &mut [[f64; 2]]) -> f64 {
+        self.repulsion(y, out)
+    }
+}
+
+impl FftIn<3> for FftWorkspace {
+    fn repulsion_in(&mut self, _: &[[f64; 3]], _: &mut [[f64; 3]]) -> f64 {
+        unreachable!("Gradient::try_new refuses the FFT repulsion in 3-D")
+    }
+}
+
+/// Computes gradients for one `P` in `D` dimensions, keeping scratch space
+/// between calls.
 #[derive(Debug)]
-pub struct Gradient {
+pub struct Gradient<const D: usize = 2> {
     repulsion: Repulsion,
     fft: Option<FftWorkspace>,
-    rep: Vec<[f64; 2]>,
+    rep: Vec<[f64; D]>,
     neg_entropy: f64,
     sum_p: f64,
 }
 
-impl Gradient {
-    /// Scratch for `p` with the given repulsion method.
+impl Gradient<2> {
+    /// Scratch for `p` with the given repulsion method (each works in 2-D).
     pub fn new(p: &SparseP, repulsion: Repulsion) -> Self {
-        Gradient {
+        Self::try_new(p, repulsion).expect("every repulsion lays out in 2-D")
+    }
+}
+
+impl<const D: usize> Gradient<D>
+where
+    FftWorkspace: FftIn<D>,
+{
+    /// Scratch for `p` with the given repulsion method; the FFT method
+    /// only in 2-D.
+    pub fn try_new(p: &SparseP, repulsion: Repulsion) -> Result<Self> {
+        if matches!(repulsion, Repulsion::Fft(_)) && D != 2 {
+            return Err(Error::param(
+                "gradient",
+                format!("fft in {D}-D (the FFT repulsion lays out in 2-D; use bh or exact)"),
+            ));
+        }
+        Ok(Gradient {
             repulsion,
             fft: match repulsion {
                 Repulsion::Fft(params) => Some(FftWorkspace::new(params)),
                 _ => None,
             },
-            rep: vec![[0.0; 2]; p.n()],
+            rep: vec![[0.0; D]; p.n()],
             neg_entropy: p.neg_entropy(),
             sum_p: p.sum(),
-        }
+        })
     }
 
     /// The repulsion method in use.
@@ -70,24 +111,25 @@ impl Gradient {
     pub fn compute(
         &mut self,
         p: &SparseP,
-        y: &[[f64; 2]],
+        y: &[[f64; D]],
         exaggeration: f64,
         want_kl: bool,
-        out: &mut [[f64; 2]],
+        out: &mut [[f64; D]],
     ) -> Option<f64> {
         let z = match self.repulsion {
             Repulsion::Exact => exact::repulsion(y, &mut self.rep),
             Repulsion::BarnesHut { theta } => barnes_hut::repulsion(y, theta, &mut self.rep),
             Repulsion::Fft(_) => match self.fft.as_mut() {
-                Some(ws) => ws.repulsion(y, &mut self.rep),
+                Some(ws) => ws.repulsion_in(y, &mut self.rep),
                 None => unreachable!("FFT workspace is created with the method"),
             },
         };
         let p_log_w = attraction(p, y, exaggeration, want_kl, out);
         let inv_z = 1.0 / z;
         out.par_iter_mut().zip(&self.rep).for_each(|(g, r)| {
-            g[0] -= r[0] * inv_z;
-            g[1] -= r[1] * inv_z;
+            for d in 0..D {
+                g[d] -= r[d] * inv_z;
+            }
         });
         // KL = Σ p ln p − Σ p ln w + (Σ p) ln Z.
         want_kl.then(|| self.neg_entropy - p_log_w + self.sum_p * z.ln())
@@ -96,12 +138,12 @@ impl Gradient {
 
 /// Writes `α Σ_j p_ij w_ij (y_i − y_j)` into `out`; returns `Σ p_ij ln w_ij`
 /// (unexaggerated) when `want_log`, else 0.
-pub fn attraction(
+pub fn attraction<const D: usize>(
     p: &SparseP,
-    y: &[[f64; 2]],
+    y: &[[f64; D]],
     exaggeration: f64,
     want_log: bool,
-    out: &mut [[f64; 2]],
+    out: &mut [[f64; D]],
 ) -> f64 {
     let parts: Vec<f64> = out
         .par_chunks_mut(CHUNK)
@@ -111,19 +153,18 @@ pub fn attraction(
             for (o, i) in chunk.iter_mut().zip(c * CHUNK..) {
                 let yi = y[i];
                 let (cols, vals) = p.row(i);
-                let mut f = [0.0, 0.0];
+                let mut f = [0.0; D];
                 for (&j, &v) in cols.iter().zip(vals) {
-                    let yj = y[j as usize];
-                    let d = [yi[0] - yj[0], yi[1] - yj[1]];
-                    let one_plus = 1.0 + d[0] * d[0] + d[1] * d[1];
+                    let (one_plus, d) = exact::one_plus_d2(&yi, &y[j as usize]);
                     let pw = f64::from(v) / one_plus;
-                    f[0] += pw * d[0];
-                    f[1] += pw * d[1];
+                    for k in 0..D {
+                        f[k] += pw * d[k];
+                    }
                     if want_log {
                         log_sum -= f64::from(v) * one_plus.ln();
                     }
                 }
-                *o = [exaggeration * f[0], exaggeration * f[1]];
+                *o = f.map(|v| exaggeration * v);
             }
             log_sum
         })
@@ -163,6 +204,31 @@ mod tests {
             }
         }
         assert!(worst < 1e-5, "worst relative error {worst}");
+    }
+
+    #[test]
+    fn a_3d_gradient_matches_finite_differences_and_fft_is_refused() {
+        let p = small_problem(40, 6.0, 3);
+        let (a, b) = (spread_layout(40, 4.0, 7), spread_layout(40, 4.0, 9));
+        let y: Vec<[f64; 3]> = a.iter().zip(&b).map(|(a, b)| [a[0], a[1], b[0]]).collect();
+        let mut g = Gradient::<3>::try_new(&p, Repulsion::Exact).unwrap();
+        let mut grad = vec![[0.0; 3]; 40];
+        g.compute(&p, &y, 1.0, false, &mut grad);
+        let h = 1e-5;
+        let mut worst = 0.0f64;
+        for i in 0..40 {
+            for d in 0..3 {
+                let (mut plus, mut minus) = (y.clone(), y.clone());
+                plus[i][d] += h;
+                minus[i][d] -= h;
+                let numeric = (exact::kl_divergence(&p, &plus) - exact::kl_divergence(&p, &minus))
+                    / (2.0 * h);
+                worst = worst.max((numeric - 4.0 * grad[i][d]).abs() / (1e-3 + numeric.abs()));
+            }
+        }
+        assert!(worst < 1e-5, "worst relative error {worst}");
+        let e = Gradient::<3>::try_new(&p, Repulsion::Fft(Default::default())).unwrap_err();
+        assert!(e.to_string().contains("gradient"), "{e}");
     }
 
     /// Relative L2 error of a gradient against the exact one.

@@ -21,14 +21,17 @@ pub const TSNE: Projection = Projection {
     step: "t-SNE iteration",
     animates: true,
     default_dims: 2,
-    max_dims: 2,
+    max_dims: 3,
     run,
 };
 
 /// Lays `input` out, reporting the iterations done and the KL divergence,
 /// previewing the layout after each step but the last.
 fn run(input: Input<'_>, params: &Params, progress: &mut dyn Progress) -> Result<Laid> {
-    let config = TsneConfig::from_params(params, input.seed);
+    let config = TsneConfig {
+        dims: input.dims,
+        ..TsneConfig::from_params(params, input.seed)
+    };
     let n = input.vectors.nrows();
     let total = config.schedule.total() as u64;
     let description = config.describe(n);
@@ -48,7 +51,7 @@ fn run(input: Input<'_>, params: &Params, progress: &mut dyn Progress) -> Result
         });
         go_on(progress)?;
         if step + 1 < steps {
-            progress.preview(tsne.layout(), &description);
+            progress.preview(&tsne.layout(), &description);
         }
     }
     Ok(Laid {

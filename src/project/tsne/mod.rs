@@ -28,7 +28,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use self::affinity::SparseP;
 use self::fft::FftParams;
 use self::gradient::Repulsion;
-use self::optimize::{Optimizer, Schedule};
+use self::optimize::{Optimizer, Phase, Schedule};
 use super::pca::{gaussian, pca, PcaSolver};
 use crate::embedding::Embedding;
 use crate::train::{
@@ -134,7 +134,7 @@ pub static SCHEMA: &[ParamSpec] = &[
 /// start it with [`spawn`].
 pub static TSNE: Method = Method {
     name: "tsne",
-    summary: "t-SNE projection to 2-D (exact, Barnes-Hut or FFT gradient)",
+    summary: "t-SNE projection to 2-D or 3-D (exact, Barnes-Hut or FFT gradient)",
     schema: SCHEMA,
     dimension: None,
     build: needs_vectors,
@@ -184,6 +184,9 @@ pub struct TsneConfig {
     pub init: Init,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Layout dimensions, 2 or 3 (the output's, set by the caller rather
+    /// than the schema: `--dims`, the form's `dims`).
+    pub dims: usize,
 }
 
 impl Default for TsneConfig {
@@ -219,14 +222,16 @@ impl TsneConfig {
                 _ => Init::Pca,
             },
             seed,
+            dims: 2,
         }
     }
 
-    /// The repulsion method for `n` points.
+    /// The repulsion method for `n` points (in 3-D `auto` never picks the
+    /// FFT, whose grid is planar).
     pub fn repulsion(&self, n: usize) -> Repulsion {
         let choice = match self.gradient {
             GradientChoice::Auto if n < EXACT_BELOW => GradientChoice::Exact,
-            GradientChoice::Auto if n < FFT_FROM => GradientChoice::BarnesHut,
+            GradientChoice::Auto if n < FFT_FROM || self.dims > 2 => GradientChoice::BarnesHut,
             GradientChoice::Auto => GradientChoice::Fft,
             c => c,
         };
@@ -249,8 +254,9 @@ impl TsneConfig {
             Repulsion::BarnesHut { theta } => format!("Barnes-Hut θ={theta}"),
             Repulsion::Fft(_) => "FFT".to_string(),
         };
+        let space = if self.dims == 2 { "" } else { " in 3-D" };
         format!(
-            "t-SNE: perplexity {}, {} iterations ({} exaggerated x{}), {gradient} gradient, {} init, seed {}",
+            "t-SNE{space}: perplexity {}, {} iterations ({} exaggerated x{}), {gradient} gradient, {} init, seed {}",
             short_number(self.effective_perplexity(n)),
             self.schedule.total(),
             self.schedule.early_iterations,
@@ -274,12 +280,28 @@ fn short_number(v: f64) -> String {
     }
 }
 
+/// The layout being optimised, in the plane or in space.
+#[derive(Debug)]
+enum Flow {
+    Plane(Optimizer<2>),
+    Space(Optimizer<3>),
+}
+
+impl Flow {
+    fn iterate(&mut self, p: &SparseP, phase: Phase, want_kl: bool) -> Option<f64> {
+        match self {
+            Flow::Plane(o) => o.iterate(p, phase, want_kl),
+            Flow::Space(o) => o.iterate(p, phase, want_kl),
+        }
+    }
+}
+
 /// A t-SNE run: affinities, the layout being optimised and the schedule.
 #[derive(Debug)]
 pub struct Tsne {
     words: WordIndex,
     p: SparseP,
-    opt: Optimizer,
+    opt: Flow,
     schedule: Schedule,
     per_step: usize,
     /// Last evaluated KL and the iteration count it was evaluated at.
@@ -296,6 +318,18 @@ impl Tsne {
         config: &TsneConfig,
         log: &mut dyn FnMut(String),
     ) -> Result<Tsne> {
+        if !(2..=3).contains(&config.dims) {
+            return Err(Error::param(
+                "dims",
+                format!("{} (t-SNE lays out in 2 or 3 dimensions)", config.dims),
+            ));
+        }
+        if config.dims == 3 && config.gradient == GradientChoice::Fft {
+            return Err(Error::param(
+                "gradient",
+                "fft in 3-D (the FFT repulsion lays out in 2-D; use bh or exact)",
+            ));
+        }
         let n = x.nrows();
         check_points(n)?;
         if words.len() != n {
@@ -332,12 +366,29 @@ impl Tsne {
             p.nnz(),
             t.elapsed().as_secs_f64()
         ));
-        let y0 = initial_layout(x, config.init, config.seed)?;
         let repulsion = config.repulsion(n);
+        let opt = match config.dims {
+            2 => Flow::Plane(Optimizer::try_new(
+                &p,
+                initial_layout(x, config.init, config.seed)?,
+                repulsion,
+            )?),
+            3 => Flow::Space(Optimizer::try_new(
+                &p,
+                initial_layout(x, config.init, config.seed)?,
+                repulsion,
+            )?),
+            d => {
+                return Err(Error::param(
+                    "dims",
+                    format!("{d} (t-SNE lays out in 2 or 3 dimensions)"),
+                ))
+            }
+        };
         log(config.describe(n));
         Ok(Tsne {
             words,
-            opt: Optimizer::new(&p, y0, repulsion),
+            opt,
             p,
             schedule: config.schedule,
             per_step: (POINT_ITERATIONS_PER_STEP / n).clamp(1, 25),
@@ -346,9 +397,12 @@ impl Tsne {
         })
     }
 
-    /// The current layout.
-    pub fn layout(&self) -> &[[f64; 2]] {
-        self.opt.layout()
+    /// The current layout as seen on a screen: its first two coordinates.
+    pub fn layout(&self) -> std::borrow::Cow<'_, [[f64; 2]]> {
+        match &self.opt {
+            Flow::Plane(o) => std::borrow::Cow::Borrowed(o.layout()),
+            Flow::Space(o) => o.layout().iter().map(|p| [p[0], p[1]]).collect(),
+        }
     }
 
     /// The input affinities.
@@ -366,10 +420,15 @@ impl Tsne {
         Ok(kl)
     }
 
-    /// The layout as an `n × 2` matrix.
+    /// The layout as an `n × dims` matrix.
     pub fn coords(&self) -> Array2<f64> {
-        let y = self.layout();
-        Array2::from_shape_fn((y.len(), 2), |(i, d)| y[i][d])
+        fn matrix<const D: usize>(y: &[[f64; D]]) -> Array2<f64> {
+            Array2::from_shape_fn((y.len(), D), |(i, d)| y[i][d])
+        }
+        match &self.opt {
+            Flow::Plane(o) => matrix(o.layout()),
+            Flow::Space(o) => matrix(o.layout()),
+        }
     }
 }
 
@@ -469,17 +528,22 @@ pub fn spawn(words: WordIndex, vectors: Array2<f32>, config: TsneConfig, threads
     )
 }
 
-/// The starting layout: scaled PCA with jitter (openTSNE's), or noise.
-fn initial_layout(x: ArrayView2<'_, f32>, init: Init, seed: u64) -> Result<Vec<[f64; 2]>> {
+/// The starting layout in `D` dimensions: scaled PCA with jitter
+/// (openTSNE's), or noise.
+fn initial_layout<const D: usize>(
+    x: ArrayView2<'_, f32>,
+    init: Init,
+    seed: u64,
+) -> Result<Vec<[f64; D]>> {
     let n = x.nrows();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x7453_4e45);
     let pcs = match init {
-        Init::Pca if x.ncols() >= 2 => Some(pca(x, 2, PcaSolver::Auto, seed)?.coords),
+        Init::Pca if x.ncols() >= D => Some(pca(x, D, PcaSolver::Auto, seed)?.coords),
         _ => None,
     };
     let Some(c) = pcs else {
         return Ok((0..n)
-            .map(|_| [INIT_STD * gaussian(&mut rng), INIT_STD * gaussian(&mut rng)])
+            .map(|_| std::array::from_fn(|_| INIT_STD * gaussian(&mut rng)))
             .collect());
     };
     let std0 = {
@@ -490,12 +554,7 @@ fn initial_layout(x: ArrayView2<'_, f32>, init: Init, seed: u64) -> Result<Vec<[
     let scale = if std0 > 0.0 { INIT_STD / std0 } else { 1.0 };
     let jitter = 0.01 * INIT_STD;
     Ok((0..n)
-        .map(|i| {
-            [
-                c[[i, 0]] * scale + jitter * gaussian(&mut rng),
-                c[[i, 1]] * scale + jitter * gaussian(&mut rng),
-            ]
-        })
+        .map(|i| std::array::from_fn(|d| c[[i, d]] * scale + jitter * gaussian(&mut rng)))
         .collect())
 }
 
@@ -522,6 +581,56 @@ mod tests {
         )
         .unwrap();
         TsneConfig::from_params(&p, 3)
+    }
+
+    #[test]
+    fn lays_out_in_3d_with_barnes_hut_and_separates_clusters() {
+        let x = gaussian_blobs(300, 10, 3, 5);
+        let config = TsneConfig {
+            dims: 3,
+            ..short("bh")
+        };
+        let mut t = Tsne::prepare(words(300), x.view(), &config, &mut |_| {}).unwrap();
+        let kl = t.run().unwrap();
+        assert!(kl.is_finite() && kl > 0.0);
+        let y = t.coords();
+        assert_eq!(y.dim(), (300, 3));
+        let d2 = |i: usize, j: usize| (0..3).map(|k| (y[[i, k]] - y[[j, k]]).powi(2)).sum::<f64>();
+        let same = (0..300)
+            .filter(|&i| {
+                let nearest = (0..300)
+                    .filter(|&j| j != i)
+                    .min_by(|&a, &b| d2(i, a).total_cmp(&d2(i, b)))
+                    .unwrap();
+                nearest % 3 == i % 3
+            })
+            .count();
+        assert!(
+            same >= 297,
+            "{same}/300 nearest neighbours in the same blob"
+        );
+        // The exact KL of the 3-D layout is what the run reported.
+        let pts: Vec<[f64; 3]> = y.rows().into_iter().map(|r| [r[0], r[1], r[2]]).collect();
+        let exact_kl = exact::kl_divergence(t.affinities(), &pts);
+        assert!(
+            (exact_kl - kl).abs() < 0.05 * exact_kl,
+            "{exact_kl} vs {kl}"
+        );
+        // The FFT repulsion is planar: refused in 3-D by name.
+        let fft = TsneConfig {
+            dims: 3,
+            ..short("fft")
+        };
+        let e = Tsne::prepare(words(300), x.view(), &fft, &mut |_| {}).unwrap_err();
+        assert!(e.to_string().contains("gradient"), "{e}");
+        assert!(
+            TsneConfig {
+                dims: 3,
+                ..short("auto")
+            }
+            .repulsion(100_000)
+                != Repulsion::Fft(FftParams::default())
+        );
     }
 
     #[test]

@@ -15,7 +15,9 @@
 use rayon::prelude::*;
 
 use super::affinity::SparseP;
-use super::gradient::{Gradient, Repulsion, CHUNK};
+use super::fft::FftWorkspace;
+use super::gradient::{FftIn, Gradient, Repulsion, CHUNK};
+use crate::Result;
 
 /// Gains never fall below this.
 const MIN_GAIN: f64 = 0.01;
@@ -90,31 +92,42 @@ impl Schedule {
     }
 }
 
-/// A layout being optimised, with its momentum and gains.
+/// A layout in `D` dimensions being optimised, with its momentum and gains.
 #[derive(Debug)]
-pub struct Optimizer {
-    y: Vec<[f64; 2]>,
-    update: Vec<[f64; 2]>,
-    gains: Vec<[f64; 2]>,
-    grad: Vec<[f64; 2]>,
-    gradient: Gradient,
+pub struct Optimizer<const D: usize = 2> {
+    y: Vec<[f64; D]>,
+    update: Vec<[f64; D]>,
+    gains: Vec<[f64; D]>,
+    grad: Vec<[f64; D]>,
+    gradient: Gradient<D>,
 }
 
-impl Optimizer {
-    /// Starts from layout `y0` (one point per row of `p`).
+impl Optimizer<2> {
+    /// Starts from the 2-D layout `y0` (one point per row of `p`).
     pub fn new(p: &SparseP, y0: Vec<[f64; 2]>, repulsion: Repulsion) -> Self {
+        Self::try_new(p, y0, repulsion).expect("every repulsion lays out in 2-D")
+    }
+}
+
+impl<const D: usize> Optimizer<D>
+where
+    FftWorkspace: FftIn<D>,
+{
+    /// Starts from layout `y0` (one point per row of `p`); refuses a
+    /// repulsion that does not work in `D` dimensions.
+    pub fn try_new(p: &SparseP, y0: Vec<[f64; D]>, repulsion: Repulsion) -> Result<Self> {
         let n = y0.len();
-        Optimizer {
+        Ok(Optimizer {
             y: y0,
-            update: vec![[0.0; 2]; n],
-            gains: vec![[1.0; 2]; n],
-            grad: vec![[0.0; 2]; n],
-            gradient: Gradient::new(p, repulsion),
-        }
+            update: vec![[0.0; D]; n],
+            gains: vec![[1.0; D]; n],
+            grad: vec![[0.0; D]; n],
+            gradient: Gradient::try_new(p, repulsion)?,
+        })
     }
 
     /// The current layout.
-    pub fn layout(&self) -> &[[f64; 2]] {
+    pub fn layout(&self) -> &[[f64; D]] {
         &self.y
     }
 
@@ -140,7 +153,7 @@ impl Optimizer {
             .zip(self.grad.par_chunks(CHUNK))
             .for_each(|(((y, update), gains), grad)| {
                 for (((y, u), g), dy) in y.iter_mut().zip(update).zip(gains).zip(grad) {
-                    for d in 0..2 {
+                    for d in 0..D {
                         // numpy's sign semantics: sign(0) = 0, so the first step counts as a flip.
                         if sign(u[d]) != sign(dy[d]) {
                             g[d] += 0.2;
@@ -149,14 +162,16 @@ impl Optimizer {
                         }
                         u[d] = momentum * u[d] - learning_rate * g[d] * dy[d];
                     }
-                    let len = (u[0] * u[0] + u[1] * u[1]).sqrt();
+                    let len = u.iter().fold(0.0, |s, v| s + v * v).sqrt();
                     if len > MAX_STEP {
                         let s = MAX_STEP / len;
-                        u[0] *= s;
-                        u[1] *= s;
+                        for v in u.iter_mut() {
+                            *v *= s;
+                        }
                     }
-                    y[0] += u[0];
-                    y[1] += u[1];
+                    for d in 0..D {
+                        y[d] += u[d];
+                    }
                 }
             });
         recentre(&mut self.y);
@@ -175,19 +190,19 @@ fn sign(v: f64) -> i8 {
 }
 
 /// Subtracts the mean (summed in fixed chunks, so thread-count independent).
-fn recentre(y: &mut [[f64; 2]]) {
-    let parts: Vec<[f64; 2]> = y
+fn recentre<const D: usize>(y: &mut [[f64; D]]) {
+    let add = |a: [f64; D], p: &[f64; D]| std::array::from_fn(|d| a[d] + p[d]);
+    let parts: Vec<[f64; D]> = y
         .par_chunks(CHUNK)
-        .map(|c| c.iter().fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]))
+        .map(|c| c.iter().fold([0.0; D], add))
         .collect();
-    let sum = parts
-        .iter()
-        .fold([0.0, 0.0], |a, p| [a[0] + p[0], a[1] + p[1]]);
+    let sum = parts.iter().fold([0.0; D], add);
     let n = y.len().max(1) as f64;
-    let mean = [sum[0] / n, sum[1] / n];
+    let mean = sum.map(|s| s / n);
     y.par_iter_mut().for_each(|p| {
-        p[0] -= mean[0];
-        p[1] -= mean[1];
+        for d in 0..D {
+            p[d] -= mean[d];
+        }
     });
 }
 

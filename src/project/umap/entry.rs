@@ -20,13 +20,16 @@ pub const UMAP: Projection = Projection {
     step: "UMAP epoch",
     animates: true,
     default_dims: 2,
-    max_dims: 2,
+    max_dims: 3,
     run,
 };
 
 /// Lays `input` out, reporting each SGD epoch and stopping when told.
 fn run(input: Input<'_>, params: &Params, progress: &mut dyn Progress) -> Result<Laid> {
-    let settings = Settings::from_params(params, input.seed)?;
+    let settings = Settings {
+        dims: input.dims,
+        ..Settings::from_params(params, input.seed)?
+    };
     let description = settings.describe(input.vectors.nrows());
     // The epoch callback and the note callback both report to `progress`.
     let sink = RefCell::new(progress);

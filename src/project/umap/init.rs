@@ -75,17 +75,17 @@ pub fn components(p: &Csr) -> usize {
     count
 }
 
-/// The `n × 2` start (row-major) for the fuzzy graph `p`, and how it was made.
-pub fn start(p: &Csr, seed: u64) -> Result<(Vec<f32>, Start)> {
+/// The `n × dims` start (row-major) for the fuzzy graph `p`, and how it was made.
+pub fn start(p: &Csr, dims: usize, seed: u64) -> Result<(Vec<f32>, Start)> {
     let n = p.shape().0;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x554d_4150);
     let parts = components(p);
-    let how = if n <= 3 {
+    let how = if n <= dims + 1 {
         Start::TooFew
     } else if parts > 1 {
         Start::Disconnected(parts)
     } else {
-        match spectral(p, seed)? {
+        match spectral(p, dims, seed)? {
             Some(v) => {
                 let big = v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
                 let scale = if big > 0.0 { MAX_COORD / big } else { 1.0 };
@@ -98,15 +98,15 @@ pub fn start(p: &Csr, seed: u64) -> Result<(Vec<f32>, Start)> {
             None => Start::Unconverged,
         }
     };
-    let y = (0..2 * n)
+    let y = (0..dims * n)
         .map(|_| rng.random_range(-10.0f32..10.0))
         .collect();
     Ok((y, how))
 }
 
-/// Eigenvectors 2 and 3 of `S = D^-½ P D^-½` (row-major `n × 2`), or
-/// `None` when the solve does not converge.
-fn spectral(p: &Csr, seed: u64) -> Result<Option<Vec<f64>>> {
+/// Eigenvectors 2 to `dims + 1` of `S = D^-½ P D^-½` (row-major
+/// `n × dims`), or `None` when the solve does not converge.
+fn spectral(p: &Csr, dims: usize, seed: u64) -> Result<Option<Vec<f64>>> {
     let n = p.shape().0;
     let degree: Vec<f64> = (0..n)
         .map(|i| p.data()[p.indptr()[i]..p.indptr()[i + 1]].iter().sum())
@@ -123,17 +123,21 @@ fn spectral(p: &Csr, seed: u64) -> Result<Option<Vec<f64>>> {
     let op = LazyPower::new(&s, POWER)?;
     let config = EigenConfig {
         tol: TOL,
-        basis: Some(BASIS.min(n.saturating_sub(1)).max(3 + 8)),
+        basis: Some(BASIS.min(n.saturating_sub(1)).max(dims + 1 + 8)),
         max_steps: MAX_STEPS,
         seed,
-        ..EigenConfig::new(3, Which::LargestAlgebraic)
+        ..EigenConfig::new(dims + 1, Which::LargestAlgebraic)
     };
     let pairs = Lanczos::new(op, config)?.solve(|_| {});
     if !pairs.converged {
         return Ok(None);
     }
     let v = &pairs.vectors;
-    Ok(Some((0..n).flat_map(|i| [v[[i, 1]], v[[i, 2]]]).collect()))
+    Ok(Some(
+        (0..n)
+            .flat_map(|i| (1..=dims).map(move |c| v[[i, c]]))
+            .collect(),
+    ))
 }
 
 #[cfg(test)]
@@ -156,7 +160,7 @@ mod tests {
 
     #[test]
     fn a_ring_starts_as_a_circle_and_two_rings_at_random() {
-        let (y, how) = start(&ring(60), 1).unwrap();
+        let (y, how) = start(&ring(60), 2, 1).unwrap();
         assert_eq!(how, Start::Spectral);
         // The 2nd and 3rd eigenvectors of a cycle are cos and sin: every
         // point at the same radius, the largest coordinate 10.
@@ -178,7 +182,7 @@ mod tests {
         }
         let nnz = indices.len();
         let two = Csr::new((60, 60), indptr, indices, vec![1.0; nnz]).unwrap();
-        let (y, how) = start(&two, 1).unwrap();
+        let (y, how) = start(&two, 2, 1).unwrap();
         assert_eq!(how, Start::Disconnected(2));
         assert!(y.iter().all(|v| (-10.0..10.0).contains(v)));
     }

@@ -98,36 +98,46 @@ struct Epoch {
     n: u32,
 }
 
-fn load(y: &[AtomicU32], i: usize) -> [f32; 2] {
-    [
-        f32::from_bits(y[2 * i].load(Ordering::Relaxed)),
-        f32::from_bits(y[2 * i + 1].load(Ordering::Relaxed)),
-    ]
+fn load<const D: usize>(y: &[AtomicU32], i: usize) -> [f32; D] {
+    std::array::from_fn(|d| f32::from_bits(y[D * i + d].load(Ordering::Relaxed)))
 }
 
-fn store(y: &[AtomicU32], i: usize, p: [f32; 2]) {
-    y[2 * i].store(p[0].to_bits(), Ordering::Relaxed);
-    y[2 * i + 1].store(p[1].to_bits(), Ordering::Relaxed);
+fn store<const D: usize>(y: &[AtomicU32], i: usize, p: [f32; D]) {
+    for (d, v) in p.into_iter().enumerate() {
+        y[D * i + d].store(v.to_bits(), Ordering::Relaxed);
+    }
 }
 
-/// One epoch over a chunk of edges.
-fn run_chunk(c: Chunk<'_>, y: &[AtomicU32], e: Epoch, rng: &mut Xoshiro256PlusPlus) {
+/// `a − b` and its squared length.
+fn diff<const D: usize>(a: &[f32; D], b: &[f32; D]) -> ([f32; D], f32) {
+    let d: [f32; D] = std::array::from_fn(|k| a[k] - b[k]);
+    (d, d.iter().map(|v| v * v).sum())
+}
+
+/// One epoch over a chunk of edges, in `D` dimensions.
+fn run_chunk<const D: usize>(
+    c: Chunk<'_>,
+    y: &[AtomicU32],
+    e: Epoch,
+    rng: &mut Xoshiro256PlusPlus,
+) {
     let clip = |v: f32| v.clamp(-CLIP, CLIP);
     for k in 0..c.head.len() {
         if c.next[k] > e.epoch {
             continue;
         }
         let (i, j) = (c.head[k] as usize, c.tail[k] as usize);
-        let mut cur = load(y, i);
-        let mut other = load(y, j);
-        let (dx, dy) = (cur[0] - other[0], cur[1] - other[1]);
-        let d2 = dx * dx + dy * dy;
+        let mut cur = load::<D>(y, i);
+        let mut other = load::<D>(y, j);
+        let (delta, d2) = diff(&cur, &other);
         if d2 > 0.0 {
             let pb = d2.powf(e.b);
             let coeff = -2.0 * e.a * e.b * (pb / d2) / (e.a * pb + 1.0);
-            let (gx, gy) = (clip(coeff * dx) * e.alpha, clip(coeff * dy) * e.alpha);
-            cur = [cur[0] + gx, cur[1] + gy];
-            other = [other[0] - gx, other[1] - gy];
+            for d in 0..D {
+                let g = clip(coeff * delta[d]) * e.alpha;
+                cur[d] += g;
+                other[d] -= g;
+            }
             store(y, j, other);
         }
         c.next[k] += c.period[k];
@@ -142,15 +152,12 @@ fn run_chunk(c: Chunk<'_>, y: &[AtomicU32], e: Epoch, rng: &mut Xoshiro256PlusPl
             if m == i {
                 continue;
             }
-            let p = load(y, m);
-            let (dx, dy) = (cur[0] - p[0], cur[1] - p[1]);
-            let d2 = dx * dx + dy * dy;
+            let (delta, d2) = diff(&cur, &load::<D>(y, m));
             if d2 > 0.0 {
                 let coeff = 2.0 * e.b / ((REPULSION_EPS + d2) * (e.a * d2.powf(e.b) + 1.0));
-                cur = [
-                    cur[0] + clip(coeff * dx) * e.alpha,
-                    cur[1] + clip(coeff * dy) * e.alpha,
-                ];
+                for d in 0..D {
+                    cur[d] += clip(coeff * delta[d]) * e.alpha;
+                }
             }
         }
         c.next_negative[k] += draws as f32 * negative_period;
@@ -159,15 +166,34 @@ fn run_chunk(c: Chunk<'_>, y: &[AtomicU32], e: Epoch, rng: &mut Xoshiro256PlusPl
 }
 
 /// What [`optimize`] calls after each epoch: `(epoch, n_epochs, layout)`,
-/// where `layout()` copies the layout so far (only a caller that shows it
-/// pays for the copy); false stops the descent.
+/// where `layout()` copies the layout so far (its first two coordinates:
+/// only a caller that shows it pays for the copy); false stops the descent.
 pub type Watch<'a> = dyn FnMut(usize, usize, &dyn Fn() -> Vec<[f64; 2]>) -> bool + 'a;
 
-/// Runs the descent on the row-major `n × 2` layout `y`, calling
-/// `progress` after each epoch ([`Watch`]); returns false when `progress`
-/// asked to stop (the layout is then left where it was).
-pub fn optimize(y: &mut [f32], edges: &Edges, sgd: &Sgd, progress: &mut Watch<'_>) -> bool {
-    let n = y.len() / 2;
+/// Runs the descent on the row-major `n × dims` layout `y` (`dims` 2 or
+/// 3), calling `progress` after each epoch ([`Watch`]); returns false when
+/// `progress` asked to stop (the layout is then left where it was).
+pub fn optimize(
+    y: &mut [f32],
+    dims: usize,
+    edges: &Edges,
+    sgd: &Sgd,
+    progress: &mut Watch<'_>,
+) -> bool {
+    match dims {
+        2 => optimize_in::<2>(y, edges, sgd, progress),
+        3 => optimize_in::<3>(y, edges, sgd, progress),
+        _ => panic!("UMAP lays out in 2 or 3 dimensions, not {dims}"),
+    }
+}
+
+fn optimize_in<const D: usize>(
+    y: &mut [f32],
+    edges: &Edges,
+    sgd: &Sgd,
+    progress: &mut Watch<'_>,
+) -> bool {
+    let n = y.len() / D;
     let shared: Vec<AtomicU32> = y.iter().map(|v| AtomicU32::new(v.to_bits())).collect();
     let mut next = edges.period.clone();
     let rate = sgd.negative_sample_rate as f32;
@@ -212,7 +238,7 @@ pub fn optimize(y: &mut [f32], edges: &Edges, sgd: &Sgd, progress: &mut Watch<'_
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(
                 seed ^ (epoch as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ ((c as u64) << 40),
             );
-            run_chunk(chunk, &shared, e, &mut rng);
+            run_chunk::<D>(chunk, &shared, e, &mut rng);
         };
         if chunks == 1 {
             work.for_each(run);
@@ -222,7 +248,7 @@ pub fn optimize(y: &mut [f32], edges: &Edges, sgd: &Sgd, progress: &mut Watch<'_
         let layout = || {
             let at = |v: &AtomicU32| f64::from(f32::from_bits(v.load(Ordering::Relaxed)));
             shared
-                .chunks_exact(2)
+                .chunks_exact(D)
                 .map(|p| [at(&p[0]), at(&p[1])])
                 .collect()
         };
@@ -263,9 +289,15 @@ mod tests {
             threads: 1,
         };
         let mut y = vec![0.0, 0.0, 3.0, 0.0, 50.0, 50.0];
-        assert!(optimize(&mut y, &edges, &sgd, &mut |_, _, _| true));
+        assert!(optimize(&mut y, 2, &edges, &sgd, &mut |_, _, _| true));
         assert!(y[2] - y[0] < 3.0 && y[2] > y[0], "{y:?}");
         assert_eq!((y[1], y[3]), (0.0, 0.0));
         assert_eq!(&y[4..], &[50.0, 50.0], "a point without edges stays");
+        // In 3-D the same pull moves along the line joining the ends only.
+        let mut y3 = vec![0.0, 0.0, 0.0, 3.0, 0.0, 0.0, 50.0, 50.0, 50.0];
+        assert!(optimize(&mut y3, 3, &edges, &sgd, &mut |_, _, _| true));
+        assert_eq!((y3[0], y3[3]), (y[0], y[2]), "the 2-D steps, on the x axis");
+        assert_eq!((y3[1], y3[2], y3[4], y3[5]), (0.0, 0.0, 0.0, 0.0));
+        assert_eq!(&y3[6..], &[50.0, 50.0, 50.0]);
     }
 }

@@ -139,6 +139,9 @@ pub struct Settings {
     pub metric: Metric,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Output dimensions, 2 or 3 (the layout's, not a hyperparameter of
+    /// the schema: `--dims` and the form's `dims` set it).
+    pub dims: usize,
 }
 
 impl Default for Settings {
@@ -162,6 +165,7 @@ impl Settings {
                 _ => Metric::Euclidean,
             },
             seed,
+            dims: 2,
         };
         s.check()?;
         Ok(s)
@@ -185,6 +189,12 @@ impl Settings {
             return Err(Error::param(
                 "min_dist",
                 format!("{} (expected 0 to spread = {})", self.min_dist, self.spread),
+            ));
+        }
+        if !(2..=3).contains(&self.dims) {
+            return Err(Error::param(
+                "dims",
+                format!("{} (UMAP lays out in 2 or 3 dimensions)", self.dims),
             ));
         }
         if !(self.learning_rate > 0.0 && self.learning_rate.is_finite()) {
@@ -297,7 +307,8 @@ pub fn umap_watched(
         t.elapsed().as_secs_f64()
     ));
     let t = std::time::Instant::now();
-    let (mut y, how) = init::start(&p, settings.seed)?;
+    let dims = settings.dims;
+    let (mut y, how) = init::start(&p, dims, settings.seed)?;
     note(match how {
         init::Start::Spectral => format!("spectral start: {:.2}s", t.elapsed().as_secs_f64()),
         init::Start::Disconnected(c) => {
@@ -308,7 +319,7 @@ pub fn umap_watched(
         }
         init::Start::TooFew => format!("{n} points: random start instead of spectral"),
     });
-    rescale(&mut y);
+    rescale(&mut y, dims);
     let edges = edges(&p, epochs);
     let sgd = layout::Sgd {
         curve: curve::fit(settings.min_dist, settings.spread),
@@ -320,7 +331,7 @@ pub fn umap_watched(
     };
     note(settings.describe(n));
     let t = std::time::Instant::now();
-    if !layout::optimize(&mut y, &edges, &sgd, progress) {
+    if !layout::optimize(&mut y, dims, &edges, &sgd, progress) {
         return Ok(None);
     }
     note(format!(
@@ -328,7 +339,7 @@ pub fn umap_watched(
         t.elapsed().as_secs_f64()
     ));
     Ok(Some(
-        Array2::from_shape_vec((n, 2), y).expect("n × 2 coordinates"),
+        Array2::from_shape_vec((n, dims), y).expect("n × dims coordinates"),
     ))
 }
 
@@ -392,19 +403,19 @@ fn edges(p: &crate::linalg::Csr, n_epochs: usize) -> layout::Edges {
     }
 }
 
-/// Scales each coordinate of the row-major `n × 2` layout to `[0, 10]`
+/// Scales each coordinate of the row-major `n × dims` layout to `[0, 10]`
 /// (umap-learn does this to every start before the SGD).
-fn rescale(y: &mut [f32]) {
-    for c in 0..2 {
+fn rescale(y: &mut [f32], dims: usize) {
+    for c in 0..dims {
         let (lo, hi) = y
             .iter()
             .skip(c)
-            .step_by(2)
+            .step_by(dims)
             .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
                 (lo.min(v), hi.max(v))
             });
         let span = hi - lo;
-        for v in y.iter_mut().skip(c).step_by(2) {
+        for v in y.iter_mut().skip(c).step_by(dims) {
             *v = if span > 0.0 {
                 10.0 * (*v - lo) / span
             } else {

@@ -50,7 +50,7 @@ fn trustworthiness(x: &[f32], d: usize, y: &[f32], k: usize) -> f64 {
         for (r, &j) in input.iter().enumerate() {
             rank[j] = r + 1;
         }
-        for &j in &ranking(y, 2, i)[..k] {
+        for &j in &ranking(y, y.len() / n, i)[..k] {
             penalty += rank[j].saturating_sub(k) as f64;
         }
     }
@@ -97,6 +97,38 @@ fn separates_clusters_keeps_neighbourhoods_and_one_thread_is_reproducible() {
         .install(run);
     let t2 = trustworthiness(flat_x, d, two.as_slice().unwrap(), 10);
     assert!(t2 > 0.9, "two threads: trustworthiness {t2}");
+}
+
+#[test]
+fn lays_out_in_3d_keeping_neighbourhoods_at_least_as_well_as_in_2d() {
+    let (n, d) = (300, 10);
+    let x = gaussian_blobs(n, d, 3, 5);
+    let run = |dims| {
+        let s = Settings {
+            dims,
+            ..settings(200)
+        };
+        one_thread(|| umap(x.view(), &s, &mut |_, _| true).unwrap().unwrap())
+    };
+    let (flat2, flat3) = (run(2), run(3));
+    assert_eq!(flat3.dim(), (n, 3));
+    let flat_x = x.as_slice().unwrap();
+    let t2 = trustworthiness(flat_x, d, flat2.as_slice().unwrap(), 10);
+    let t3 = trustworthiness(flat_x, d, flat3.as_slice().unwrap(), 10);
+    assert!(t3 > 0.9 && t3 >= t2 - 0.01, "3-D {t3}, 2-D {t2}");
+    let same = (0..n)
+        .filter(|&i| ranking(flat3.as_slice().unwrap(), 3, i)[0] % 3 == i % 3)
+        .count();
+    assert!(
+        same >= 297,
+        "{same}/{n} nearest neighbours in the same blob"
+    );
+    let bad = Settings {
+        dims: 4,
+        ..settings(10)
+    };
+    let e = umap(x.view(), &bad, &mut |_, _| true).unwrap_err();
+    assert!(e.to_string().contains("dims"), "{e}");
 }
 
 #[test]

@@ -56,6 +56,8 @@ pub enum ProjectionJob {
         labels: usize,
         /// Seed.
         seed: u64,
+        /// Output dimensions (3: a cloud the view turns).
+        dims: usize,
         /// Run B, rotated onto A and laid out with it on shared axes.
         pair: Option<Box<PairSource>>,
         /// Set when the answer is no longer wanted.
@@ -149,8 +151,9 @@ pub struct ProjectionView {
     pub near: Vec<(String, f32)>,
     /// The request whose layout is shown while it still forms.
     pub previewing: Option<u64>,
-    /// How the sphere of a UBE layout is turned before it is mapped (the
-    /// identity: centred on the points' mean direction).
+    /// How a 3-D layout is turned before it is drawn (the identity: a UBE
+    /// sphere centred on the points' mean direction, a cloud seen down its
+    /// third axis).
     pub turn: Matrix3,
 }
 
@@ -220,11 +223,11 @@ impl ProjectionView {
         at
     }
 
-    /// Turns the sphere of a UBE layout by `right` and `up` degrees (as
-    /// seen on the map) and maps it again; false when the layout shown is
-    /// not on a sphere.
-    pub fn turn_sphere(&mut self, right: f64, up: f64) -> bool {
-        if self.layout.as_ref().is_none_or(|l| l.sphere.is_none()) {
+    /// Turns a 3-D layout (a UBE sphere or a cloud) by `right` and `up`
+    /// degrees (as seen on the screen) and draws it again; false when the
+    /// layout shown is in 2-D.
+    pub fn turn_view(&mut self, right: f64, up: f64) -> bool {
+        if self.layout.as_ref().is_none_or(|l| !l.turns()) {
             return false;
         }
         self.turn = sphere::compose(&sphere::turn(right, up), &self.turn);
@@ -232,17 +235,11 @@ impl ProjectionView {
         true
     }
 
-    /// Maps a UBE layout's sphere again under the current turn.
+    /// Draws a 3-D layout again under the current turn.
     pub(crate) fn remap(&mut self) {
-        let Some(layout) = &mut self.layout else {
-            return;
-        };
-        let Some(points) = &layout.sphere else {
-            return;
-        };
-        let rows = ndarray::Array2::from_shape_fn((points.len(), 3), |(i, d)| points[i][d]);
-        let map = crate::project::ube::picture_turned(rows.view(), &self.turn);
-        layout.coords = map.rows().into_iter().map(|r| [r[0], r[1]]).collect();
+        if let Some(layout) = &mut self.layout {
+            layout.turn_to(&self.turn);
+        }
     }
 
     /// Whether a line is being typed.

@@ -258,7 +258,7 @@ fn place_labels(
 }
 
 /// What the colours are: the groups' names, or k-means clusters; then the
-/// keys of the view (and where a sphere's map is centred).
+/// keys of the view (and where a 3-D layout is seen from).
 fn legend(
     layout: &crate::tui::model::projection::Layout,
     v: &crate::tui::model::projection::ProjectionView,
@@ -266,6 +266,9 @@ fn legend(
     let turn = if layout.sphere.is_some() {
         let (lon, lat) = crate::ube::sphere::looking_at(&v.turn);
         format!("· HJKL turn: centre {lon:.0}°, {lat:.0}° ")
+    } else if layout.cloud.is_some() {
+        let (lon, lat) = crate::ube::sphere::looking_at(&v.turn);
+        format!("· HJKL turn: 3-D, seen from {lon:.0}°, {lat:.0}° ")
     } else {
         String::new()
     };

@@ -93,6 +93,7 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
         params: typed.params,
         labels: typed.labels,
         seed: typed.seed,
+        dims: typed.dims,
         pair,
         cancel,
     };
@@ -234,16 +235,16 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
     Vec::new()
 }
 
-/// How a turned sphere's picture was seen, for its plot's record: the
+/// How a turned 3-D layout's picture was seen, for its plot's record: the
 /// turn's rows (as `sphere::turn` composes them), written only for images
-/// of a turned UBE layout (a CSV holds the unturned sphere).
+/// of a turned sphere or cloud (a CSV holds the unturned points).
 fn turn_setting(
     layout: &crate::tui::model::projection::Layout,
     turn: &crate::ube::sphere::Matrix3,
     path: &str,
 ) -> Option<String> {
     let image = crate::project::plot::ImageFormat::from_path(std::path::Path::new(path)).is_some();
-    if layout.sphere.is_none() || !image || *turn == crate::ube::sphere::IDENTITY {
+    if !layout.turns() || !image || *turn == crate::ube::sphere::IDENTITY {
         return None;
     }
     // Rounded first, so no "-0.000000".
@@ -255,7 +256,7 @@ fn turn_setting(
     Some(rows.join("; "))
 }
 
-/// Degrees the sphere turns per key press (24 presses: a full turn).
+/// Degrees a 3-D layout turns per key press (24 presses: a full turn).
 pub const TURN_DEGREES: f64 = 15.0;
 
 /// Neighbours listed for a selected word.
@@ -393,10 +394,10 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Turn(right, up) => {
             let step = TURN_DEGREES;
-            if !v.turn_sphere(f64::from(right) * step, f64::from(up) * step) {
+            if !v.turn_view(f64::from(right) * step, f64::from(up) * step) {
                 app.set_status(
                     Level::Info,
-                    "only a UBE layout is a sphere to turn (method ube, then p)",
+                    "only a 3-D layout turns: method ube, or dims 3 with pca, tsne or umap, then p",
                 );
             }
         }
@@ -824,6 +825,55 @@ mod tests {
         });
         act(&mut app, Action::Turn(1, 0));
         assert_eq!(coords(&app), start.coords);
-        assert!(app.status.text.contains("UBE"), "{}", app.status.text);
+        assert!(
+            app.status.text.contains("only a 3-D layout turns"),
+            "{}",
+            app.status.text
+        );
+    }
+
+    #[test]
+    fn a_3d_cloud_turns_with_the_sphere_s_keys_and_resets() {
+        let mut app = app();
+        let points: Vec<[f64; 3]> = (0..30)
+            .map(|i| {
+                let t = f64::from(i);
+                [t.sin() * 3.0, t.cos(), 0.1 * t - 1.5]
+            })
+            .collect();
+        let flat = crate::project::layout::cloud_picture(&points, &crate::ube::sphere::IDENTITY);
+        let words = (0..30).map(|i| format!("w{i}")).collect();
+        let start = Layout {
+            cloud: Some(points.clone()),
+            ..Layout::new(0, "tsne", words, flat.clone())
+        };
+        app.projection.layout = Some(start);
+        let coords = |app: &App| app.projection.layout.as_ref().unwrap().coords.clone();
+        // Six quarter-steps right: the depth axis (z) is now across the screen.
+        for _ in 0..6 {
+            act(&mut app, Action::Turn(1, 0));
+        }
+        let turned = coords(&app);
+        for (p, q) in turned.iter().zip(&points) {
+            assert!(
+                (p[0].abs() - (q[2] - (-1.5 + 0.1 * 14.5)).abs()).abs() < 1e-9,
+                "{p:?} {q:?}"
+            );
+            assert!((p[1] - (q[1] - mean_y(&points))).abs() < 1e-9);
+        }
+        assert_eq!(
+            app.projection.layout.as_ref().unwrap().cloud.as_ref(),
+            Some(&points)
+        );
+        act(&mut app, Action::ResetView);
+        let back = coords(&app);
+        assert!(back
+            .iter()
+            .zip(&flat)
+            .all(|(a, b)| (a[0] - b[0]).abs() < 1e-12 && (a[1] - b[1]).abs() < 1e-12));
+    }
+
+    fn mean_y(points: &[[f64; 3]]) -> f64 {
+        points.iter().map(|p| p[1]).sum::<f64>() / points.len() as f64
     }
 }
