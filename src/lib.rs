@@ -9,7 +9,9 @@
 //! - [`counts`]: the counts file (vocabulary + sparse counts on disk) and imports of
 //!   GloVe's and Spark's counts;
 //! - [`algo`]: the training methods and the registry every front end looks them up in;
-//! - [`train`]: the engine that runs a method as a background job, and the option schema;
+//! - [`train`]: the engine that runs a method as a background job;
+//! - [`schema`]: hyperparameters and options declared once (name, type, range,
+//!   default, help), for methods, corpus options, projections and classifiers;
 //! - [`embedding`]: word vectors, nearest neighbours, their file formats (word2vec,
 //!   GloVe, fastText `.vec`, NumPy, the Projector's TSV), senses, Procrustes alignment;
 //! - [`explicit`]: sparse PPMI rows used directly as word representations;
@@ -59,6 +61,7 @@ pub mod memory;
 pub mod outputs;
 pub mod project;
 pub mod quote;
+pub mod schema;
 pub mod session;
 pub mod sweep;
 pub mod topk;

@@ -8,7 +8,7 @@ use clap::Args;
 use wordbench::classify::options::{Settings, OPTIONS, OWNER};
 use wordbench::classify::protocol::Spread;
 use wordbench::classify::study::{parse_sizes, MarginalChoice, Outcome, Study};
-use wordbench::train::ParamSpec;
+use wordbench::schema::ParamSpec;
 
 use super::schema_args::{Schema, SchemaOpts};
 

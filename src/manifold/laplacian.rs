@@ -5,7 +5,7 @@
 
 use super::graph::Graph;
 use crate::linalg::{Csr, SymmetricOperator};
-use crate::train::ParamSpec;
+use crate::schema::ParamSpec;
 use crate::{Error, Result};
 
 /// Laplacian eigenmaps' graph, declared once for the word method and the

@@ -10,7 +10,7 @@ use ndarray::Array2;
 use crate::manifold::laplacian::SYMMETRISE;
 use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
 use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};
 
 /// The graph projections' loss: the eigensolver's residual.

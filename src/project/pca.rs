@@ -208,7 +208,7 @@ pub const PCA: crate::project::registry::Projection = crate::project::registry::
 /// and the solver that found them.
 fn lay_out(
     input: crate::project::registry::Input<'_>,
-    _: &crate::train::Params,
+    _: &crate::schema::Params,
     _: &mut dyn crate::project::registry::Progress,
 ) -> Result<crate::project::registry::Laid> {
     let p = pca(

@@ -17,7 +17,7 @@
 use ndarray::{Array2, ArrayView2};
 
 use crate::manifold::Phase;
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};
 
 /// What a stopped layout answers.

@@ -7,7 +7,7 @@
 use ndarray::Array2;
 
 use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 use crate::ube::{sphere, Config, Ube, Update};
 use crate::Result;
 

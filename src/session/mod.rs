@@ -35,7 +35,8 @@ pub use record::Recorder;
 pub use replay::{judge, replay, Judgement, ReplayReport, Verdict};
 pub use store::KeptVectors;
 
-use crate::train::{parallel, Method, Params, Progress, Value};
+use crate::schema::{Params, Value};
+use crate::train::{parallel, Method, Progress};
 use crate::{algo, Error, Result};
 
 /// The session format version this build writes (and the newest it reads).

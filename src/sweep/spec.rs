@@ -14,7 +14,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::options::OPTIONS as CORPUS_OPTIONS;
-use crate::train::{Kind, Method, ParamSpec};
+use crate::schema::{Kind, ParamSpec};
+use crate::train::Method;
 use crate::{Error, Result};
 
 /// Prefix that names a corpus option where the method has a hyperparameter
@@ -311,8 +312,8 @@ pub fn parse_range(method: &Method, text: &str) -> Result<RangeAxis> {
             ))
         }
     };
-    let lo = crate::train::parse_float(name, lo, min, max)?;
-    let hi = crate::train::parse_float(name, hi, min, max)?;
+    let lo = crate::schema::parse_float(name, lo, min, max)?;
+    let hi = crate::schema::parse_float(name, hi, min, max)?;
     if lo >= hi {
         return Err(bad("the lower bound must be below the upper one"));
     }

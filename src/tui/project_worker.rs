@@ -15,7 +15,7 @@ use crate::embedding::Embedding;
 use crate::project::pipeline::{self, Chosen};
 use crate::project::registry::{self, Input, Progress, Tick};
 use crate::project::select::{Groups, Selected};
-use crate::train::Params;
+use crate::schema::Params;
 use crate::Result;
 
 /// Whether projections can be computed in this build.

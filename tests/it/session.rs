@@ -6,8 +6,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
+use wordbench::schema::Value;
 use wordbench::session::{self, replay, Outcome};
-use wordbench::train::Value;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -597,8 +597,8 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     use std::sync::Arc;
     use wordbench::cooc::CountCache;
     use wordbench::corpus::options::OPTIONS;
+    use wordbench::schema::Params;
     use wordbench::sweep::{self, spec, Metric, Plan, SweepSpec, Update};
-    use wordbench::train::Params;
     let tmp = tempfile::tempdir().unwrap();
     let method = wordbench::algo::find("svd").unwrap();
     let spec = SweepSpec {

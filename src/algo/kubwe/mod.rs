@@ -52,7 +52,8 @@ pub use kernel::{Kernel, Scale};
 pub use trainer::{FastStats, KubweTrainer};
 pub use update::{Decay, Update};
 
-use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::schema::{ParamSpec, Params};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
 /// The exact variant's registry entry.

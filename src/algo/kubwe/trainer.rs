@@ -38,7 +38,8 @@ use super::update::move_word;
 use super::vptree::{brute_force, splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
 use super::{Repulsion, Settings};
 use crate::embedding::Embedding;
-use crate::train::{ScoreView, StepReport, Trainer, Value};
+use crate::schema::Value;
+use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 

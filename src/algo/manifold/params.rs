@@ -8,7 +8,7 @@ use crate::linalg::params::BLOCK;
 use crate::manifold::laplacian::SYMMETRISE;
 use crate::manifold::run::default_tol;
 use crate::manifold::{Config, Kind as Method, Neighbourhood, Symmetrise};
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 
 /// The rows embedded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

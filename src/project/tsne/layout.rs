@@ -3,7 +3,8 @@
 //! shown as it forms and stopped between iterations.
 
 use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::train::{Params, Trainer};
+use crate::schema::Params;
+use crate::train::Trainer;
 use crate::words::WordIndex;
 use crate::Result;
 

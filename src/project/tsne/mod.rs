@@ -31,9 +31,8 @@ use self::gradient::Repulsion;
 use self::optimize::{Optimizer, Schedule};
 use super::pca::{gaussian, pca, PcaSolver};
 use crate::embedding::Embedding;
-use crate::train::{
-    Job, JobConfig, Method, ParamSpec, Params, StepReport, TrainInput, Trainer, Value,
-};
+use crate::schema::{ParamSpec, Params, Value};
+use crate::train::{Job, JobConfig, Method, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 
 use crate::project::registry::{cancelled, Input, Laid, Progress, Projection, Tick};
-use crate::train::Params;
+use crate::schema::Params;
 use crate::Result;
 
 use super::{umap_watched, Settings, SCHEMA};

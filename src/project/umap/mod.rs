@@ -28,7 +28,7 @@ pub mod layout;
 use ndarray::{Array2, ArrayView2};
 
 use crate::manifold::knn::{search, Knn, Search};
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};
 
 /// Epochs when `n_epochs = 0` for at most [`SMALL`] points (umap-learn's).

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use crate::embedding::Embedding;
 pub use crate::project::layout::{Layout, PairLayout, B_MARK};
 use crate::project::options::{applies, OPTIONS};
-use crate::train::Params;
+use crate::schema::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
 pub use crate::tui::model::cancel::CancelFlag;

@@ -640,13 +640,13 @@ fn clear_runs(app: &mut App) {
 mod tests {
     use super::*;
     use crate::corpus::CorpusConfig;
+    use crate::schema::Value;
     use crate::session::guard::Expect;
     use crate::session::{CorpusRef, Session};
-    use crate::train::Value;
     use crate::tui::app::{AppOptions, Modal};
     use crate::tui::msg::Msg;
     use crate::tui::update::{startup, update};
-    use crate::{algo, train::Params};
+    use crate::{algo, schema::Params};
 
     fn app() -> App {
         App::new(&AppOptions {
