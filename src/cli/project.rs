@@ -16,7 +16,7 @@ use clap::{Args, ValueEnum};
 
 use super::args::{count, MAX_THREADS, MAX_WORDS};
 use indicatif::{ProgressBar, ProgressStyle};
-use wordbench::manifold::Phase;
+use wordbench::geometry::manifold::Phase;
 use wordbench::outputs::{Guard, Kind};
 use wordbench::project::export::write_csv;
 use wordbench::project::manifold as graph;

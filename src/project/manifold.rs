@@ -1,5 +1,5 @@
 //! Isomap, LLE and Laplacian eigenmaps as 2-D projections of any embedding
-//! ([`crate::manifold`]; docs/methods/manifold.md, "Projections"): their
+//! ([`crate::geometry::manifold`]; docs/methods/manifold.md, "Projections"): their
 //! options declared once in [`SCHEMA`] (the neighbour count is also a
 //! workbench form field, [`NEIGHBOURS`]), their entries in the projection
 //! registry, and one run with progress that stops between steps (the kNN
@@ -7,8 +7,8 @@
 
 use ndarray::Array2;
 
-use crate::manifold::laplacian::SYMMETRISE;
-use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
+use crate::geometry::manifold::laplacian::SYMMETRISE;
+use crate::geometry::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
 use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
 use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};

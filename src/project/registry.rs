@@ -16,7 +16,7 @@
 
 use ndarray::{Array2, ArrayView2};
 
-use crate::manifold::Phase;
+use crate::geometry::manifold::Phase;
 use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};
 
@@ -206,7 +206,7 @@ pub fn lay_out(
             ),
         ));
     }
-    crate::project::check_finite(input.vectors.view(), Some(input.words))?;
+    crate::geometry::check_finite(input.vectors.view(), Some(input.words))?;
     (projection.run)(input, params, progress)
 }
 

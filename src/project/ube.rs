@@ -1,4 +1,4 @@
-//! UBE as a projection of any embedding ([`crate::ube`];
+//! UBE as a projection of any embedding ([`crate::geometry::ube`];
 //! docs/methods/ube.md, "Projection"): its options declared once in
 //! [`SCHEMA`], its entry in the projection registry, one run with progress
 //! that stops between sweeps, and the 2-D picture of the sphere (the Hammer
@@ -6,9 +6,9 @@
 
 use ndarray::Array2;
 
+use crate::geometry::ube::{sphere, Config, Ube, Update};
 use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
 use crate::schema::{ParamSpec, Params};
-use crate::ube::{sphere, Config, Ube, Update};
 use crate::Result;
 
 /// UBE's registry entry: points on a sphere, 3-D unless asked otherwise.

@@ -4,10 +4,10 @@
 //! "Defaults"): PPMI for LLE and Laplacian eigenmaps, TF-IDF for Isomap;
 //! context 2 for Isomap and Laplacian eigenmaps, 5 for LLE.
 
+use crate::geometry::manifold::laplacian::SYMMETRISE;
+use crate::geometry::manifold::run::default_tol;
+use crate::geometry::manifold::{Config, Kind as Method, Neighbourhood, Symmetrise};
 use crate::linalg::params::BLOCK;
-use crate::manifold::laplacian::SYMMETRISE;
-use crate::manifold::run::default_tol;
-use crate::manifold::{Config, Kind as Method, Neighbourhood, Symmetrise};
 use crate::schema::{ParamSpec, Params};
 
 /// The rows embedded.

@@ -29,8 +29,9 @@ use self::affinity::SparseP;
 use self::fft::FftParams;
 use self::gradient::Repulsion;
 use self::optimize::{Optimizer, Schedule};
-use super::pca::{gaussian, pca, PcaSolver};
 use crate::embedding::Embedding;
+use crate::geometry::pca::{pca, PcaSolver};
+use crate::geometry::random::gaussian;
 use crate::schema::{ParamSpec, Params, Value};
 use crate::train::{Job, JobConfig, Method, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
@@ -303,7 +304,7 @@ impl Tsne {
                 format!("{} words for {n} vectors", words.len()),
             ));
         }
-        crate::project::check_finite(x, Some(words.words()))?;
+        crate::geometry::check_finite(x, Some(words.words()))?;
         let perplexity = config.effective_perplexity(n);
         if perplexity < config.perplexity {
             log(format!(

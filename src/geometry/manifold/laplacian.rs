@@ -195,7 +195,7 @@ impl SymmetricOperator for LazyPower {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifold::graph::Neighbourhood;
+    use crate::geometry::manifold::graph::Neighbourhood;
     use ndarray::array;
 
     #[test]
