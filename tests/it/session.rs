@@ -525,7 +525,8 @@ fn a_sweep_writes_its_table_and_a_session_whose_runs_replay_bit_for_bit() {
         assert!(run.kept.is_some() && run.evaluation.is_some());
     }
     // The table read back from the session is the one printed.
-    let rows = s.sweeps[0].rows(&s.clone().resolve(&dir.join("sweep.ron")));
+    let rows =
+        wordbench::sweep::table::rows(&s.sweeps[0], &s.clone().resolve(&dir.join("sweep.ron")));
     assert_eq!(wordbench::sweep::table::csv(&s.sweeps[0].names, &rows), csv);
     let replayed =
         common::wordbench(&["replay", dir.join("sweep.ron").to_str().unwrap(), "--check"]);
