@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, ValueEnum};
 
-use super::args::{count, MAX_THREADS, MAX_WORDS};
+use super::values::{count, MAX_THREADS, MAX_WORDS};
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::geometry::manifold::Phase;
 use wordbench::outputs::{Guard, Kind};

@@ -22,9 +22,9 @@ use wordbench::sweep::table::{self, sweep_tag, Row, PRUNED_TAG};
 use wordbench::sweep::{self as sw, Metric, Outcome, Plan, Status, SweepSpec, Update};
 use wordbench::{algo, atomic};
 
-use super::args::{count, MAX_THREADS};
 use super::eval::bundled_plan;
 use super::schema_args::{CorpusFormat, CorpusOpts};
+use super::values::{count, MAX_THREADS};
 
 /// `wordbench sweep`
 #[derive(Debug, Args)]

@@ -9,7 +9,7 @@ use ndarray::Array2;
 
 use crate::geometry::manifold::laplacian::SYMMETRISE;
 use crate::geometry::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
-use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
+use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
 use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};
 
@@ -23,7 +23,7 @@ const RESIDUAL: Option<Loss> = Some(Loss {
 const fn entry(
     name: &'static str,
     help: &'static str,
-    run: crate::project::registry::RunFn,
+    run: crate::project::projection::RunFn,
 ) -> Projection {
     Projection {
         name,
@@ -154,7 +154,7 @@ pub fn describe(config: &Config) -> String {
 
 /// Runs `config` on `vectors`, reporting every step (its phase and
 /// residual) and log line to `progress`; stops with
-/// [`crate::project::registry::cancelled`] as soon as `progress` says so.
+/// [`crate::project::projection::cancelled`] as soon as `progress` says so.
 pub fn run(vectors: Array2<f32>, config: Config, progress: &mut dyn Progress) -> Result<Embedded> {
     if vectors.nrows() <= 3 {
         return Err(Error::param(

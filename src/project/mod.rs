@@ -20,6 +20,7 @@ pub mod options;
 pub mod pca;
 pub mod pipeline;
 pub mod plot;
+pub mod projection;
 pub mod registry;
 pub mod select;
 pub mod tsne;

@@ -2,7 +2,7 @@
 //! components ([`crate::geometry::pca`]), titled with the variance they hold.
 
 use crate::geometry::pca::{pca, PcaSolver};
-use crate::project::registry;
+use crate::project::projection as registry;
 use crate::schema::Params;
 use crate::Result;
 
