@@ -40,6 +40,7 @@ pub mod progress;
 mod runs;
 pub mod scale;
 pub mod spill;
+mod stack;
 pub mod summary;
 pub mod tfidf;
 pub mod window;

@@ -13,7 +13,7 @@ use crate::schema::Params;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
 use crate::train::{Event, JobConfig, Method, Phase, Progress, TrainInput, Trainer};
 
-use super::app::TICKS_PER_SECOND;
+use super::clock::TICKS_PER_SECOND;
 use super::form::default_text;
 
 /// Where a run is in its life.
