@@ -20,7 +20,7 @@ use anyhow::{bail, Context, Result};
 use wordbench::algo::dsnmf::{input, Model, Settings, SCHEMA};
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::linalg::Csr;
-use wordbench::train::Params;
+use wordbench::schema::Params;
 
 struct Args {
     corpus: PathBuf,

@@ -22,7 +22,7 @@ use anyhow::{bail, Context, Result};
 use wordbench::algo::glove::Settings;
 use wordbench::cooc::count_corpus;
 use wordbench::corpus::{Corpus, CorpusConfig, Split};
-use wordbench::train::Params;
+use wordbench::schema::Params;
 
 struct Args {
     corpus: PathBuf,

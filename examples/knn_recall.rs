@@ -1,4 +1,4 @@
-//! Times the approximate neighbour search ([`wordbench::manifold::knn::descent`])
+//! Times the approximate neighbour search ([`wordbench::geometry::knn::descent`])
 //! on a vector file and measures its recall against the exact neighbours of
 //! an evenly spaced sample of query rows (docs/methods/projection.md,
 //! "Approximate neighbours for large n"); `--exact` also times the exact
@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use wordbench::embedding::Embedding;
-use wordbench::manifold::knn::{descent, knn, Descent};
+use wordbench::geometry::knn::{descent, knn, Descent};
 
 struct Args {
     input: PathBuf,

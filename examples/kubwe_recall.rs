@@ -17,9 +17,9 @@ use std::time::Instant;
 use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use wordbench::algo::kubwe::init::random_sphere;
 use wordbench::algo::kubwe::vptree::{brute_force, Bound, NeighborHeap, Query, VpTree};
 use wordbench::embedding::Embedding;
+use wordbench::geometry::random::random_sphere;
 
 fn clustered(n: usize, d: usize, clusters: usize, noise: f32, seed: u64) -> Array2<f32> {
     let centres = random_sphere(clusters, d, seed);

@@ -21,7 +21,8 @@ use wordbench::algo::psdvec::{PsdvecTrainer, Settings, SCHEMA};
 use wordbench::cooc::count_corpus;
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::embedding::VectorFormat;
-use wordbench::train::{Params, Trainer};
+use wordbench::schema::Params;
+use wordbench::train::Trainer;
 
 struct Args {
     corpus: PathBuf,

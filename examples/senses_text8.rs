@@ -29,8 +29,8 @@ use wordbench::algo::senses::{self, Settings, SENSES};
 use wordbench::algo::spectral::SVD;
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::embedding::{Embedding, NeighborParams, SenseTable, VectorFormat};
-use wordbench::eval::stats::spearman;
 use wordbench::linalg::Csr;
+use wordbench::stats::spearman;
 use wordbench::train::{Event, Job, JobConfig, Method, TrainInput};
 
 const TABLE_5_1: &[&str] = &["program", "square", "interest", "bank", "plant"];

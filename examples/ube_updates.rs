@@ -7,7 +7,7 @@
 
 use std::io::Read;
 use wordbench::eval::clustering::kmeans_study;
-use wordbench::ube::{embed, Config, Update};
+use wordbench::geometry::ube::{embed, Config, Update};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -22,7 +22,7 @@ use anyhow::{bail, Context, Result};
 use ndarray::Array2;
 use wordbench::embedding::Embedding;
 use wordbench::project::umap::{umap_noted, Settings, SCHEMA};
-use wordbench::train::Params;
+use wordbench::schema::Params;
 
 struct Args {
     input: PathBuf,

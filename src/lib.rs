@@ -9,7 +9,9 @@
 //! - [`counts`]: the counts file (vocabulary + sparse counts on disk) and imports of
 //!   GloVe's and Spark's counts;
 //! - [`algo`]: the training methods and the registry every front end looks them up in;
-//! - [`train`]: the engine that runs a method as a background job, and the option schema;
+//! - [`train`]: the engine that runs a method as a background job;
+//! - [`schema`]: hyperparameters and options declared once (name, type, range,
+//!   default, help), for methods, corpus options, projections and classifiers;
 //! - [`embedding`]: word vectors, nearest neighbours, their file formats (word2vec,
 //!   GloVe, fastText `.vec`, NumPy, the Projector's TSV), senses, Procrustes alignment;
 //! - [`explicit`]: sparse PPMI rows used directly as word representations;
@@ -19,10 +21,11 @@
 //!   and coordinate export;
 //! - [`session`]: session files (RON) and their bit-for-bit replay;
 //! - [`tui`]: the terminal workbench;
-//! - [`manifold`]: Isomap, LLE and Laplacian eigenmaps on one neighbourhood graph;
-//! - [`ube`]: unit-ball (sphere) embedding on elbow-cut Gaussian affinities;
+//! - [`geometry`]: nearest neighbours, PCA, k-means, Isomap/LLE/Laplacian
+//!   eigenmaps and UBE: the cores every layout and graph method shares;
 //! - [`linalg`]: the sparse eigensolver and truncated SVD behind the spectral methods;
 //! - [`fast`]: every `unsafe` fast path (SIMD lanes, Hogwild rows, blocked kernels);
+//! - [`stats`]: Pearson's and Spearman's correlations (as scipy computes them);
 //! - [`topk`], [`words`], [`atomic`], [`error`], [`memory`], [`quote`]: bounded top-k selection, the
 //!   word/id map, crash-safe file writes, the one error type, memory budgets, and
 //!   escaping input quoted in messages;
@@ -53,18 +56,19 @@ pub mod eval;
 pub mod explicit;
 pub mod fast;
 pub mod format;
+pub mod geometry;
 pub mod linalg;
-pub mod manifold;
 pub mod memory;
 pub mod outputs;
 pub mod project;
 pub mod quote;
+pub mod schema;
 pub mod session;
+pub mod stats;
 pub mod sweep;
 pub mod topk;
 pub mod train;
 pub mod tui;
-pub mod ube;
 pub mod words;
 
 pub use error::{Error, Result};

@@ -58,6 +58,17 @@ static METHODS: &[&Method] = &[
 mod tests {
     use super::*;
 
+    #[test]
+    fn mpnnlm_recordings_from_before_its_schedule_raced() {
+        // MPNNLM ran Hogwild only before it had a schedule: a recording
+        // without one is bit for bit on one thread only.
+        use crate::train::parallel::recorded_bit_for_bit;
+        let schema = mpnnlm::SCHEMA;
+        assert!(!recorded_bit_for_bit(schema, None, 2));
+        assert!(recorded_bit_for_bit(schema, None, 1));
+        assert!(recorded_bit_for_bit(schema, Some("deterministic"), 2));
+    }
+
     /// Hyperparameter names are keys of `--set`, session files and TUI forms:
     /// one spelling everywhere, snake_case, unique within a method.
     #[test]

@@ -3,7 +3,7 @@
 //! [`OPTIONS`], and a workbench form can be built from the same list.
 
 use super::protocol::Method;
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 
 /// The owner name of these options in error messages.
 pub const OWNER: &str = "classify";

@@ -1,25 +1,16 @@
-//! Argument definitions shared by the commands.
+//! The command line: [`Cli`] and its [`Command`]s, with the arguments of
+//! the commands that have no module of their own. The value parsers and
+//! bounds every command shares are in [`super::values`], so a command's
+//! module never imports this one.
 
 use std::path::PathBuf;
 
-use clap::builder::RangedU64ValueParser;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 
-pub use super::schema_args::{CorpusFormat, CorpusOpts};
-
-/// A count option's parser: an integer in `lo..=hi`. Every count has an
-/// upper bound, so that no option asks for work (or memory) without end
-/// (`cluster --runs 4000000000`); the bounds are far above any real use.
-pub fn count(lo: u64, hi: u64) -> RangedU64ValueParser<usize> {
-    RangedU64ValueParser::new().range(lo..=hi)
-}
-
-/// The bound of `--limit`-like options: words of a file.
-pub const MAX_WORDS: u64 = 4_000_000_000;
-/// The bound of `-k`-like options: items listed.
-pub const MAX_LISTED: u64 = 1_000_000;
-/// The bound of `--threads`: more are capped at the CPUs with a warning.
-pub const MAX_THREADS: u64 = 1 << 20;
+use super::eval::{EvalArgs, NeighborsArgs, TopicsArgs};
+use super::schema_args::{CorpusFormat, CorpusOpts};
+use super::values::{count, VectorFormatArg, MAX_LISTED, MAX_THREADS, MAX_WORDS};
+use super::vectors::{AlignArgs, ConvertArgs};
 
 /// wordbench: a workbench for word embeddings.
 #[derive(Debug, Parser)]
@@ -189,148 +180,6 @@ pub struct ReplayArgs {
 pub struct MethodsArgs {
     /// Only this method.
     pub algo: Option<String>,
-}
-
-/// Vector file formats on the command line.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum VectorFormatArg {
-    /// word2vec text: a `count dim` header, then `word v1 ... vd` lines.
-    W2vText,
-    /// word2vec binary.
-    W2vBin,
-    /// GloVe text: `word v1 ... vd` lines, no header.
-    Glove,
-    /// NumPy `.npy` (f32) plus `NAME.vocab.txt`, one word a line.
-    Npy,
-    /// TensorBoard Embedding Projector: tensor TSV plus `NAME.metadata.tsv`.
-    Projector,
-}
-
-impl From<VectorFormatArg> for wordbench::embedding::VectorFormat {
-    fn from(f: VectorFormatArg) -> Self {
-        match f {
-            VectorFormatArg::W2vText => Self::Word2VecText,
-            VectorFormatArg::W2vBin => Self::Word2VecBinary,
-            VectorFormatArg::Glove => Self::GloveText,
-            VectorFormatArg::Npy => Self::Npy,
-            VectorFormatArg::Projector => Self::ProjectorTsv,
-        }
-    }
-}
-
-/// `wordbench eval`
-#[derive(Debug, Args)]
-pub struct EvalArgs {
-    /// Vectors file (word2vec text or binary, GloVe text with or without a
-    /// header, fastText .vec or .bin, .npy; .gz/.bz2/.xz ok).
-    pub vectors: PathBuf,
-    /// Read only the first N words of the file (like gensim's `limit`).
-    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
-    pub limit: Option<usize>,
-    /// Similarity dataset (`word1 word2 score`); repeatable. Default: the bundled WordSim-353 and SimLex-999.
-    #[arg(long)]
-    pub similarity: Vec<PathBuf>,
-    /// Analogy dataset (Google format). Default: the bundled questions-words.txt.
-    #[arg(long)]
-    pub analogy: Option<PathBuf>,
-    /// Analogy candidates: the N most frequent words (first N rows).
-    #[arg(long, default_value_t = 30_000, value_parser = count(1, MAX_WORDS))]
-    pub restrict: usize,
-    /// Analogy objective.
-    #[arg(long, value_enum, default_value = "add")]
-    pub method: AnalogyMethodArg,
-    /// Also print per-section analogy accuracy.
-    #[arg(long)]
-    pub sections: bool,
-    /// Print one JSON object.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Analogy objectives on the command line.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum AnalogyMethodArg {
-    /// 3CosAdd.
-    Add,
-    /// 3CosMul.
-    Mul,
-}
-
-/// `wordbench neighbors`
-#[derive(Debug, Args)]
-pub struct NeighborsArgs {
-    /// Vectors file (any format wordbench reads). With a fastText .bin model,
-    /// a word outside the vocabulary gets its vector from subword n-grams.
-    pub vectors: PathBuf,
-    /// Query words.
-    #[arg(required = true)]
-    pub words: Vec<String>,
-    /// Read only the first N words of the file (like gensim's `limit`).
-    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
-    pub limit: Option<usize>,
-    /// Neighbours per word.
-    #[arg(short, default_value_t = 10, value_parser = count(1, MAX_LISTED))]
-    pub k: usize,
-    /// Ranking: cosine, or `walk` for dsnmf vectors (the learned similarity
-    /// S_hat_ij = sum_k W_ik W_jk / s_k, a word -> topic -> word walk).
-    #[arg(long, value_enum, default_value = "cosine")]
-    pub by: NeighborRanking,
-}
-
-/// How `wordbench neighbors` ranks words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum NeighborRanking {
-    /// Cosine of the vectors.
-    Cosine,
-    /// Probability of a word -> topic -> word walk (dsnmf vectors).
-    Walk,
-}
-
-/// `wordbench convert`
-#[derive(Debug, Args)]
-pub struct ConvertArgs {
-    /// Input vectors (any format wordbench reads; compressed ok).
-    pub input: PathBuf,
-    /// Output file: `.npy` NumPy + `.vocab.txt`, `.tsv` Projector + `.metadata.tsv`,
-    /// `.bin` word2vec binary, `.glove` GloVe text, else word2vec text (`.gz` compresses text).
-    pub output: PathBuf,
-    /// Output format instead of the one the extension asks for.
-    #[arg(long, value_enum)]
-    pub format: Option<VectorFormatArg>,
-    /// Keep only the first N words.
-    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
-    pub limit: Option<usize>,
-}
-
-/// `wordbench align`
-#[derive(Debug, Args)]
-pub struct AlignArgs {
-    /// The vectors to rotate.
-    pub a: PathBuf,
-    /// The vectors whose axes they are rotated into.
-    pub b: PathBuf,
-    /// Align on the shared words among A's first N words (files list frequent words first).
-    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
-    pub top: Option<usize>,
-    /// How many of the words that moved most to list.
-    #[arg(short, default_value_t = 20, value_parser = count(0, MAX_LISTED))]
-    pub k: usize,
-    /// Read only the first N words of each file.
-    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
-    pub limit: Option<usize>,
-    /// Write A's vectors rotated into B's axes (format by extension).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-}
-
-/// `wordbench topics`
-#[derive(Debug, Args)]
-pub struct TopicsArgs {
-    /// Vectors file written by `wordbench train --algo dsnmf`.
-    pub vectors: PathBuf,
-    /// Words per topic.
-    #[arg(short, default_value_t = 10, value_parser = count(1, MAX_LISTED))]
-    pub k: usize,
 }
 
 /// `wordbench tui`

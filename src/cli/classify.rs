@@ -8,7 +8,7 @@ use clap::Args;
 use wordbench::classify::options::{Settings, OPTIONS, OWNER};
 use wordbench::classify::protocol::Spread;
 use wordbench::classify::study::{parse_sizes, MarginalChoice, Outcome, Study};
-use wordbench::train::ParamSpec;
+use wordbench::schema::ParamSpec;
 
 use super::schema_args::{Schema, SchemaOpts};
 
@@ -50,14 +50,14 @@ pub struct ClassifyArgs {
     #[command(flatten)]
     pub opts: SchemaOpts<ClassifySchema>,
     /// Worker threads (default: all cores).
-    #[arg(long, value_parser = super::args::count(0, super::args::MAX_THREADS))]
+    #[arg(long, value_parser = super::values::count(0, super::values::MAX_THREADS))]
     pub threads: Option<usize>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Also list the N words whose probability in the first task's class
     /// moved most from MNB to MNB-FM (the JSON always has 20).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::args::count(0, super::args::MAX_LISTED))]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = super::values::count(0, super::values::MAX_LISTED))]
     pub moved: usize,
 }
 

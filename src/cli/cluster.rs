@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use super::args::{count, MAX_LISTED, MAX_THREADS};
+use super::values::{count, MAX_LISTED, MAX_THREADS};
 use ndarray::Array2;
 use wordbench::eval::clustering::{kmeans_study, label_ids, read_labels};
 use wordbench::outputs::{Guard, Kind};

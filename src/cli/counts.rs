@@ -11,7 +11,7 @@ use wordbench::corpus::Corpus;
 use wordbench::counts::{self, import, CountsMeta};
 use wordbench::outputs::{Guard, Kind};
 
-use super::args::{CorpusFormat, CorpusOpts};
+use super::schema_args::{CorpusFormat, CorpusOpts};
 
 /// Distance weighting of the window.
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -32,7 +32,7 @@ pub struct CountsArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Window size L (default 10 when counting; recorded as given for imports).
-    #[arg(long, value_parser = super::args::count(1, 10_000))]
+    #[arg(long, value_parser = super::values::count(1, 10_000))]
     pub window: Option<usize>,
     /// Distance weighting.
     #[arg(long, value_enum, default_value = "uniform")]

@@ -1,14 +1,95 @@
 //! `wordbench eval` and `wordbench neighbors`.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
 use wordbench::algo::dsnmf::walk;
 use wordbench::embedding::NeighborParams;
 use wordbench::eval::{AnalogyConfig, AnalogyMethod, EvalPlan, Report};
 
-use super::args::{AnalogyMethodArg, EvalArgs, NeighborRanking, NeighborsArgs, TopicsArgs};
 use wordbench::assets;
+
+use super::values::{count, MAX_LISTED, MAX_WORDS};
+
+/// `wordbench eval`
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// Vectors file (word2vec text or binary, GloVe text with or without a
+    /// header, fastText .vec or .bin, .npy; .gz/.bz2/.xz ok).
+    pub vectors: PathBuf,
+    /// Read only the first N words of the file (like gensim's `limit`).
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
+    pub limit: Option<usize>,
+    /// Similarity dataset (`word1 word2 score`); repeatable. Default: the bundled WordSim-353 and SimLex-999.
+    #[arg(long)]
+    pub similarity: Vec<PathBuf>,
+    /// Analogy dataset (Google format). Default: the bundled questions-words.txt.
+    #[arg(long)]
+    pub analogy: Option<PathBuf>,
+    /// Analogy candidates: the N most frequent words (first N rows).
+    #[arg(long, default_value_t = 30_000, value_parser = count(1, MAX_WORDS))]
+    pub restrict: usize,
+    /// Analogy objective.
+    #[arg(long, value_enum, default_value = "add")]
+    pub method: AnalogyMethodArg,
+    /// Also print per-section analogy accuracy.
+    #[arg(long)]
+    pub sections: bool,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Analogy objectives on the command line.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum AnalogyMethodArg {
+    /// 3CosAdd.
+    Add,
+    /// 3CosMul.
+    Mul,
+}
+
+/// `wordbench neighbors`
+#[derive(Debug, Args)]
+pub struct NeighborsArgs {
+    /// Vectors file (any format wordbench reads). With a fastText .bin model,
+    /// a word outside the vocabulary gets its vector from subword n-grams.
+    pub vectors: PathBuf,
+    /// Query words.
+    #[arg(required = true)]
+    pub words: Vec<String>,
+    /// Read only the first N words of the file (like gensim's `limit`).
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
+    pub limit: Option<usize>,
+    /// Neighbours per word.
+    #[arg(short, default_value_t = 10, value_parser = count(1, MAX_LISTED))]
+    pub k: usize,
+    /// Ranking: cosine, or `walk` for dsnmf vectors (the learned similarity
+    /// S_hat_ij = sum_k W_ik W_jk / s_k, a word -> topic -> word walk).
+    #[arg(long, value_enum, default_value = "cosine")]
+    pub by: NeighborRanking,
+}
+
+/// How `wordbench neighbors` ranks words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NeighborRanking {
+    /// Cosine of the vectors.
+    Cosine,
+    /// Probability of a word -> topic -> word walk (dsnmf vectors).
+    Walk,
+}
+
+/// `wordbench topics`
+#[derive(Debug, Args)]
+pub struct TopicsArgs {
+    /// Vectors file written by `wordbench train --algo dsnmf`.
+    pub vectors: PathBuf,
+    /// Words per topic.
+    #[arg(short, default_value_t = 10, value_parser = count(1, MAX_LISTED))]
+    pub k: usize,
+}
 
 /// The bundled WordSim-353, SimLex-999 and Google analogy sets.
 pub fn bundled_plan() -> EvalPlan {

@@ -16,6 +16,7 @@ mod similar;
 mod sweep;
 mod train;
 mod tui;
+mod values;
 mod vectors;
 
 use anyhow::Result;

@@ -14,9 +14,9 @@ use anyhow::{bail, Context, Result};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::{Args, ValueEnum};
 
-use super::args::{count, MAX_THREADS, MAX_WORDS};
+use super::values::{count, MAX_THREADS, MAX_WORDS};
 use indicatif::{ProgressBar, ProgressStyle};
-use wordbench::manifold::Phase;
+use wordbench::geometry::manifold::Phase;
 use wordbench::outputs::{Guard, Kind};
 use wordbench::project::export::write_csv;
 use wordbench::project::manifold as graph;
@@ -27,7 +27,7 @@ use wordbench::project::registry::{self, Loss, Progress, Projection, Tick, PROJE
 use wordbench::project::select::{select, Groups, Selection};
 use wordbench::project::tsne;
 use wordbench::project::ube;
-use wordbench::train::Params;
+use wordbench::schema::Params;
 
 /// `wordbench project`
 #[derive(Debug, Args)]
@@ -345,7 +345,7 @@ fn method_params(args: &ProjectArgs, projection: &Projection) -> Result<Params> 
 }
 
 /// A schema's options, generated from it.
-fn schema_help(title: &str, schema: &'static [wordbench::train::ParamSpec]) -> String {
+fn schema_help(title: &str, schema: &'static [wordbench::schema::ParamSpec]) -> String {
     let mut out = format!("{title} (--set name=value):\n");
     let defaults = Params::defaults(schema);
     for p in schema {

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use wordbench::corpus::options::{OPTIONS, OWNER};
 use wordbench::corpus::CorpusConfig;
-use wordbench::train::{DefaultValue, Kind, ParamSpec, Params};
+use wordbench::schema::{DefaultValue, Kind, ParamSpec, Params};
 
 /// The flag of a spec: its name in kebab case, unless `rename` says otherwise.
 fn long(spec: &ParamSpec, rename: &[(&str, &'static str)]) -> String {

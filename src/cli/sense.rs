@@ -21,7 +21,7 @@ pub struct SenseArgs {
     #[arg(long)]
     pub context: Option<String>,
     /// Neighbours (and label words) per sense.
-    #[arg(short, default_value_t = 8, value_parser = super::args::count(1, super::args::MAX_LISTED))]
+    #[arg(short, default_value_t = 8, value_parser = super::values::count(1, super::values::MAX_LISTED))]
     pub k: usize,
 }
 

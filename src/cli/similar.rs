@@ -30,7 +30,7 @@ pub struct SimilarArgs {
     #[arg(short, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     pub k: u32,
     /// Consider only the first N words of the file (gensim's `restrict_vocab`).
-    #[arg(long, value_name = "N", value_parser = super::args::count(1, super::args::MAX_WORDS))]
+    #[arg(long, value_name = "N", value_parser = super::values::count(1, super::values::MAX_WORDS))]
     pub limit: Option<usize>,
 }
 

@@ -22,9 +22,9 @@ use wordbench::sweep::table::{self, sweep_tag, Row, PRUNED_TAG};
 use wordbench::sweep::{self as sw, Metric, Outcome, Plan, Status, SweepSpec, Update};
 use wordbench::{algo, atomic};
 
-use super::args::{count, MAX_THREADS};
 use super::eval::bundled_plan;
 use super::schema_args::{CorpusFormat, CorpusOpts};
+use super::values::{count, MAX_THREADS};
 
 /// `wordbench sweep`
 #[derive(Debug, Args)]
@@ -164,7 +164,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     record.counted = summary.counted;
     record.seconds = summary.seconds;
     out.save_with(&record)?;
-    let rows: Vec<Row> = record.rows(&out.session);
+    let rows: Vec<Row> = wordbench::sweep::table::rows(&record, &out.session);
     print!("{}", table::text(&names, &rows, &spec.metric));
     atomic::write_bytes(&csv_path, table::csv(&names, &rows).as_bytes())?;
     for (axis, name) in names.iter().enumerate() {

@@ -14,8 +14,9 @@ use wordbench::cooc::{CountPhase, CountProgress};
 use wordbench::corpus::{Corpus, CorpusConfig};
 use wordbench::format;
 use wordbench::outputs::{Guard, Kind};
+use wordbench::schema::Params;
 use wordbench::session::{self, CorpusRef, Recorder};
-use wordbench::train::{CorpusSize, Event, Job, JobConfig, Params, Progress, TrainInput};
+use wordbench::train::{Event, Job, JobConfig, Progress, TrainInput};
 use wordbench::{algo, atomic};
 
 use super::args::{MethodsArgs, TrainArgs};
@@ -102,7 +103,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     super::corpus_warnings(&corpus);
     // Corpus-sized defaults take their value now, before the session
     // records the settings: a replay reads the concrete value.
-    for resolved in params.resolve(CorpusSize::of(&corpus)) {
+    for resolved in params.resolve(corpus.size()) {
         if !args.quiet {
             eprintln!("{resolved}");
         }

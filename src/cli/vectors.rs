@@ -2,15 +2,53 @@
 //! convert` and `wordbench align`.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::embedding::format::{self, ReadOptions};
 use wordbench::embedding::{Embedding, LoadProgress, ReadReport, VectorFormat};
 use wordbench::outputs::{Guard, Kind};
 
-use super::args::{AlignArgs, ConvertArgs};
+use super::values::{count, VectorFormatArg, MAX_LISTED, MAX_WORDS};
+
+/// `wordbench convert`
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Input vectors (any format wordbench reads; compressed ok).
+    pub input: PathBuf,
+    /// Output file: `.npy` NumPy + `.vocab.txt`, `.tsv` Projector + `.metadata.tsv`,
+    /// `.bin` word2vec binary, `.glove` GloVe text, else word2vec text (`.gz` compresses text).
+    pub output: PathBuf,
+    /// Output format instead of the one the extension asks for.
+    #[arg(long, value_enum)]
+    pub format: Option<VectorFormatArg>,
+    /// Keep only the first N words.
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
+    pub limit: Option<usize>,
+}
+
+/// `wordbench align`
+#[derive(Debug, Args)]
+pub struct AlignArgs {
+    /// The vectors to rotate.
+    pub a: PathBuf,
+    /// The vectors whose axes they are rotated into.
+    pub b: PathBuf,
+    /// Align on the shared words among A's first N words (files list frequent words first).
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
+    pub top: Option<usize>,
+    /// How many of the words that moved most to list.
+    #[arg(short, default_value_t = 20, value_parser = count(0, MAX_LISTED))]
+    pub k: usize,
+    /// Read only the first N words of each file.
+    #[arg(long, value_name = "N", value_parser = count(1, MAX_WORDS))]
+    pub limit: Option<usize>,
+    /// Write A's vectors rotated into B's axes (format by extension).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
 
 /// Files from this size on get a progress bar (on a terminal).
 const BAR_FROM_BYTES: u64 = 16 << 20;

@@ -24,8 +24,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::runs::{bits_for, radix_sort, RunStack};
+use super::runs::{bits_for, radix_sort};
 use super::spill::{Slot, SpillDir};
+use super::stack::RunStack;
 use super::window::{Window, WindowKind};
 use crate::{Error, Result};
 

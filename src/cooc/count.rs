@@ -84,17 +84,6 @@ pub fn run_budget(bytes: u64) -> usize {
     (bytes / 2) as usize
 }
 
-/// The default memory budget: half of the machine's RAM (4 GiB when it
-/// cannot be read).
-pub fn default_memory() -> u64 {
-    let total = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
-        let line = m.lines().find(|l| l.starts_with("MemTotal:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
-    });
-    total.map_or(4 << 30, |t| t / 2)
-}
-
 /// Streaming co-occurrence counter: feed batches, then [`Counter::finish`].
 #[derive(Debug)]
 pub struct Counter {

@@ -40,6 +40,7 @@ pub mod progress;
 mod runs;
 pub mod scale;
 pub mod spill;
+mod stack;
 pub mod summary;
 pub mod tfidf;
 pub mod window;
@@ -47,8 +48,8 @@ pub mod window;
 pub use assemble::RowSink;
 pub use cache::CountCache;
 pub use count::{
-    count_batch, count_corpus, count_corpus_with, count_naive, default_memory, feed_corpus,
-    CountConfig, Counter, Tuning,
+    count_batch, count_corpus, count_corpus_with, count_naive, feed_corpus, CountConfig, Counter,
+    Tuning,
 };
 pub use jm::{jelinek_mercer, unigram_probabilities, JmPmi, DEFAULT_KAPPA};
 pub use marginals::Marginals;

@@ -306,6 +306,14 @@ impl Corpus {
         &self.stats
     }
 
+    /// Its size, as corpus-sized defaults read it ([`crate::schema::Auto`]).
+    pub fn size(&self) -> crate::schema::CorpusSize {
+        crate::schema::CorpusSize {
+            vocab: self.vocab().len(),
+            tokens: self.stats().train_tokens_in_vocab,
+        }
+    }
+
     /// Streams one split as id batches of about `batch_tokens` in-vocabulary
     /// tokens (out-of-vocabulary tokens are dropped, as word2vec and GloVe do).
     ///

@@ -7,7 +7,7 @@
 use super::{
     CorpusConfig, Format, HeldoutConfig, Numbers, ReadConfig, TokenizerConfig, VocabConfig,
 };
-use crate::train::{ParamSpec, Params, Value};
+use crate::schema::{ParamSpec, Params, Value};
 
 /// What errors name these options by.
 pub const OWNER: &str = "corpus";

@@ -136,7 +136,7 @@ impl ReadConfig {
     /// The counting memory budget in bytes.
     pub fn memory_bytes(&self) -> u64 {
         match self.memory_mb {
-            0 => crate::cooc::default_memory(),
+            0 => crate::memory::default_budget(),
             mb => mb << 20,
         }
     }

@@ -187,25 +187,6 @@ pub(crate) struct Parsed {
     pub limited: bool,
 }
 
-impl Parsed {
-    /// Checks the rows of a text body for duplicate words and shapes the matrix.
-    pub fn from_rows(rows: super::text_rows::Rows, path: &Path) -> Result<Parsed> {
-        let n = rows.words.len();
-        let matrix = ndarray::Array2::from_shape_vec((n, rows.dim), rows.values)
-            .expect("n * d values were read");
-        let lines = rows.lines;
-        let index = unique_index(rows.words)
-            .map_err(|(w, again, first)| duplicate_line(&w, lines[again], lines[first], path))?;
-        Ok(Parsed {
-            index,
-            matrix,
-            replacements: rows.replacements,
-            unk_after_header: rows.unk_after_header,
-            limited: rows.limited,
-        })
-    }
-}
-
 /// Writes `word v1 .. vd\n`. Floats use Rust's shortest round-trip form, so
 /// reading the file back gives the same `f32` bits.
 pub(crate) fn write_vector_line(

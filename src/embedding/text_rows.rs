@@ -13,7 +13,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::text_line::{decode_lossy, parse_vector_line, too_long, MAX_LINE};
+use super::text_line::{
+    decode_lossy, duplicate_line, parse_vector_line, too_long, unique_index, Parsed, MAX_LINE,
+};
 use crate::{Error, Result};
 
 /// Bytes of text read and parsed at once.
@@ -260,6 +262,25 @@ fn append(rows: &mut Rows, piece: Piece, spec: RowsSpec, path: &Path) -> Result<
         }
         Some(e) => Err(e),
         None => Ok(false),
+    }
+}
+
+impl Parsed {
+    /// Checks the rows of a text body for duplicate words and shapes the matrix.
+    pub fn from_rows(rows: Rows, path: &Path) -> Result<Parsed> {
+        let n = rows.words.len();
+        let matrix = ndarray::Array2::from_shape_vec((n, rows.dim), rows.values)
+            .expect("n * d values were read");
+        let lines = rows.lines;
+        let index = unique_index(rows.words)
+            .map_err(|(w, again, first)| duplicate_line(&w, lines[again], lines[first], path))?;
+        Ok(Parsed {
+            index,
+            matrix,
+            replacements: rows.replacements,
+            unk_after_header: rows.unk_after_header,
+            limited: rows.limited,
+        })
     }
 }
 

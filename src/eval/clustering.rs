@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use ndarray::ArrayView2;
 use serde::Serialize;
 
-use crate::project::kmeans::kmeans_fit;
+use crate::geometry::kmeans::kmeans_fit;
 
 /// NMI of two labellings of the same items, in `[0, 1]`; 1 when both have a
 /// single cluster (nothing to tell apart) and they agree.

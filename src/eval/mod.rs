@@ -12,7 +12,6 @@ pub mod clustering;
 pub mod lookup;
 pub mod report;
 pub mod similarity;
-pub mod stats;
 
 use std::path::Path;
 

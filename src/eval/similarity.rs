@@ -22,10 +22,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::lookup::WordLookup;
-use super::stats::{pearson, spearman};
 use super::{dataset_name, f64_or_nan};
 use crate::corpus::source::{self, LineReader};
 use crate::embedding::Embedding;
+use crate::stats::{pearson, spearman};
 use crate::{Error, Result};
 
 /// One judged pair.

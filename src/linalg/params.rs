@@ -2,7 +2,7 @@
 //! runs it (the spectral family, the graph methods, PSDVec...), so the same
 //! name means the same thing with the same range everywhere.
 
-use crate::train::ParamSpec;
+use crate::schema::ParamSpec;
 
 /// Vectors per Lanczos block: one pass over the matrix serves them all.
 pub const BLOCK: ParamSpec = ParamSpec::int(

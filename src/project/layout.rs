@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::export::write_csv;
 use super::plot::{self, ImageFormat, Plot};
-use crate::ube::sphere::Matrix3;
+use crate::geometry::ube::sphere::Matrix3;
 use crate::{Error, Result};
 
 /// A computed 2-D layout.
@@ -97,7 +97,7 @@ impl Layout {
     }
 
     /// Draws a 3-D layout again as seen after the turn `t`
-    /// ([`crate::ube::sphere::turn`]): a sphere through its equal-area map,
+    /// ([`crate::geometry::ube::sphere::turn`]): a sphere through its equal-area map,
     /// a cloud orthographically. A 2-D layout is left as it is.
     pub fn turn_to(&mut self, t: &Matrix3) {
         if let Some(points) = &self.sphere {
@@ -166,7 +166,7 @@ pub fn cloud_picture(points: &[[f64; 3]], t: &Matrix3) -> Vec<[f64; 2]> {
     }
     // Unturned frame: depth along z, right along x, up along y.
     const BASE: Matrix3 = [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
-    let f = crate::ube::sphere::compose(t, &BASE);
+    let f = crate::geometry::ube::sphere::compose(t, &BASE);
     let along = |row: &[f64; 3], p: &[f64; 3]| (0..3).map(|d| row[d] * (p[d] - mean[d])).sum();
     points
         .iter()
@@ -177,7 +177,7 @@ pub fn cloud_picture(points: &[[f64; 3]], t: &Matrix3) -> Vec<[f64; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ube::sphere::{compose, turn, IDENTITY};
+    use crate::geometry::ube::sphere::{compose, turn, IDENTITY};
 
     fn cloud() -> Vec<[f64; 3]> {
         vec![

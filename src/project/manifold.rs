@@ -1,5 +1,5 @@
 //! Isomap, LLE and Laplacian eigenmaps as 2-D projections of any embedding
-//! ([`crate::manifold`]; docs/methods/manifold.md, "Projections"): their
+//! ([`crate::geometry::manifold`]; docs/methods/manifold.md, "Projections"): their
 //! options declared once in [`SCHEMA`] (the neighbour count is also a
 //! workbench form field, [`NEIGHBOURS`]), their entries in the projection
 //! registry, and one run with progress that stops between steps (the kNN
@@ -7,10 +7,10 @@
 
 use ndarray::Array2;
 
-use crate::manifold::laplacian::SYMMETRISE;
-use crate::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
-use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::train::{ParamSpec, Params};
+use crate::geometry::manifold::laplacian::SYMMETRISE;
+use crate::geometry::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
+use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
+use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};
 
 /// The graph projections' loss: the eigensolver's residual.
@@ -23,7 +23,7 @@ const RESIDUAL: Option<Loss> = Some(Loss {
 const fn entry(
     name: &'static str,
     help: &'static str,
-    run: crate::project::registry::RunFn,
+    run: crate::project::projection::RunFn,
 ) -> Projection {
     Projection {
         name,
@@ -154,7 +154,7 @@ pub fn describe(config: &Config) -> String {
 
 /// Runs `config` on `vectors`, reporting every step (its phase and
 /// residual) and log line to `progress`; stops with
-/// [`crate::project::registry::cancelled`] as soon as `progress` says so.
+/// [`crate::project::projection::cancelled`] as soon as `progress` says so.
 pub fn run(vectors: Array2<f32>, config: Config, progress: &mut dyn Progress) -> Result<Embedded> {
     if vectors.nrows() <= 3 {
         return Err(Error::param(

@@ -6,7 +6,7 @@
 //! ([`crate::project::registry`]).
 
 use crate::project::registry::{self, NAMES, PROJECTIONS};
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 use crate::Result;
 
 /// The method projected with unless one is chosen.

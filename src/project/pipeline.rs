@@ -12,7 +12,7 @@ use crate::embedding::{align, Embedding};
 use crate::project::layout::{PairLayout, B_MARK};
 use crate::project::registry::{self, Input, Laid, Progress, Projection};
 use crate::project::select::{self, Groups, Selected};
-use crate::train::Params;
+use crate::schema::Params;
 use crate::{Error, Result};
 
 /// Which words to project, as typed in the workbench.

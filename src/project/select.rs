@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use ndarray::{Array2, Axis};
 
-use super::kmeans::kmeans;
 use crate::embedding::{Embedding, NeighborParams};
+use crate::geometry::kmeans::kmeans;
 use crate::{Error, Result};
 
 /// How the words are chosen.

@@ -1,4 +1,4 @@
-//! UBE as a projection of any embedding ([`crate::ube`];
+//! UBE as a projection of any embedding ([`crate::geometry::ube`];
 //! docs/methods/ube.md, "Projection"): its options declared once in
 //! [`SCHEMA`], its entry in the projection registry, one run with progress
 //! that stops between sweeps, and the 2-D picture of the sphere (the Hammer
@@ -6,9 +6,9 @@
 
 use ndarray::Array2;
 
-use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::train::{ParamSpec, Params};
-use crate::ube::{sphere, Config, Ube, Update};
+use crate::geometry::ube::{sphere, Config, Ube, Update};
+use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
+use crate::schema::{ParamSpec, Params};
 use crate::Result;
 
 /// UBE's registry entry: points on a sphere, 3-D unless asked otherwise.
@@ -117,7 +117,7 @@ pub fn describe(c: &Config) -> String {
 
 /// Runs `config` on `vectors`, reporting every step (the graph, then each
 /// sweep, with `J`) and log line to `progress`; the unit rows. Stops with
-/// [`crate::project::registry::cancelled`] as soon as `progress` says so.
+/// [`crate::project::projection::cancelled`] as soon as `progress` says so.
 pub fn run(
     vectors: Array2<f32>,
     config: Config,
@@ -163,7 +163,7 @@ pub fn picture_turned(coords: ndarray::ArrayView2<'_, f64>, t: &sphere::Matrix3)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::project::registry::Tick;
+    use crate::project::projection::Tick;
 
     /// Keeps the ticks and counts the notes; stops after `stop_after` ticks.
     #[derive(Default)]

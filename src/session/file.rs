@@ -70,8 +70,9 @@ pub(crate) mod tests {
 
     use super::*;
     use crate::corpus::CorpusConfig;
+    use crate::schema::Value;
     use crate::session::{CorpusRef, Outcome, Run, TimelineEntry, TimelineEvent};
-    use crate::train::{Progress, Value};
+    use crate::train::Progress;
 
     pub(crate) fn sample() -> Session {
         let mut params = BTreeMap::new();

@@ -23,6 +23,7 @@ pub mod guard;
 pub mod record;
 pub mod replay;
 pub mod store;
+pub mod sweep;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,8 +35,10 @@ pub use file::{load, save};
 pub use record::Recorder;
 pub use replay::{judge, replay, Judgement, ReplayReport, Verdict};
 pub use store::KeptVectors;
+pub use sweep::SweepRecord;
 
-use crate::train::{parallel, Method, Params, Progress, Value};
+use crate::schema::{Params, Value};
+use crate::train::{parallel, Method, Progress};
 use crate::{algo, Error, Result};
 
 /// The session format version this build writes (and the newest it reads).
@@ -68,58 +71,6 @@ pub struct Session {
     /// Hyperparameter sweeps, each with the numbers of its runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweeps: Vec<SweepRecord>,
-}
-
-/// A sweep as declared, and the runs it made (ordinary runs of
-/// [`Session::runs`], tagged with the sweep).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SweepRecord {
-    /// The sweep's number in the session (`sweep-1` tags its runs).
-    pub number: u32,
-    /// The declaration.
-    pub spec: crate::sweep::SweepSpec,
-    /// The swept names, in the declaration's order.
-    pub names: Vec<String>,
-    /// Numbers of its runs, in the sweep's order.
-    pub runs: Vec<u32>,
-    /// Runs the time budget left out, by what they would have set.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<Vec<String>>,
-    /// Co-occurrence matrices counted for the whole sweep.
-    #[serde(default)]
-    pub counted: usize,
-    /// Wall seconds of the whole sweep.
-    #[serde(default)]
-    pub seconds: f64,
-}
-
-impl SweepRecord {
-    /// The sweep's table: one row per run in the sweep's order (runs the
-    /// user deleted since are left out), then the skipped ones.
-    pub fn rows(&self, session: &Session) -> Vec<crate::sweep::table::Row> {
-        self.rows_with(|n| session.run_index(n).map(|i| &session.runs[i]))
-    }
-
-    /// [`rows`](Self::rows) with the runs found by number by `run`.
-    pub fn rows_with<'a>(
-        &self,
-        run: impl Fn(u32) -> Option<&'a Run>,
-    ) -> Vec<crate::sweep::table::Row> {
-        let mut rows: Vec<_> = self
-            .runs
-            .iter()
-            .filter_map(|n| run(*n))
-            .map(|r| crate::sweep::table::Row::of_run(r, &self.names))
-            .collect();
-        rows.extend(
-            self.skipped
-                .iter()
-                .cloned()
-                .map(crate::sweep::table::Row::skipped),
-        );
-        rows
-    }
 }
 
 /// The Projection screen as it was saved: the layout shown (its `run`, and

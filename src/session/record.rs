@@ -3,7 +3,8 @@
 use std::collections::BTreeMap;
 
 use super::{CorpusRef, Outcome, Run, TimelineEntry, TimelineEvent};
-use crate::train::{Event, Params};
+use crate::schema::Params;
+use crate::train::Event;
 
 /// Accumulates one run's record while it trains.
 #[derive(Debug, Clone)]

@@ -25,7 +25,7 @@ use super::finals::{self, FinalDiff};
 use super::{Outcome, Recorder, Run, RunEnd, Session, TimelineEvent};
 use crate::corpus::Corpus;
 use crate::embedding::Embedding;
-use crate::train::{CorpusSize, Event, Job, JobConfig, Progress, TrainInput};
+use crate::train::{Event, Job, JobConfig, Progress, TrainInput};
 use crate::{Error, Result};
 
 /// How one metric curve compares.
@@ -254,7 +254,7 @@ pub fn replay(
     let corpus = Corpus::open_for_training(&path, reference.config)?;
     // A session records every value; one written before a parameter had a
     // corpus-sized default lacks it, and gets the rule's value here.
-    params.resolve(CorpusSize::of(&corpus));
+    params.resolve(corpus.size());
     let defaults = missing.iter().map(|name| {
         format!(
             "{name} not in the session: default {} used",

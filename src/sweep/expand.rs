@@ -6,7 +6,8 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::spec::{target, RangeAxis, SweepSpec};
-use crate::train::{Kind, Method};
+use crate::schema::Kind;
+use crate::train::Method;
 use crate::{Error, Result};
 
 /// More runs than this is a typing mistake, not a sweep.

@@ -22,10 +22,9 @@ use crate::corpus::options::OPTIONS as CORPUS_OPTIONS;
 use crate::corpus::{Corpus, CorpusConfig};
 use crate::embedding::Embedding;
 use crate::eval::{EvalPlan, Report};
+use crate::schema::Params;
 use crate::session::{CorpusRef, Recorder, Run};
-use crate::train::{
-    Command, CorpusSize, Event, Job, JobConfig, Method, Params, Progress, TrainInput,
-};
+use crate::train::{Command, Event, Job, JobConfig, Method, Progress, TrainInput};
 use crate::{Error, Result};
 
 /// What a sweep runs on.
@@ -356,7 +355,7 @@ fn prepare(
     }
     let mut params = plan.method.params(method_values)?;
     let (corpus, reference) = corpora.open(&plan.corpus, &options, &plan.session_file)?;
-    params.resolve(CorpusSize::of(&corpus));
+    params.resolve(corpus.size());
     Ok((params, corpus, reference))
 }
 

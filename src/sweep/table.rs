@@ -7,7 +7,25 @@ use std::fmt::Write as _;
 
 use super::run::value_of;
 use super::spec::{Metric, CORPUS_PREFIX};
-use crate::session::{Run, RunEnd};
+use crate::session::{Run, RunEnd, Session, SweepRecord};
+
+/// A sweep's table: one row per run in the sweep's order (runs the user
+/// deleted since are left out), then the skipped ones.
+pub fn rows(record: &SweepRecord, session: &Session) -> Vec<Row> {
+    rows_with(record, |n| session.run_index(n).map(|i| &session.runs[i]))
+}
+
+/// [`rows`] with the runs found by number by `run`.
+pub fn rows_with<'a>(record: &SweepRecord, run: impl Fn(u32) -> Option<&'a Run>) -> Vec<Row> {
+    let mut rows: Vec<_> = record
+        .runs
+        .iter()
+        .filter_map(|n| run(*n))
+        .map(|r| Row::of_run(r, &record.names))
+        .collect();
+    rows.extend(record.skipped.iter().cloned().map(Row::skipped));
+    rows
+}
 
 /// Tag every run of sweep `n` carries (`sweep-1`).
 pub fn sweep_tag(n: u32) -> String {

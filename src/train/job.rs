@@ -11,7 +11,6 @@ use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TryRecvError};
 use super::message::{Command, Event, Progress};
 use super::perplexity::HeldoutSample;
 use super::phase::{self, Meter};
-use super::schema::CorpusSize;
 use super::trainer::{Method, TrainInput, Trainer};
 use crate::cooc::progress;
 use crate::embedding::Embedding;
@@ -348,7 +347,7 @@ impl<'a> Runner<'a> {
         let mut input = input;
         // Callers resolve corpus-sized defaults before they record the
         // run; this guards library users who did not.
-        for note in input.params.resolve(CorpusSize::of(&input.corpus)) {
+        for note in input.params.resolve(input.corpus.size()) {
             log(note.to_string());
         }
         let input = &input;
@@ -669,7 +668,7 @@ mod tests {
         // The budget's clock alone.
         assert!(perplexity_due(3, 100, 5.0, 4.0, 99.0, 0.05));
     }
-    use crate::train::schema::{ParamSpec, Value};
+    use crate::schema::{ParamSpec, Value};
     use crate::train::trainer::{ScoreView, StepReport};
 
     /// Gradient descent on `½‖x − target‖²` per word: a trainer whose every

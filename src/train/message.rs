@@ -4,9 +4,9 @@ use serde::{Deserialize, Serialize};
 
 use super::perplexity::Baseline;
 use super::phase::Phase;
-use super::schema::Value;
 use crate::cooc::CountProgress;
 use crate::embedding::Embedding;
+use crate::schema::Value;
 
 /// A snapshot of a run's progress.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]

@@ -7,18 +7,17 @@ pub mod message;
 pub mod parallel;
 pub mod perplexity;
 pub mod phase;
-pub mod schema;
 pub mod threads;
 pub mod trainer;
 
+pub use crate::schema::{
+    parse_float, parse_seconds, Auto, CorpusSize, DefaultValue, Kind, ParamSpec, Params, Resolved,
+    Value, AUTO,
+};
 pub use job::{Job, JobConfig};
 pub use message::{Command, Event, Progress};
 pub use perplexity::{Baseline, HeldoutSample};
 pub use phase::{Phase, Unit};
-pub use schema::{
-    parse_float, parse_seconds, Auto, CorpusSize, DefaultValue, Kind, ParamSpec, Params, Resolved,
-    Value, AUTO,
-};
 pub use threads::{cap_threads, cpus};
 
 /// The seed of a run when none is given: the command line's `--seed` and the

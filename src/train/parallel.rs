@@ -22,7 +22,7 @@
 //! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW, MPNNLM);
 //! docs/replay.md has the measurements.
 
-use super::schema::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 
 /// Name of the hyperparameter.
 pub const NAME: &str = "schedule";
@@ -109,9 +109,5 @@ mod tests {
         assert!(recorded_bit_for_bit(WITH, Some("deterministic"), 2));
         assert!(!recorded_bit_for_bit(WITH, Some("hogwild"), 2));
         assert!(recorded_bit_for_bit(WITHOUT, None, 2));
-        // MPNNLM raced before it had a schedule: so did its old recordings.
-        let mpnnlm = crate::algo::mpnnlm::SCHEMA;
-        assert!(!recorded_bit_for_bit(mpnnlm, None, 2));
-        assert!(recorded_bit_for_bit(mpnnlm, Some("deterministic"), 2));
     }
 }

@@ -4,10 +4,10 @@ use std::sync::Arc;
 
 use ndarray::ArrayView2;
 
-use super::schema::{ParamSpec, Params, Value};
 use crate::cooc::CountCache;
 use crate::corpus::Corpus;
 use crate::embedding::Embedding;
+use crate::schema::{ParamSpec, Params, Value};
 use crate::{Error, Result};
 
 /// What one step reports.

@@ -25,8 +25,7 @@ use super::run::RunEntry;
 use crate::cooc::CountCache;
 use crate::eval::EvalPlan;
 
-/// Ticks per second (the event loop ticks every 50 ms).
-pub const TICKS_PER_SECOND: u64 = 20;
+pub use super::clock::TICKS_PER_SECOND;
 
 /// How the workbench starts.
 #[derive(Debug, Clone)]

@@ -9,7 +9,7 @@
 
 use super::action::{Action, EditOp};
 use super::input::LineInput;
-use crate::train::{Kind, ParamSpec, Value};
+use crate::schema::{Kind, ParamSpec, Value};
 
 /// A form over a list of fields.
 #[derive(Debug, Clone, PartialEq)]
@@ -313,7 +313,7 @@ mod tests {
 
     #[test]
     fn a_corpus_sized_field_shows_auto_and_takes_it_back() {
-        use crate::train::{CorpusSize, Params};
+        use crate::schema::{CorpusSize, Params};
         const SIZED: &[ParamSpec] = &[ParamSpec::int("core", 2, 100_000, 25_000, "core")
             .auto("half the vocabulary", |s: CorpusSize| s.vocab as f64 / 2.0)];
         let mut f = Form::new(SIZED.to_vec());

@@ -41,6 +41,7 @@
 
 pub mod action;
 pub mod app;
+pub mod clock;
 pub mod driver;
 pub mod event_loop;
 pub mod form;

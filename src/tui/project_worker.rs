@@ -16,7 +16,7 @@ use crate::project::layout::cloud_picture;
 use crate::project::pipeline::{self, Chosen};
 use crate::project::registry::{self, Input, Progress, Tick};
 use crate::project::select::{Groups, Selected};
-use crate::train::Params;
+use crate::schema::Params;
 use crate::Result;
 
 /// Whether projections can be computed in this build.
@@ -238,7 +238,7 @@ fn compute(
         (None, rows)
     };
     let coords = match &cloud {
-        Some(points) => cloud_picture(points, &crate::ube::sphere::IDENTITY),
+        Some(points) => cloud_picture(points, &crate::geometry::ube::sphere::IDENTITY),
         None => registry::points(laid.flat().view()),
     };
     Ok(Layout {
@@ -408,7 +408,7 @@ mod tests {
         // The picture is the first two components about their mean.
         assert_eq!(
             layout.coords,
-            cloud_picture(&cloud, &crate::ube::sphere::IDENTITY)
+            cloud_picture(&cloud, &crate::geometry::ube::sphere::IDENTITY)
         );
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("c.csv");

@@ -9,10 +9,11 @@ use std::sync::Arc;
 use crate::cooc::{CountPhase, CountProgress};
 use crate::embedding::Embedding;
 use crate::eval::Report;
+use crate::schema::Params;
 use crate::session::{self, CorpusRef, Recorder, RunEnd, TimelineEvent};
-use crate::train::{Event, JobConfig, Method, Params, Phase, Progress, TrainInput, Trainer};
+use crate::train::{Event, JobConfig, Method, Phase, Progress, TrainInput, Trainer};
 
-use super::app::TICKS_PER_SECOND;
+use super::clock::TICKS_PER_SECOND;
 use super::form::default_text;
 
 /// Where a run is in its life.
@@ -537,7 +538,7 @@ impl RunEntry {
 pub(crate) mod tests {
     use super::*;
     use crate::algo;
-    use crate::train::Value;
+    use crate::schema::Value;
 
     #[test]
     fn an_importing_run_shows_how_far_its_file_was_read() {

@@ -13,7 +13,8 @@ use wordbench::algo::glove::model::adagrad_step;
 use wordbench::algo::glove::GLOVE;
 use wordbench::corpus::{Corpus, CorpusConfig, HeldoutConfig, ReadConfig, VocabConfig};
 use wordbench::embedding::Embedding;
-use wordbench::train::{Command, Event, Job, JobConfig, Progress, TrainInput, Value};
+use wordbench::schema::Value;
+use wordbench::train::{Command, Event, Job, JobConfig, Progress, TrainInput};
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -13,7 +13,6 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use wordbench::algo::kubwe::exact::{block_forces, BlockOut, BlockScratch, BLOCK};
 use wordbench::algo::kubwe::fast::{row_forces, FarField, Moments};
-use wordbench::algo::kubwe::init::random_sphere;
 use wordbench::algo::kubwe::objective::{
     energy, energy_naive, gradient_naive, row_energies, row_energy_naive,
 };
@@ -23,6 +22,7 @@ use wordbench::algo::kubwe::vptree::{
 use wordbench::algo::kubwe::{Affinity, Kernel, KubweTrainer, Scale, Settings, KUBWE, KUBWE_FAST};
 use wordbench::corpus::{Corpus, CorpusConfig, HeldoutConfig, ReadConfig, VocabConfig};
 use wordbench::embedding::Embedding;
+use wordbench::geometry::random::random_sphere;
 use wordbench::train::{Command, Event, Job, JobConfig, Method, Progress, TrainInput, Trainer};
 
 const FIXTURE: &str = concat!(

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use wordbench::algo;
 use wordbench::corpus::{Corpus, CorpusConfig};
-use wordbench::train::{Params, TrainInput};
+use wordbench::schema::Params;
+use wordbench::train::TrainInput;
 
 const CORPUS: &str = "tests/fixtures/corpus/lee_background.txt";
 
@@ -73,7 +74,7 @@ fn count_based_runs_of_a_session_count_the_corpus_once_per_window() {
 
 #[test]
 fn every_dimension_names_an_integer_of_its_schema() {
-    use wordbench::train::Kind;
+    use wordbench::schema::Kind;
     for method in algo::methods() {
         let Some(name) = method.dimension else {
             continue;

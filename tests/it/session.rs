@@ -6,8 +6,8 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common;
+use wordbench::schema::Value;
 use wordbench::session::{self, replay, Outcome};
-use wordbench::train::Value;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -525,7 +525,8 @@ fn a_sweep_writes_its_table_and_a_session_whose_runs_replay_bit_for_bit() {
         assert!(run.kept.is_some() && run.evaluation.is_some());
     }
     // The table read back from the session is the one printed.
-    let rows = s.sweeps[0].rows(&s.clone().resolve(&dir.join("sweep.ron")));
+    let rows =
+        wordbench::sweep::table::rows(&s.sweeps[0], &s.clone().resolve(&dir.join("sweep.ron")));
     assert_eq!(wordbench::sweep::table::csv(&s.sweeps[0].names, &rows), csv);
     let replayed =
         common::wordbench(&["replay", dir.join("sweep.ron").to_str().unwrap(), "--check"]);
@@ -597,8 +598,8 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     use std::sync::Arc;
     use wordbench::cooc::CountCache;
     use wordbench::corpus::options::OPTIONS;
+    use wordbench::schema::Params;
     use wordbench::sweep::{self, spec, Metric, Plan, SweepSpec, Update};
-    use wordbench::train::Params;
     let tmp = tempfile::tempdir().unwrap();
     let method = wordbench::algo::find("svd").unwrap();
     let spec = SweepSpec {

@@ -15,8 +15,9 @@ use wordbench::embedding::{Embedding, Neighbor};
 use wordbench::eval::{
     AnalogyMethod, AnalogyResult, EvalPlan, Report, SectionResult, SimilarityResult,
 };
+use wordbench::schema::Value;
 use wordbench::session::CorpusRef;
-use wordbench::train::{Baseline, Event, Phase, Progress, Unit, Value};
+use wordbench::train::{Baseline, Event, Phase, Progress, Unit};
 use wordbench::tui::app::{App, PromptKind};
 use wordbench::tui::model::neighbors::Answer;
 use wordbench::tui::model::projection::Layout;

@@ -380,7 +380,7 @@ fn learning_rate_set_mid_run_rescales_the_schedule() {
     let r1 = trainer.step(1).unwrap();
     assert!((r1.lr - 0.025 * 5.0 / 6.0).abs() < 1e-12, "{}", r1.lr);
     trainer
-        .set("lr", &wordbench::train::Value::Float(0.1))
+        .set("lr", &wordbench::schema::Value::Float(0.1))
         .unwrap();
     let rates: Vec<f64> = (2..total).map(|s| trainer.step(s).unwrap().lr).collect();
     // 0.1 now (a third done), decaying linearly to zero at the end.
@@ -393,7 +393,7 @@ fn learning_rate_set_mid_run_rescales_the_schedule() {
         );
     }
     assert!(trainer
-        .set("window", &wordbench::train::Value::Int(3))
+        .set("window", &wordbench::schema::Value::Int(3))
         .is_err());
 }
 

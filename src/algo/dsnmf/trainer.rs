@@ -18,7 +18,8 @@ use super::model::{Evaluation, Model};
 use super::Settings;
 use crate::embedding::Embedding;
 use crate::linalg::Csr;
-use crate::train::{ScoreView, StepReport, Trainer, Value};
+use crate::schema::Value;
+use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 

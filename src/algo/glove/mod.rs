@@ -41,7 +41,8 @@ use std::time::Instant;
 pub use trainer::GloveTrainer;
 
 use crate::cooc::{CountConfig, Weighting, Window};
-use crate::train::{parallel, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::schema::{ParamSpec, Params};
+use crate::train::{parallel, Method, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.

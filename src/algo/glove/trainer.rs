@@ -14,8 +14,9 @@ use super::strata::Strata;
 use super::Settings;
 use crate::embedding::Embedding;
 use crate::fast::hogwild::Hogwild;
+use crate::schema::Value;
 use crate::train::parallel;
-use crate::train::{ScoreView, StepReport, Trainer, Value};
+use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 

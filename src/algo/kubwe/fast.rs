@@ -469,12 +469,12 @@ mod tests {
 
     #[test]
     fn replaced_rows_update_the_moments_as_a_recomputation_would() {
-        let mut y = crate::algo::kubwe::init::random_sphere(40, 6, 1);
+        let mut y = crate::geometry::random::random_sphere(40, 6, 1);
         let mut m = Moments::new(6);
         m.compute(y.view());
         let rows = [3usize, 17, 39];
         let old = y.select(ndarray::Axis(0), &rows);
-        let new = crate::algo::kubwe::init::random_sphere(3, 6, 2);
+        let new = crate::geometry::random::random_sphere(3, 6, 2);
         for (r, &i) in rows.iter().enumerate() {
             y.row_mut(i).assign(&new.row(r));
         }

@@ -7,7 +7,7 @@
 //!   [`crate::cooc`].
 //!   Row `i` as is (the thesis and the authors' code do not symmetrise;
 //!   `symmetric=true` averages `A` with `Aᵀ`).
-//! - Vectors live on the unit sphere, drawn uniformly ([`init`]). A sweep moves
+//! - Vectors live on the unit sphere, drawn uniformly ([`crate::geometry::random`]). A sweep moves
 //!   every word `i` by its attraction `v₁ = Σ_{P_i} a_ij y_j` (positive PPMI
 //!   contexts) and repulsion `v₂ = Σ_{N_i} K(y_i·y_j) y_j` (every other word
 //!   with `a_ij = 0`), `K(c) = ((c + 1)/2)^p` ([`kernel`]: the authors' code;
@@ -38,7 +38,6 @@
 pub mod affinity;
 pub mod exact;
 pub mod fast;
-pub mod init;
 pub mod kernel;
 pub mod objective;
 pub mod trainer;
@@ -52,7 +51,8 @@ pub use kernel::{Kernel, Scale};
 pub use trainer::{FastStats, KubweTrainer};
 pub use update::{Decay, Update};
 
-use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::schema::{ParamSpec, Params};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
 /// The exact variant's registry entry.

@@ -109,8 +109,8 @@ fn dot64<'a>(a: impl Iterator<Item = &'a f32>, b: impl Iterator<Item = &'a f32>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::kubwe::init::random_sphere;
     use crate::algo::kubwe::kernel::Scale;
+    use crate::geometry::random::random_sphere;
 
     fn toy() -> Affinity {
         Affinity::from_rows(&[

@@ -32,13 +32,14 @@ use rayon::prelude::*;
 use super::affinity::Affinity;
 use super::exact::{block_forces, BlockOut, BlockScratch, BLOCK};
 use super::fast::{FarField, FarScratch, Moments, Search};
-use super::init::random_sphere;
 use super::objective::row_energies;
 use super::update::move_word;
 use super::vptree::{brute_force, splitmix, Bound, NeighborHeap, Query, VpTree, GROUP};
 use super::{Repulsion, Settings};
 use crate::embedding::Embedding;
-use crate::train::{ScoreView, StepReport, Trainer, Value};
+use crate::geometry::random::random_sphere;
+use crate::schema::Value;
+use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 

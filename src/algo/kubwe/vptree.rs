@@ -549,7 +549,7 @@ pub(crate) fn splitmix(mut z: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algo::kubwe::init::random_sphere;
+    use crate::geometry::random::random_sphere;
 
     #[test]
     fn tree_layout_is_a_permutation_with_median_splits() {

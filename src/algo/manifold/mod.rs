@@ -2,7 +2,7 @@
 //! (`--algo isomap|lle|laplacian`; docs/methods/manifold.md, "Words"):
 //! the rows of the PPMI or TF-IDF co-occurrence matrix of the `max_vocab`
 //! most frequent words (contexts the same words), L2-normalised, embedded
-//! by [`crate::manifold`]. Counting and weighting come from
+//! by [`crate::geometry::manifold`]. Counting and weighting come from
 //! [`crate::cooc`] (shared through the session's `CountCache`).
 
 pub mod params;
@@ -19,7 +19,7 @@ pub use trainer::ManifoldTrainer;
 use crate::cooc::{
     pmi, tfidf, CountConfig, LogBase, Marginals, PmiConfig, TfIdf, Weighting, Window,
 };
-use crate::manifold::{Embedder, Kind};
+use crate::geometry::manifold::{Embedder, Kind};
 use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 

@@ -4,11 +4,11 @@
 //! "Defaults"): PPMI for LLE and Laplacian eigenmaps, TF-IDF for Isomap;
 //! context 2 for Isomap and Laplacian eigenmaps, 5 for LLE.
 
+use crate::geometry::manifold::laplacian::SYMMETRISE;
+use crate::geometry::manifold::run::default_tol;
+use crate::geometry::manifold::{Config, Kind as Method, Neighbourhood, Symmetrise};
 use crate::linalg::params::BLOCK;
-use crate::manifold::laplacian::SYMMETRISE;
-use crate::manifold::run::default_tol;
-use crate::manifold::{Config, Kind as Method, Neighbourhood, Symmetrise};
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 
 /// The rows embedded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

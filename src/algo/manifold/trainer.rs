@@ -5,7 +5,7 @@
 //! built, the paths are done and, at the end, the closed-form report.
 
 use crate::embedding::Embedding;
-use crate::manifold::{Embedder, Phase};
+use crate::geometry::manifold::{Embedder, Phase};
 use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::Result;

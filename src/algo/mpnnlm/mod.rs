@@ -38,8 +38,9 @@ mod tests;
 pub use model::{Layout, Model, Shape};
 pub use trainer::{MpnnlmTrainer, Target};
 
+use crate::schema::{ParamSpec, Params};
 use crate::train::parallel::{self, Schedule};
-use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.

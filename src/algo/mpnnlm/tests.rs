@@ -15,7 +15,8 @@ use super::trainer::{
 use super::{Settings, SCHEMA};
 use crate::corpus::Batch;
 use crate::fast::hogwild::SharedMatrix;
-use crate::train::{Params, Trainer};
+use crate::schema::Params;
+use crate::train::Trainer;
 use crate::words::WordIndex;
 
 const SHAPE: Shape = Shape {

@@ -25,9 +25,10 @@ use crate::algo::word2vec::trainer::stream_seed;
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::replicas::Rows;
+use crate::schema::Value;
 use crate::train::parallel::Schedule;
 use crate::train::phase::{self, Unit};
-use crate::train::{ScoreView, StepReport, TrainInput, Trainer, Value};
+use crate::train::{ScoreView, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 

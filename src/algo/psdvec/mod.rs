@@ -37,7 +37,8 @@ use std::time::Instant;
 
 pub use trainer::PsdvecTrainer;
 
-use crate::train::{CorpusSize, Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::schema::{CorpusSize, ParamSpec, Params};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.

@@ -15,7 +15,8 @@ use super::ridge::{mu_of, solve_block};
 use super::trainer::PsdvecTrainer;
 use super::{Settings, SCHEMA};
 use crate::linalg::{DenseSymmetric, EigenConfig, Lanczos, SymmetricOperator, Which};
-use crate::train::{Params, Trainer};
+use crate::schema::Params;
+use crate::train::Trainer;
 use crate::words::WordIndex;
 
 fn rng(seed: u64) -> Xoshiro256PlusPlus {

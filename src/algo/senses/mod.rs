@@ -34,7 +34,8 @@ pub use trainer::SensesTrainer;
 
 use crate::cooc::{pmi, CountConfig, LogBase, Marginals, PmiConfig, Summary, Weighting, Window};
 use crate::linalg::Csr;
-use crate::train::{Method, ParamSpec, Params, TrainInput, Trainer};
+use crate::schema::{ParamSpec, Params};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.

@@ -4,7 +4,7 @@
 use crate::cooc::{LogBase, Weighting};
 use crate::linalg::params::BLOCK;
 use crate::linalg::{EigenConfig, Which};
-use crate::train::{ParamSpec, Params};
+use crate::schema::{ParamSpec, Params};
 
 /// The matrix a method factorises (built by [`super::matrix`] with `crate::cooc`).
 #[derive(Debug, Clone, Copy, PartialEq)]

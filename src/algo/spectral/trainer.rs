@@ -164,7 +164,7 @@ mod tests {
     use super::*;
     use crate::algo::spectral::params::EIGENWORD_SCHEMA;
     use crate::linalg::Csr;
-    use crate::train::Params;
+    use crate::schema::Params;
 
     /// A 60-word path graph with weights 1 and a negative long-range cell.
     fn trainer() -> SpectralTrainer {

@@ -1,7 +1,7 @@
 //! UBE as a word-embedding method (`--algo ube`; docs/methods/ube.md,
 //! "Words"): the PPMI rows of the `max_vocab` most frequent words
 //! (contexts the same words), L2-normalised, placed on the unit sphere by
-//! [`crate::ube`]. Counting and weighting come from [`crate::cooc`]
+//! [`crate::geometry::ube`]. Counting and weighting come from [`crate::cooc`]
 //! through the graph methods' helpers; the loss is `J` after every sweep.
 
 use std::time::Instant;
@@ -9,8 +9,9 @@ use std::time::Instant;
 use crate::algo::manifold::{unit_rows, weighted, Input};
 use crate::cooc::{CountConfig, Weighting, Window};
 use crate::embedding::Embedding;
-use crate::train::{Method, ParamSpec, ScoreView, StepReport, TrainInput, Trainer};
-use crate::ube::{Config, Ube, Update};
+use crate::geometry::ube::{Config, Ube, Update};
+use crate::schema::ParamSpec;
+use crate::train::{Method, ScoreView, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::Result;
 

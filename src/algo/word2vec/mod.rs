@@ -30,7 +30,8 @@ pub mod source;
 pub mod trainer;
 pub mod worker;
 
-use crate::train::{parallel, Method, ParamSpec, TrainInput, Trainer};
+use crate::schema::ParamSpec;
+use crate::train::{parallel, Method, TrainInput, Trainer};
 use crate::Result;
 
 pub use trainer::{Settings, Word2Vec};
@@ -86,7 +87,7 @@ pub static CBOW_SCHEMA: &[ParamSpec] = &schema(0.05);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::train::Params;
+    use crate::schema::Params;
 
     #[test]
     fn defaults_are_word2vecs() {

@@ -30,8 +30,9 @@ use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::hogwild::SharedMatrix;
 use crate::fast::replicas::{Replicas, Rows};
+use crate::schema::{Params, Value};
 use crate::train::parallel;
-use crate::train::{Params, ScoreView, StepReport, TrainInput, Trainer, Value};
+use crate::train::{ScoreView, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 

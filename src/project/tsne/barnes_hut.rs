@@ -10,8 +10,7 @@
 
 use rayon::prelude::*;
 
-use super::exact::one_plus_d2;
-use super::gradient::CHUNK;
+use super::points::{one_plus_d2, CHUNK};
 
 /// Deepest level; points closer than `width / 2^MAX_DEPTH` share a leaf.
 const MAX_DEPTH: u32 = 40;

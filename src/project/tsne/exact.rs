@@ -9,19 +9,8 @@
 use rayon::prelude::*;
 
 use super::affinity::SparseP;
-use super::gradient::CHUNK;
-
-/// `1 + ‖a − b‖²` and `a − b`, summed in axis order (in 2-D the same bits
-/// as `1 + d₀² + d₁²`).
-#[inline]
-pub fn one_plus_d2<const D: usize>(a: &[f64; D], b: &[f64; D]) -> (f64, [f64; D]) {
-    let d: [f64; D] = std::array::from_fn(|k| a[k] - b[k]);
-    let mut s = 1.0;
-    for v in d {
-        s += v * v;
-    }
-    (s, d)
-}
+pub use super::points::one_plus_d2;
+use super::points::CHUNK;
 
 /// Writes `Σ_j w_ij² (y_i − y_j)` (unnormalised repulsion) into `out` and returns `Z`.
 pub fn repulsion<const D: usize>(y: &[[f64; D]], out: &mut [[f64; D]]) -> f64 {

@@ -31,7 +31,7 @@ use rayon::prelude::*;
 use rustfft::num_complex::Complex;
 use rustfft::{Fft, FftPlanner};
 
-use super::gradient::CHUNK;
+use super::points::CHUNK;
 
 type C32 = Complex<f32>;
 

@@ -19,11 +19,9 @@ use rayon::prelude::*;
 
 use super::affinity::SparseP;
 use super::fft::{FftParams, FftWorkspace};
+pub use super::points::CHUNK;
 use super::{barnes_hut, exact};
 use crate::{Error, Result};
-
-/// Points per parallel work item (fixed, for thread-count-independent sums).
-pub const CHUNK: usize = 256;
 
 /// How the repulsive forces are computed.
 #[derive(Debug, Clone, Copy, PartialEq)]

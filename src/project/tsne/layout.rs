@@ -2,8 +2,9 @@
 //! run stepped here rather than as an engine job, so that the layout can be
 //! shown as it forms and stopped between iterations.
 
-use crate::project::registry::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::train::{Params, Trainer};
+use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
+use crate::schema::Params;
+use crate::train::Trainer;
 use crate::words::WordIndex;
 use crate::Result;
 

@@ -20,6 +20,7 @@ pub mod gradient;
 pub mod knn;
 pub mod layout;
 pub mod optimize;
+pub mod points;
 
 use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
@@ -29,11 +30,11 @@ use self::affinity::SparseP;
 use self::fft::FftParams;
 use self::gradient::Repulsion;
 use self::optimize::{Optimizer, Phase, Schedule};
-use super::pca::{gaussian, pca, PcaSolver};
 use crate::embedding::Embedding;
-use crate::train::{
-    Job, JobConfig, Method, ParamSpec, Params, StepReport, TrainInput, Trainer, Value,
-};
+use crate::geometry::pca::{pca, PcaSolver};
+use crate::geometry::random::gaussian;
+use crate::schema::{ParamSpec, Params, Value};
+use crate::train::{Job, JobConfig, Method, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
 
@@ -338,7 +339,7 @@ impl Tsne {
                 format!("{} words for {n} vectors", words.len()),
             ));
         }
-        crate::project::check_finite(x, Some(words.words()))?;
+        crate::geometry::check_finite(x, Some(words.words()))?;
         let perplexity = config.effective_perplexity(n);
         if perplexity < config.perplexity {
             log(format!(

@@ -5,8 +5,8 @@
 
 use std::cell::RefCell;
 
-use crate::project::registry::{cancelled, Input, Laid, Progress, Projection, Tick};
-use crate::train::Params;
+use crate::project::projection::{cancelled, Input, Laid, Progress, Projection, Tick};
+use crate::schema::Params;
 use crate::Result;
 
 use super::{umap_watched, Settings, SCHEMA};
@@ -60,7 +60,6 @@ fn run(input: Input<'_>, params: &Params, progress: &mut dyn Progress) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::project::registry::lay_out;
 
     /// Takes every preview it is offered and counts the ticks.
     #[derive(Default)]
@@ -101,7 +100,7 @@ mod tests {
             .unwrap();
         let mut watching = Watching::default();
         let laid = one
-            .install(|| lay_out(&UMAP, input(5), &params, &mut watching))
+            .install(|| (UMAP.run)(input(5), &params, &mut watching))
             .unwrap();
         assert_eq!(watching.ticks, 40);
         assert_eq!(
@@ -110,14 +109,8 @@ mod tests {
             "every epoch but the last"
         );
         // A sink that takes no previews gets the same layout.
-        let silent = one.install(|| {
-            lay_out(
-                &UMAP,
-                input(5),
-                &params,
-                &mut crate::project::registry::Silent,
-            )
-        });
+        let silent =
+            one.install(|| (UMAP.run)(input(5), &params, &mut crate::project::projection::Silent));
         assert_eq!(silent.unwrap().coords, laid.coords);
     }
 }

@@ -151,7 +151,7 @@ mod tests {
     fn each_point_s_memberships_sum_to_log2_k() {
         let x = crate::project::testdata::gaussian_blobs(200, 6, 3, 4);
         let k = 15;
-        let g = crate::manifold::knn::knn(x.view(), k - 1);
+        let g = crate::geometry::knn::knn(x.view(), k - 1);
         let dist: Vec<f32> = g.dist2.iter().map(|d| d.sqrt()).collect();
         let s = smooth_distances(&dist, k - 1, k);
         let w = memberships(&dist, k - 1, &s);

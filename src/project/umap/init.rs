@@ -7,7 +7,7 @@
 //! The smallest eigenvalues of `L` are the largest of `S = D^-½ P D^-½`;
 //! they are solved with the crate's block Lanczos on the lazy power
 //! `((I + S)/2)^8` that Laplacian eigenmaps use
-//! ([`crate::manifold::laplacian::LazyPower`]), which spreads the wanted
+//! ([`crate::geometry::manifold::laplacian::LazyPower`]), which spreads the wanted
 //! eigenvalues away from the bulk. A disconnected graph (each component
 //! adds an eigenvalue 1 to `S`) or a solve that does not converge gives the
 //! random start instead — uniform in `[−10, 10]²`, as umap-learn's fallback —
@@ -17,9 +17,9 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::geometry::manifold::laplacian::LazyPower;
+use crate::geometry::random::gaussian;
 use crate::linalg::{Csr, EigenConfig, Lanczos, Which};
-use crate::manifold::laplacian::LazyPower;
-use crate::project::pca::gaussian;
 use crate::Result;
 
 /// Power of the lazy matrix (as Laplacian eigenmaps).

@@ -2,7 +2,7 @@
 //! layouts at a fraction of its CPU time (docs/umap.md).
 //!
 //! The pipeline, one file per stage:
-//! 1. k nearest neighbours ([`crate::manifold::knn::search`], the search
+//! 1. k nearest neighbours ([`crate::geometry::knn::search`], the search
 //!    t-SNE uses: exact below `AUTO_FROM` points, NN-descent from there),
 //!    Euclidean or cosine;
 //! 2. [`fuzzy`]: per-point `rho` and `sigma` so that each point's
@@ -27,8 +27,8 @@ pub mod layout;
 
 use ndarray::{Array2, ArrayView2};
 
-use crate::manifold::knn::{search, Knn, Search};
-use crate::train::{ParamSpec, Params};
+use crate::geometry::knn::{search, Knn, Search};
+use crate::schema::{ParamSpec, Params};
 use crate::{Error, Result};
 
 /// Epochs when `n_epochs = 0` for at most [`SMALL`] points (umap-learn's).
@@ -281,7 +281,7 @@ pub fn umap_watched(
             ),
         ));
     }
-    crate::project::check_finite(x, None)?;
+    crate::geometry::check_finite(x, None)?;
     let t = std::time::Instant::now();
     let graph = neighbours(x, settings)?;
     note(format!(

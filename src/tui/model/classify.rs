@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use crate::classify::options::{Settings, OPTIONS};
 use crate::classify::study::{parse_sizes, MarginalChoice, Outcome, Study};
+use crate::schema::Params;
 use crate::session::StudyRecord;
-use crate::train::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
 

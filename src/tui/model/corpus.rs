@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use crate::corpus::options::{OPTIONS, OWNER};
 use crate::corpus::{Corpus, CorpusConfig, Format};
+use crate::schema::Params;
 use crate::session::CorpusRef;
-use crate::train::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
 use crate::tui::model::cancel::CancelFlag;

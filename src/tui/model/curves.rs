@@ -2,7 +2,8 @@
 //! or seconds (TensorBoard's step / relative / wall axes), with its mid-run
 //! changes placed on the same axis.
 
-use crate::train::{Params, Progress};
+use crate::schema::Params;
+use crate::train::Progress;
 use crate::tui::run::RunEntry;
 
 /// What the charts' x axis counts.
@@ -190,8 +191,8 @@ pub fn curves(run: &RunEntry, axis: XAxis) -> Curves {
 mod tests {
     use super::*;
     use crate::algo;
+    use crate::schema::Value;
     use crate::session::CorpusRef;
-    use crate::train::Value;
 
     fn run(method: &str, set: &[(&str, Value)], reports: &[(u64, u32, f64)]) -> RunEntry {
         let m = algo::find(method).unwrap();

@@ -52,7 +52,7 @@ impl Table {
         run: impl Fn(u32) -> Option<&'a Run>,
         view: &HParamsView,
     ) -> Table {
-        let rows = record.rows_with(run);
+        let rows = crate::sweep::table::rows_with(record, run);
         let mut metrics = vec![Metric::Loss, Metric::Perplexity];
         for r in &rows {
             for (name, _) in &r.similarity {

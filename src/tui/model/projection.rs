@@ -8,13 +8,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::embedding::Embedding;
+use crate::geometry::ube::sphere::{self, Matrix3};
 pub use crate::project::layout::{Layout, PairLayout, B_MARK};
 use crate::project::options::{applies, OPTIONS};
-use crate::train::Params;
+use crate::schema::Params;
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
 pub use crate::tui::model::cancel::CancelFlag;
-use crate::ube::sphere::{self, Matrix3};
 
 /// Which words to project.
 pub use crate::project::pipeline::Focus as Selection;
@@ -251,7 +251,7 @@ impl ProjectionView {
     pub fn reset_view(&mut self) {
         self.zoom = 1.0;
         self.pan = (0.0, 0.0);
-        self.turn = crate::ube::sphere::IDENTITY;
+        self.turn = crate::geometry::ube::sphere::IDENTITY;
         self.picked = None;
         self.near.clear();
     }

@@ -2,7 +2,8 @@
 //! schema-generated form per method (plus the run's seed and threads).
 
 use crate::algo;
-use crate::train::{Method, ParamSpec, DEFAULT_SEED};
+use crate::schema::ParamSpec;
+use crate::train::{Method, DEFAULT_SEED};
 use crate::tui::form::Form;
 use crate::tui::model::curves::XAxis;
 

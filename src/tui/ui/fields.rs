@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 
 use super::format::thousands;
 use super::theme;
-use crate::train::{Auto, CorpusSize, ParamSpec, Value, AUTO};
+use crate::schema::{Auto, CorpusSize, ParamSpec, Value, AUTO};
 use crate::tui::form::Form;
 use crate::tui::input::LineInput;
 

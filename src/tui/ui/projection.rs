@@ -264,10 +264,10 @@ fn legend(
     v: &crate::tui::model::projection::ProjectionView,
 ) -> Line<'static> {
     let turn = if layout.sphere.is_some() {
-        let (lon, lat) = crate::ube::sphere::looking_at(&v.turn);
+        let (lon, lat) = crate::geometry::ube::sphere::looking_at(&v.turn);
         format!("· HJKL turn: centre {lon:.0}°, {lat:.0}° ")
     } else if layout.cloud.is_some() {
-        let (lon, lat) = crate::ube::sphere::looking_at(&v.turn);
+        let (lon, lat) = crate::geometry::ube::sphere::looking_at(&v.turn);
         format!("· HJKL turn: 3-D, seen from {lon:.0}°, {lat:.0}° ")
     } else {
         String::new()

@@ -13,7 +13,6 @@ use super::format::{duration, si, thousands, value};
 use super::{block, theme};
 use crate::algo;
 use crate::cooc::CountPhase;
-use crate::train::CorpusSize;
 use crate::tui::app::App;
 use crate::tui::model::curves::{curves as curves_of, XAxis};
 use crate::tui::model::train::TrainFocus;
@@ -161,11 +160,7 @@ fn draw_form(frame: &mut Frame, area: Rect, app: &App) {
     let v = &app.train;
     let focused = v.focus == TrainFocus::Form;
     let form = v.form();
-    let size = app
-        .corpus
-        .loaded
-        .as_ref()
-        .map(|l| CorpusSize::of(&l.corpus));
+    let size = app.corpus.loaded.as_ref().map(|l| l.corpus.size());
     let mut lines = sized_form_lines(form, focused, size);
     let visible = area.height.saturating_sub(3) as usize;
     let offset = form.selected.saturating_sub(visible.saturating_sub(1));

@@ -208,7 +208,7 @@ mod tests {
             crate::embedding::Embedding::new(words, ndarray::Array2::eye(2)).unwrap(),
         );
         for with_vectors in [true, false, true] {
-            let params = crate::train::Params::defaults(m.schema);
+            let params = crate::schema::Params::defaults(m.schema);
             let mut r = RunEntry::new(m, params, 1, 1, crate::tui::run::tests::corpus_ref());
             r.status = crate::tui::run::RunStatus::Finished;
             r.embedding = with_vectors.then(|| e.clone());

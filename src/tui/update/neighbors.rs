@@ -349,7 +349,7 @@ mod tests {
         let m = crate::algo::find("sgns").unwrap();
         let mut r = RunEntry::new(
             m,
-            crate::train::Params::defaults(m.schema),
+            crate::schema::Params::defaults(m.schema),
             1,
             1,
             crate::tui::run::tests::corpus_ref(),

@@ -240,11 +240,11 @@ pub fn answered(app: &mut App, result: ProjectionResult) -> Vec<Effect> {
 /// of a turned sphere or cloud (a CSV holds the unturned points).
 fn turn_setting(
     layout: &crate::tui::model::projection::Layout,
-    turn: &crate::ube::sphere::Matrix3,
+    turn: &crate::geometry::ube::sphere::Matrix3,
     path: &str,
 ) -> Option<String> {
     let image = crate::project::plot::ImageFormat::from_path(std::path::Path::new(path)).is_some();
-    if !layout.turns() || !image || *turn == crate::ube::sphere::IDENTITY {
+    if !layout.turns() || !image || *turn == crate::geometry::ube::sphere::IDENTITY {
         return None;
     }
     // Rounded first, so no "-0.000000".
@@ -387,8 +387,8 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
         Action::ResetView => {
             v.zoom = 1.0;
             v.pan = (0.0, 0.0);
-            if v.turn != crate::ube::sphere::IDENTITY {
-                v.turn = crate::ube::sphere::IDENTITY;
+            if v.turn != crate::geometry::ube::sphere::IDENTITY {
+                v.turn = crate::geometry::ube::sphere::IDENTITY;
                 v.remap();
             }
         }
@@ -772,7 +772,7 @@ mod tests {
     }
 
     fn sphere_layout() -> Layout {
-        let y = crate::ube::init::random_sphere(50, 3, 5);
+        let y = crate::geometry::ube::init::random_sphere(50, 3, 5);
         let sphere: Vec<[f64; 3]> = y.rows().into_iter().map(|r| [r[0], r[1], r[2]]).collect();
         let map = crate::project::ube::picture(&y);
         let words = (0..50).map(|i| format!("w{i}")).collect();
@@ -816,7 +816,7 @@ mod tests {
         act(&mut app, Action::Turn(0, 1));
         act(&mut app, Action::Turn(1, 0));
         act(&mut app, Action::ResetView);
-        assert_eq!(app.projection.turn, crate::ube::sphere::IDENTITY);
+        assert_eq!(app.projection.turn, crate::geometry::ube::sphere::IDENTITY);
         assert!(close(&coords(&app), &start.coords));
         // A layout that is not a sphere does not turn.
         app.projection.layout = Some(Layout {
@@ -841,7 +841,8 @@ mod tests {
                 [t.sin() * 3.0, t.cos(), 0.1 * t - 1.5]
             })
             .collect();
-        let flat = crate::project::layout::cloud_picture(&points, &crate::ube::sphere::IDENTITY);
+        let flat =
+            crate::project::layout::cloud_picture(&points, &crate::geometry::ube::sphere::IDENTITY);
         let words = (0..30).map(|i| format!("w{i}")).collect();
         let start = Layout {
             cloud: Some(points.clone()),

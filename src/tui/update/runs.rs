@@ -596,7 +596,7 @@ mod tests {
         });
         let m = crate::algo::find("sgns").unwrap();
         for _ in 0..n {
-            let params = crate::train::Params::defaults(m.schema);
+            let params = crate::schema::Params::defaults(m.schema);
             let mut r = RunEntry::new(m, params, 1, 1, crate::tui::run::tests::corpus_ref());
             r.status = RunStatus::Finished;
             app.push_run(r);

@@ -633,20 +633,20 @@ fn clear_runs(app: &mut App) {
     view.near.clear();
     view.zoom = 1.0;
     view.pan = (0.0, 0.0);
-    view.turn = crate::ube::sphere::IDENTITY;
+    view.turn = crate::geometry::ube::sphere::IDENTITY;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::corpus::CorpusConfig;
+    use crate::schema::Value;
     use crate::session::guard::Expect;
     use crate::session::{CorpusRef, Session};
-    use crate::train::Value;
     use crate::tui::app::{AppOptions, Modal};
     use crate::tui::msg::Msg;
     use crate::tui::update::{startup, update};
-    use crate::{algo, train::Params};
+    use crate::{algo, schema::Params};
 
     fn app() -> App {
         App::new(&AppOptions {
@@ -724,7 +724,7 @@ mod tests {
             vec![[0.5, -1.0], [2.0, 3.0]],
         );
         layout.sphere = Some(vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
-        let turn = crate::ube::sphere::turn(0.3, -0.2);
+        let turn = crate::geometry::ube::sphere::turn(0.3, -0.2);
         s.projection = Some(Box::new(ProjectionRecord {
             layout: layout.clone(),
             zoom: 4.0,

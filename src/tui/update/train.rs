@@ -3,8 +3,9 @@
 //! changes, and the engine's events as they arrive.
 
 use crate::algo;
+use crate::schema::{Params, AUTO};
 use crate::session;
-use crate::train::{Command, CorpusSize, Event, JobConfig, Method, Params, TrainInput, AUTO};
+use crate::train::{Command, Event, JobConfig, Method, TrainInput};
 use crate::tui::action::{Action, Screen, Slot};
 use crate::tui::app::{App, Level};
 use crate::tui::model::train::{TrainFocus, PERPLEXITY_BUDGET};
@@ -55,7 +56,7 @@ pub fn set_param(app: &mut App, name: &str, text: &str) -> Vec<Effect> {
     let sized = spec
         .filter(|s| s.is_auto_text(text))
         .zip(app.corpus.loaded.as_ref())
-        .and_then(|(s, l)| s.auto_value(CorpusSize::of(&l.corpus)));
+        .and_then(|(s, l)| s.auto_value(l.corpus.size()));
     let text = sized.map_or(text.trim().to_string(), |v| v.to_string());
     let value = if text == AUTO {
         value.to_string()
@@ -310,7 +311,7 @@ fn launch(
     // Corpus-sized defaults take their value for this corpus now, so the
     // run's record (and a session) keeps the concrete value.
     let auto: String = params
-        .resolve(CorpusSize::of(&corpus))
+        .resolve(corpus.size())
         .iter()
         .map(|r| format!(" · {} = {} (auto)", r.name, r.value))
         .collect();

@@ -1,13 +1,17 @@
 //! Hyperparameter schemas: each method declares its hyperparameters once, and
 //! the CLI (`--set name=value`), the TUI forms and session files are all
 //! driven by that declaration.
+//!
+//! On the ground floor: the corpus options, the projections, the eigensolver
+//! and the classifier declare their options with it as the training methods
+//! do, so it imports nothing of theirs (a corpus gives its size to corpus-sized
+//! defaults through [`CorpusSize`], which the corpus fills in).
 
 use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::Corpus;
 use crate::{Error, Result};
 
 /// The type and valid range of a hyperparameter.
@@ -99,16 +103,6 @@ pub struct CorpusSize {
     pub vocab: usize,
     /// Training tokens that are in the vocabulary.
     pub tokens: u64,
-}
-
-impl CorpusSize {
-    /// The size of an opened corpus.
-    pub fn of(corpus: &Corpus) -> Self {
-        CorpusSize {
-            vocab: corpus.vocab().len(),
-            tokens: corpus.stats().train_tokens_in_vocab,
-        }
-    }
 }
 
 /// A default that follows the corpus: a paper's value suits a corpus of the

@@ -10,9 +10,9 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use crate::eval::stats::pearson;
 use crate::fast::mixed::dot_f64;
 use crate::linalg::SymmetricOperator;
+use crate::stats::pearson;
 
 /// Pairs sampled for the residual variance above this many pairs.
 const VARIANCE_PAIRS: usize = 500_000;

@@ -10,9 +10,9 @@ use std::time::Instant;
 use ndarray::{Array2, ArrayView2};
 
 use super::graph::{check_k, Graph, Neighbourhood};
-use super::knn::{search, within, Search};
 use super::laplacian::Symmetrise;
 use super::{isomap, laplacian, lle, paths};
+use crate::geometry::knn::{search, within, Search};
 use crate::linalg::{
     EigenConfig, EigenPairs, Lanczos, Status, SymmetricCsr, SymmetricOperator, Which,
 };
@@ -325,7 +325,7 @@ impl Embedder {
     /// A run on the rows of `x`; checks the settings first.
     pub fn new(x: Array2<f32>, config: Config) -> Result<Embedder> {
         config.check(x.nrows())?;
-        crate::project::check_finite(x.view(), None)?;
+        crate::geometry::check_finite(x.view(), None)?;
         Ok(Embedder {
             x,
             config,

@@ -1,11 +1,11 @@
 //! The neighbourhood graph the three methods start from: k nearest
-//! neighbours or an epsilon ball ([`super::knn`]), made symmetric by union
+//! neighbours or an epsilon ball ([`crate::geometry::knn`]), made symmetric by union
 //! (an edge when either end picked the other; docs/methods/manifold.md,
 //! "The neighbourhood graph"), with its connected components.
 
 use ndarray::ArrayView2;
 
-use super::knn::{search, within, Knn, Search};
+use crate::geometry::knn::{search, within, Knn, Search};
 use crate::{Error, Result};
 
 /// How the neighbours of a point are chosen.

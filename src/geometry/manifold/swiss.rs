@@ -17,7 +17,7 @@ pub fn swiss_roll(n: usize, noise: f64, seed: u64) -> (Array2<f32>, Vec<f64>) {
         let h = 21.0 * rng.random::<f64>();
         let p = [t * t.cos(), h, t * t.sin()];
         for (j, v) in p.iter().enumerate() {
-            x[[i, j]] = (v + noise * crate::project::pca::gaussian(&mut rng)) as f32;
+            x[[i, j]] = (v + noise * crate::geometry::random::gaussian(&mut rng)) as f32;
         }
         ts.push(t);
     }

@@ -130,7 +130,7 @@ pub fn hammer_map_in(coords: ArrayView2<'_, f64>, frame: &Matrix3) -> Array2<f64
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ube::init::random_sphere;
+    use crate::geometry::ube::init::random_sphere;
 
     fn apply(m: &Matrix3, p: [f64; 3]) -> [f64; 3] {
         [0, 1, 2].map(|i| (0..3).map(|k| m[i][k] * p[k]).sum())

@@ -137,7 +137,7 @@ impl Ube {
                 format!("{n} points; UBE needs at least 3"),
             ));
         }
-        crate::project::check_finite(x.view(), None)?;
+        crate::geometry::check_finite(x.view(), None)?;
         let y = random_sphere(n, config.dim, config.seed);
         Ok(Ube {
             config,

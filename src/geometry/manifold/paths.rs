@@ -78,7 +78,7 @@ fn dijkstra(g: &Graph, lengths: &[f32], source: u32, scratch: &mut Scratch) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifold::graph::Neighbourhood;
+    use crate::geometry::manifold::graph::Neighbourhood;
     use ndarray::array;
 
     #[test]

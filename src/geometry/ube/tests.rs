@@ -2,7 +2,7 @@
 
 use super::objective::{loss, Moments};
 use super::*;
-use crate::project::testdata::gaussian_blobs;
+use crate::geometry::testdata::gaussian_blobs;
 
 fn blobs_affinities(n: usize) -> Affinities {
     let x = gaussian_blobs(n, 8, 4, 3);

@@ -75,7 +75,7 @@ fn laplacian_unrolls_the_swiss_roll() {
 #[test]
 fn lle_weights_sum_to_one_on_the_roll() {
     let (x, _) = swiss_roll(300, 0.05, 3);
-    let g = knn::knn(x.view(), 8);
+    let g = crate::geometry::knn::knn(x.view(), 8);
     let lists: Vec<&[u32]> = (0..300).map(|i| g.row(i).0).collect();
     let w = lle::weights(x.view(), &lists, 1e-3).unwrap();
     for i in 0..300 {

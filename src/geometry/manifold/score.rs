@@ -5,8 +5,8 @@
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
-use super::knn::knn;
-use crate::eval::stats::spearman;
+use crate::geometry::knn::knn;
+use crate::stats::spearman;
 
 /// Trustworthiness of `y` as a layout of `x` with `k` neighbours:
 /// `1 − 2/(n k (2n − 3k − 1)) Σ_i Σ_{j ∈ U_k(i)} (r(i, j) − k)`, where

@@ -5,7 +5,7 @@ use ndarray::Array2;
 
 /// `n` random unit rows of dimension `dim`, from `seed`.
 pub fn random_sphere(n: usize, dim: usize, seed: u64) -> Array2<f64> {
-    let mut y = crate::algo::kubwe::init::random_sphere(n, dim, seed).mapv(f64::from);
+    let mut y = crate::geometry::random::random_sphere(n, dim, seed).mapv(f64::from);
     for mut row in y.rows_mut() {
         let norm = row.dot(&row).sqrt();
         row.mapv_inplace(|v| v / norm);

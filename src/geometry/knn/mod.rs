@@ -269,7 +269,7 @@ fn square_norms(x: ArrayView2<'_, f32>) -> Vec<f32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::project::pca::gaussian;
+    use crate::geometry::random::gaussian;
     use rand::SeedableRng;
 
     fn gaussian_blobs(n: usize, d: usize, k: usize, seed: u64) -> Array2<f32> {

@@ -579,8 +579,8 @@ fn mix(mut z: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifold::knn::knn;
-    use crate::project::pca::gaussian;
+    use crate::geometry::knn::knn;
+    use crate::geometry::random::gaussian;
     use ndarray::Array2;
 
     /// A seeded mixture of `c` Gaussian clusters in `d` dimensions.
@@ -689,7 +689,7 @@ mod tests {
 
     #[test]
     fn search_is_exact_below_the_threshold() {
-        use crate::manifold::knn::{search, Search, AUTO_FROM};
+        use crate::geometry::knn::{search, Search, AUTO_FROM};
         let x = mixture(400, 6, 3, 1);
         assert_eq!(search(x.view(), 9, Search::Auto), knn(x.view(), 9));
         assert!(!Search::Auto.approximate(AUTO_FROM - 1));

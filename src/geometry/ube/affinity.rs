@@ -6,7 +6,7 @@
 
 use ndarray::ArrayView2;
 
-use crate::manifold::knn::{search, Knn, Search};
+use crate::geometry::knn::{search, Knn, Search};
 use crate::{Error, Result};
 
 /// Smallest Gaussian width (duplicate points have elbow distance 0).

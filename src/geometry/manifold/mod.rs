@@ -4,7 +4,7 @@
 //! projections of any embedding.
 //!
 //! All three start from one neighbourhood graph ([`graph`], on the exact
-//! blocked search of [`knn`], which t-SNE shares) and end in a sparse or
+//! blocked search of [`crate::geometry::knn`], which t-SNE shares) and end in a sparse or
 //! operator eigensolve on [`crate::linalg`]'s block Lanczos:
 //!
 //! - [`isomap`]: Dijkstra from every node ([`paths`]), classical MDS on the
@@ -20,7 +20,6 @@
 
 pub mod graph;
 pub mod isomap;
-pub mod knn;
 pub mod laplacian;
 pub mod lle;
 pub mod paths;

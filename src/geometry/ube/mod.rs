@@ -4,7 +4,7 @@
 //! an adaptive nearest-neighbour graph.
 //!
 //! - [`affinity`]: the graph, each point cut at the elbow of its neighbour
-//!   distances (on the exact search of [`crate::manifold::knn`]);
+//!   distances (on the exact search of [`crate::geometry::knn`]);
 //! - [`objective`]: `J` and its gradient with the all-pairs repulsion
 //!   collapsed through `YᵀY` and `Σ y` (exact, `O(d²)` per point);
 //! - [`newton`]: the inverse Hessian kept current by rank-one updates;

@@ -138,8 +138,8 @@ pub fn dense(w: &Affinities) -> Array2<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::project::testdata::gaussian_blobs;
-    use crate::ube::init::random_sphere;
+    use crate::geometry::testdata::gaussian_blobs;
+    use crate::geometry::ube::init::random_sphere;
 
     fn problem(n: usize, dim: usize) -> (Affinities, Array2<f64>) {
         let x = gaussian_blobs(n, 6, 3, 4);

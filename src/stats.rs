@@ -1,4 +1,5 @@
-//! Correlation coefficients for word-similarity benchmarks.
+//! Correlation coefficients: for word-similarity benchmarks, and for the
+//! graph methods' quality measures (on the ground floor, below both).
 //!
 //! Spearman's rho is computed as scipy's `spearmanr` does: tied values get the
 //! average of the ranks they span, then Pearson's r of the two rank vectors.

@@ -1,6 +1,7 @@
-//! Initial vectors: independent Gaussian rows scaled to unit length, i.e.
-//! points drawn uniformly on the sphere (the authors' code normalises uniform
-//! `[-0.5, 0.5]` cubes, which is slightly anisotropic).
+//! Random draws every layout starts from: standard normals, and points
+//! uniform on the unit sphere (independent Gaussian rows scaled to unit
+//! length; KUBWE's authors normalise uniform `[-0.5, 0.5]` cubes, which is
+//! slightly anisotropic).
 
 use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
@@ -30,6 +31,13 @@ pub fn random_sphere(n: usize, dim: usize, seed: u64) -> Array2<f32> {
         }
     }
     y
+}
+
+/// A standard normal draw (Box-Muller).
+pub fn gaussian(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    let u1: f64 = 1.0 - rng.random::<f64>();
+    let u2: f64 = rng.random::<f64>();
+    (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
 /// Two independent standard normals (Box–Muller).

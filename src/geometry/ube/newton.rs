@@ -102,8 +102,8 @@ impl Inverse {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ube::init::random_sphere;
-    use crate::ube::objective::Moments;
+    use crate::geometry::ube::init::random_sphere;
+    use crate::geometry::ube::objective::Moments;
 
     #[test]
     fn follows_row_moves_like_a_fresh_inverse() {

@@ -5,7 +5,7 @@
 
 use super::graph::Graph;
 use crate::linalg::{Csr, SymmetricOperator};
-use crate::train::ParamSpec;
+use crate::schema::ParamSpec;
 use crate::{Error, Result};
 
 /// Laplacian eigenmaps' graph, declared once for the word method and the
@@ -195,7 +195,7 @@ impl SymmetricOperator for LazyPower {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifold::graph::Neighbourhood;
+    use crate::geometry::manifold::graph::Neighbourhood;
     use ndarray::array;
 
     #[test]
