@@ -30,6 +30,38 @@ pub struct Chart<'a> {
     pub title: String,
 }
 
+/// A [`Chart`] that owns what it shows, to hand to a thread (the
+/// workbench's export).
+#[derive(Debug, Clone)]
+pub struct ChartData {
+    /// The sweep's rows.
+    pub rows: Vec<Row>,
+    /// Name of the swept value on the x axis.
+    pub name: String,
+    /// Its place among the rows' values.
+    pub axis: usize,
+    /// Drawn on a log scale.
+    pub log: bool,
+    /// The y axis.
+    pub metric: Metric,
+    /// First line of the image.
+    pub title: String,
+}
+
+impl ChartData {
+    /// The chart, borrowing this data.
+    pub fn chart(&self) -> Chart<'_> {
+        Chart {
+            rows: &self.rows,
+            name: &self.name,
+            axis: self.axis,
+            log: self.log,
+            metric: &self.metric,
+            title: self.title.clone(),
+        }
+    }
+}
+
 /// Image size in pixels.
 const SIZE: (u32, u32) = (1200, 800);
 

@@ -216,6 +216,8 @@ pub enum Action {
     RemoveLastDataset,
     /// Ask for a path and export the projection.
     ExportPlotPrompt,
+    /// Ask where to export the HParams chart.
+    ExportChartPrompt,
     /// Reset the selected field to its default.
     ResetField,
     /// Pause or resume the running job.
@@ -323,6 +325,8 @@ pub enum Action {
     ProjectPair,
     /// Export the projection (PNG, SVG or CSV by extension).
     ExportPlot(String),
+    /// Export the HParams chart (PNG or SVG by extension).
+    ExportChart(String),
     /// Set a Classify field (files, sizes, labels, or a schema option) from text.
     SetClassifyField(String, String),
     /// Run the classification study of the Classify screen.
@@ -383,6 +387,7 @@ impl Action {
                 | Action::Project
                 | Action::ProjectPair
                 | Action::ExportPlot(_)
+                | Action::ExportChart(_)
                 | Action::SetClassifyField(..)
                 | Action::Classify
                 | Action::SelectPoint(_)

@@ -76,6 +76,8 @@ pub enum PromptKind {
     AddDataset,
     /// Export the projection.
     ExportPlot,
+    /// Export the HParams chart.
+    ExportChart,
     /// Name run `n`.
     RenameRun(usize),
     /// Tag run `n`.

@@ -473,6 +473,13 @@ static FIXED: &[Binding] = &[
     ),
     b(
         HPARAMS,
+        &[c('e')],
+        Action::ExportChartPrompt,
+        "export the chart (PNG/SVG)",
+        true,
+    ),
+    b(
+        HPARAMS,
         &[c('r')],
         Action::ReverseSort,
         "reverse the order",

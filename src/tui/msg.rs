@@ -126,6 +126,13 @@ pub enum Msg {
         /// Success or the error.
         result: Result<(), String>,
     },
+    /// The HParams chart was written.
+    ChartExported {
+        /// Where.
+        path: PathBuf,
+        /// Success or the error.
+        result: Result<(), String>,
+    },
     /// A session was written.
     SessionSaved {
         /// Where.
@@ -232,6 +239,15 @@ pub enum Effect {
         /// Datasets.
         plan: EvalPlan,
     },
+    /// Write the HParams chart as an image.
+    ExportChart {
+        /// What it shows.
+        chart: Box<crate::sweep::chart::ChartData>,
+        /// Where.
+        path: PathBuf,
+        /// PNG or SVG.
+        format: crate::project::plot::ImageFormat,
+    },
     /// Write vectors.
     ExportVectors {
         /// Run index.
@@ -325,6 +341,7 @@ impl Effect {
             Effect::Neighbors { .. } => "Neighbors",
             Effect::Evaluate { .. } => "Evaluate",
             Effect::ExportVectors { .. } => "ExportVectors",
+            Effect::ExportChart { .. } => "ExportChart",
             Effect::SaveSession { .. } => "SaveSession",
             Effect::LoadSession { .. } => "LoadSession",
             Effect::LoadVectors { .. } => "LoadVectors",

@@ -148,6 +148,16 @@ impl Runtime {
                     .map_err(|e| e.to_string()),
                 path,
             }),
+            Effect::ExportChart {
+                chart,
+                path,
+                format,
+            } => self.spawn("export", move || Msg::ChartExported {
+                result: ensure_parent(&path)
+                    .and_then(|()| crate::sweep::chart::save(&path, &chart.chart(), format))
+                    .map_err(|e| e.to_string()),
+                path,
+            }),
             Effect::SaveSession {
                 path,
                 session,

@@ -713,6 +713,38 @@ fn evaluate_screen_at_80x24() {
 }
 
 #[test]
+fn projection_screen_with_a_3d_cloud_turned_by_the_keys() {
+    use wordbench::project::layout::cloud_picture;
+    let mut app = with_runs();
+    app.screen = Screen::Projection;
+    let words: Vec<String> = ["king", "queen", "man", "woman", "paris", "rome"]
+        .map(String::from)
+        .to_vec();
+    // Two groups apart along the third axis only: seen down that axis they
+    // overlap; a quarter turn sets them side by side.
+    let cloud = vec![
+        [1.0, 1.0, 3.0],
+        [1.2, 0.8, 3.2],
+        [0.8, 1.3, 2.9],
+        [1.1, 1.2, 3.1],
+        [1.0, 1.1, -3.0],
+        [0.9, 1.0, -3.2],
+    ];
+    let flat = cloud_picture(&cloud, &wordbench::geometry::ube::sphere::IDENTITY);
+    app.projection.layout = Some(Layout {
+        labels: 6,
+        description: "t-SNE in 3-D".into(),
+        source: "#1 sgns dim=50, 50-d vectors".into(),
+        cloud: Some(cloud),
+        ..Layout::new(0, "tsne", words, flat)
+    });
+    for _ in 0..6 {
+        update(&mut app, Msg::Action(Action::Turn(1, 0)));
+    }
+    insta::assert_snapshot!(render(&app, 100, 30));
+}
+
+#[test]
 fn projection_screen_with_a_layout() {
     let mut app = with_runs();
     app.screen = Screen::Projection;
@@ -949,6 +981,56 @@ fn with_sweep() -> App {
     app.picks = [Some(1), None];
     wordbench::tui::act(&mut app, Action::GoTo(Screen::HParams));
     app
+}
+
+#[test]
+fn hparams_chart_exports_as_an_image_and_asks_before_replacing_a_file() {
+    use wordbench::tui::app::Modal;
+    use wordbench::tui::msg::Effect;
+    let mut app = with_sweep();
+    let dir = tempfile::tempdir().unwrap();
+    app.exports = dir.path().join("exports");
+    wordbench::tui::act(&mut app, Action::ExportChartPrompt);
+    let Some(Modal::Prompt { input, .. }) = &app.modal else {
+        panic!("no prompt: {}", app.status.text)
+    };
+    assert!(
+        input.text().ends_with("sweep1-simlex999-by-window.svg"),
+        "{}",
+        input.text()
+    );
+    app.modal = None;
+    // `x`: the chart shows the metric against the next swept name.
+    wordbench::tui::act(&mut app, Action::CycleXAxis);
+    let path = dir.path().join("chart.svg");
+    let effects = wordbench::tui::act(&mut app, Action::ExportChart(path.display().to_string()));
+    let [Effect::ExportChart {
+        chart,
+        path: to,
+        format,
+    }] = effects.as_slice()
+    else {
+        panic!("{effects:?}: {}", app.status.text)
+    };
+    assert_eq!((chart.name.as_str(), to), ("negative", &path));
+    wordbench::sweep::chart::save(to, &chart.chart(), *format).unwrap();
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        svg.contains("simlex999 by negative: sweep 1 of sgns"),
+        "{svg}"
+    );
+    // The file is there now: a second export asks first.
+    let again = wordbench::tui::act(&mut app, Action::ExportChart(path.display().to_string()));
+    assert!(again.is_empty());
+    assert!(
+        matches!(app.modal, Some(Modal::Confirm { .. })),
+        "{}",
+        app.status.text
+    );
+    // Not an image: refused by name.
+    app.modal = None;
+    let e = wordbench::tui::act(&mut app, Action::ExportChart("chart.csv".into()));
+    assert!(e.is_empty() && app.status.text.contains("expected a .png or .svg"));
 }
 
 #[test]

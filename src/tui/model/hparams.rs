@@ -7,6 +7,7 @@
 //! printed, and follows runs renamed, evaluated or deleted since.
 
 use crate::session::{Run, SweepRecord};
+use crate::sweep::chart::ChartData;
 use crate::sweep::table::Row;
 use crate::sweep::Metric;
 
@@ -145,6 +146,20 @@ impl Table {
                 (self.names.len() + m, self.ranked_by.higher_is_better())
             }
         }
+    }
+
+    /// The chart `view` shows, as an image exports it: the chosen metric
+    /// against the chosen swept name; `None` with nothing swept.
+    pub fn chart(&self, view: &HParamsView, title: String) -> Option<ChartData> {
+        let axis = view.axis.min(self.names.len().checked_sub(1)?);
+        Some(ChartData {
+            rows: self.rows.clone(),
+            name: self.names[axis].clone(),
+            axis,
+            log: self.log.get(axis).copied().unwrap_or(false),
+            metric: self.metrics.get(self.metric(view))?.clone(),
+            title,
+        })
     }
 
     /// The run number of the row shown at `selected`.

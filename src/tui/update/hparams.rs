@@ -1,10 +1,15 @@
 //! The HParams screen's keys: select a run, sort the table, choose what the
-//! chart plots, pick runs as A or B for the other screens.
+//! chart plots, pick runs as A or B for the other screens, export the chart.
 
+use std::path::{Path, PathBuf};
+
+use crate::outputs::Kind;
+use crate::project::plot::ImageFormat;
 use crate::tui::action::Action;
-use crate::tui::app::{App, Level};
-use crate::tui::model::hparams::Table;
+use crate::tui::app::{App, Level, PromptKind};
+use crate::tui::model::hparams::{short, Table};
 use crate::tui::msg::Effect;
+use crate::tui::update::writes;
 
 /// The table of the sweep on screen, if the session has sweeps.
 pub fn table(app: &App) -> Option<Table> {
@@ -63,9 +68,78 @@ pub fn navigate(app: &mut App, action: Action) -> Vec<Effect> {
                 app.follow_up(Action::ShowRun(i));
             }
         }
+        Action::ExportChartPrompt => {
+            let Some(chart) = table.chart(view, String::new()) else {
+                app.set_status(Level::Info, "nothing swept to chart");
+                return Vec::new();
+            };
+            let name = format!(
+                "sweep{}-{}-by-{}.svg",
+                app.hparams.sweep + 1,
+                short(&chart.metric),
+                chart.name
+            );
+            let default = app.exports.join(name).display().to_string();
+            app.prompt(
+                PromptKind::ExportChart,
+                "Export the chart",
+                default,
+                "format by extension: .png or .svg",
+            );
+        }
         _ => {}
     }
     Vec::new()
+}
+
+/// Writes the chart on screen to `path` (PNG or SVG by its extension),
+/// asking before it replaces a file (`overwrite` once the user said yes).
+pub fn export(app: &mut App, path: &str, overwrite: bool) -> Vec<Effect> {
+    let file = Path::new(path);
+    let Some(format) = ImageFormat::from_path(file) else {
+        app.set_status(
+            Level::Error,
+            format!("{path}: expected a .png or .svg file"),
+        );
+        return Vec::new();
+    };
+    let sweep = app.hparams.sweep;
+    let Some(table) = table(app) else {
+        app.set_status(Level::Warn, "no sweep in this session to chart");
+        return Vec::new();
+    };
+    let method = app.session.sweeps[sweep.min(app.session.sweeps.len() - 1)]
+        .spec
+        .method
+        .clone();
+    let Some(mut chart) = table.chart(&app.hparams, String::new()) else {
+        app.set_status(Level::Warn, "nothing swept to chart");
+        return Vec::new();
+    };
+    chart.title = format!(
+        "{} by {}: sweep {} of {method}",
+        chart.metric,
+        chart.name,
+        sweep + 1
+    );
+    let again = Action::ExportChart(path.to_string());
+    if !writes::may_write(app, "export", file, Kind::Image, overwrite, again) {
+        return Vec::new();
+    }
+    app.set_status(Level::Info, format!("writing {path}…"));
+    vec![Effect::ExportChart {
+        chart: Box::new(chart),
+        path: PathBuf::from(path),
+        format,
+    }]
+}
+
+/// The chart was written, or why not.
+pub fn exported(app: &mut App, path: &Path, result: Result<(), String>) {
+    match result {
+        Ok(()) => app.set_status(Level::Info, format!("chart written to {}", path.display())),
+        Err(e) => app.set_status(Level::Error, e),
+    }
 }
 
 /// The index among the app's runs of the selected row's run.

@@ -109,6 +109,10 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             runs::exported(app, run, path, result);
             Vec::new()
         }
+        Msg::ChartExported { path, result } => {
+            hparams::exported(app, &path, result);
+            Vec::new()
+        }
         Msg::SessionSaved {
             path,
             autosave,
@@ -229,6 +233,7 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
         Action::Project => projection::project(app),
         Action::ProjectPair => projection::project_pair(app),
         Action::ExportPlot(path) => projection::export(app, &path, false),
+        Action::ExportChart(path) => hparams::export(app, &path, false),
         Action::SelectPoint(word) => projection::select_point(app, &word),
         Action::SetClassifyField(name, text) => classify::set_field(app, &name, &text),
         Action::Classify => classify::start(app),
@@ -253,6 +258,7 @@ fn overwrite(app: &mut App, write: Action) -> Vec<Effect> {
     match write {
         Action::ExportRun(run, path) => runs::export(app, run, &path, true),
         Action::ExportPlot(path) => projection::export(app, &path, true),
+        Action::ExportChart(path) => hparams::export(app, &path, true),
         Action::SaveSession(path) => session::save_as(app, PathBuf::from(path), true),
         other => act(app, other),
     }
@@ -359,6 +365,7 @@ fn submit(kind: PromptKind, text: String) -> Action {
         PromptKind::OpenSession => Action::OpenSession(text),
         PromptKind::AddDataset => Action::AddDataset(text),
         PromptKind::ExportPlot => Action::ExportPlot(text),
+        PromptKind::ExportChart => Action::ExportChart(text),
         PromptKind::RenameRun(run) => Action::RenameRun(run, text),
         PromptKind::TagRun(run) => Action::TagRun(run, text),
         PromptKind::FilterRuns => Action::FilterRuns(text),
