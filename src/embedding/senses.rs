@@ -453,7 +453,7 @@ mod tests {
     #[test]
     fn weights_are_written_with_four_significant_digits() {
         let text = |w: f32| Weight(w).to_string();
-        assert_eq!(text(3.14159), "3.142");
+        assert_eq!(text(3.25159), "3.252");
         assert_eq!(text(12.0), "12");
         assert_eq!(text(0.0123456), "0.01235");
         assert_eq!(text(1234.56), "1235");
