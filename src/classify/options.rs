@@ -2,7 +2,7 @@
 //! hyperparameters: `wordbench classify`'s flags are generated from
 //! [`OPTIONS`], and a workbench form can be built from the same list.
 
-use super::protocol::Method;
+use super::protocol::{Draw, Method, MnbVocabulary};
 use crate::schema::{ParamSpec, Params};
 
 /// The owner name of these options in error messages.
@@ -16,6 +16,8 @@ pub static OPTIONS: &[ParamSpec] = &[
     ParamSpec::int("seed", 0, i64::MAX, 1, "seed of the first draw (draw r uses seed + r)"),
     ParamSpec::flag("multiclass", false, "one task over the top labels instead of one binary task per label"),
     ParamSpec::flag("keep_stop_words", false, "keep function words (the paper drops them)"),
+    ParamSpec::choice("mnb_vocabulary", &["shared", "labelled"], "shared", "words MNB's add-one smoothing counts: shared = the labelled and unlabelled words (MNB-FM's vocabulary), labelled = the labelled documents' words only (scikit-learn's MultinomialNB on the labelled set; unknown test words skipped)"),
+    ParamSpec::choice("draw", &["shared", "per-task"], "shared", "labelled sets: one draw per resample serves every task, or each one-vs-rest task draws its own (the paper drew per class)"),
 ];
 
 /// Typed settings built from [`OPTIONS`] values.
@@ -33,6 +35,10 @@ pub struct Settings {
     pub multiclass: bool,
     /// Drop stop words.
     pub stop_words: bool,
+    /// MNB's vocabulary.
+    pub mnb_vocabulary: MnbVocabulary,
+    /// One labelled draw for every task or one per task.
+    pub draw: Draw,
 }
 
 impl Settings {
@@ -49,6 +55,14 @@ impl Settings {
             seed: p.usize("seed") as u64,
             multiclass: p.bool("multiclass"),
             stop_words: !p.bool("keep_stop_words"),
+            mnb_vocabulary: match p.choice("mnb_vocabulary") {
+                "labelled" => MnbVocabulary::Labelled,
+                _ => MnbVocabulary::Shared,
+            },
+            draw: match p.choice("draw") {
+                "per-task" => Draw::PerTask,
+                _ => Draw::Shared,
+            },
         }
     }
 }

@@ -71,6 +71,32 @@ pub enum MarginalSource {
     Corpus(Marginals),
 }
 
+/// The words MNB's add-one smoothing counts (`|V|` in its denominator).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MnbVocabulary {
+    /// The labelled documents' words and the unlabelled corpus' (the
+    /// vocabulary MNB-FM needs; the same for both classifiers).
+    #[default]
+    Shared,
+    /// The labelled documents' words only (scikit-learn's `MultinomialNB`
+    /// on features counted from the labelled set); test words outside it
+    /// are skipped. MNB-FM keeps the shared vocabulary.
+    Labelled,
+}
+
+/// How the labelled sets of one resample are drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Draw {
+    /// One draw serves every task (as if one annotator labelled the
+    /// documents for every category).
+    #[default]
+    Shared,
+    /// Each one-vs-rest task draws its own labelled set (seeded by the
+    /// resample and the label), as the paper drew per class; without a test
+    /// file each task then tests on the rest of its own draw.
+    PerTask,
+}
+
 /// The settings of one evaluation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Protocol {
@@ -86,6 +112,10 @@ pub struct Protocol {
     pub tasks: Tasks,
     /// Marginals for MNB-FM (and the vocabulary of both).
     pub marginals: MarginalSource,
+    /// MNB's vocabulary.
+    pub mnb_vocabulary: MnbVocabulary,
+    /// One draw for all tasks or one per task.
+    pub draw: Draw,
 }
 
 /// One fit and its scores.
@@ -181,52 +211,75 @@ pub fn run(
     }
     let mut cells = Vec::new();
     for r in 0..protocol.resamples {
-        let pool = draw(
-            data.train.len(),
-            largest,
-            protocol.seed.wrapping_add(r as u64),
-        );
-        let test: Vec<&Document> = match data.test {
-            Some(t) => t.iter().collect(),
-            None => rest(data.train, &pool),
-        };
-        let marginals = match &protocol.marginals {
-            MarginalSource::Test => Marginals::from_documents(test.iter().copied()),
-            MarginalSource::All => {
-                Marginals::from_documents(data.train.iter().chain(data.test.unwrap_or(&[])))
-            }
-            MarginalSource::Corpus(m) => m.clone(),
-        };
-        for &n in &protocol.labelled {
-            let labelled: Vec<&Document> = pool[..n].iter().map(|&i| &data.train[i]).collect();
-            let vocab = vocabulary(&labelled, &marginals, data.n_words);
-            let fit = Fit {
-                labelled: &labelled,
-                test: &test,
-                marginals: &marginals,
-                vocab: &vocab,
+        let seed = protocol.seed.wrapping_add(r as u64);
+        for (tasks, seed) in task_draws(&protocol.tasks, protocol.draw, seed) {
+            let pool = draw(data.train.len(), largest, seed);
+            let test: Vec<&Document> = match data.test {
+                Some(t) => t.iter().collect(),
+                None => rest(data.train, &pool),
             };
-            for &method in &protocol.methods {
-                for (task, scores, fallbacks, fit_seconds) in
-                    fit.tasks(&protocol.tasks, method, labels)
-                {
-                    let cell = Cell {
-                        labelled: n,
-                        resample: r,
-                        method,
-                        task,
-                        scores,
-                        vocabulary: vocab.iter().filter(|&&b| b).count(),
-                        fallbacks,
-                        fit_seconds,
+            let marginals = match &protocol.marginals {
+                MarginalSource::Test => Marginals::from_documents(test.iter().copied()),
+                MarginalSource::All => {
+                    Marginals::from_documents(data.train.iter().chain(data.test.unwrap_or(&[])))
+                }
+                MarginalSource::Corpus(m) => m.clone(),
+            };
+            for &n in &protocol.labelled {
+                let labelled: Vec<&Document> = pool[..n].iter().map(|&i| &data.train[i]).collect();
+                let vocab = vocabulary(&labelled, &marginals, data.n_words);
+                let mnb_vocab = match protocol.mnb_vocabulary {
+                    MnbVocabulary::Shared => vocab.clone(),
+                    MnbVocabulary::Labelled => labelled_vocabulary(&labelled, data.n_words),
+                };
+                let fit = Fit {
+                    labelled: &labelled,
+                    test: &test,
+                    marginals: &marginals,
+                    vocab: &vocab,
+                    mnb_vocab: &mnb_vocab,
+                };
+                for &method in &protocol.methods {
+                    let used = match method {
+                        Method::Mnb => &mnb_vocab,
+                        Method::MnbFm => &vocab,
                     };
-                    progress(&cell);
-                    cells.push(cell);
+                    for (task, scores, fallbacks, fit_seconds) in fit.tasks(&tasks, method, labels)
+                    {
+                        let cell = Cell {
+                            labelled: n,
+                            resample: r,
+                            method,
+                            task,
+                            scores,
+                            vocabulary: used.iter().filter(|&&b| b).count(),
+                            fallbacks,
+                            fit_seconds,
+                        };
+                        progress(&cell);
+                        cells.push(cell);
+                    }
                 }
             }
         }
     }
     Ok(cells)
+}
+
+/// The tasks of one resample with the seed of their labelled draw: all of
+/// them on `seed` (a shared draw, or one multi-class task), or each
+/// one-vs-rest task on its own seed mixed from `seed` and its label.
+pub(crate) fn task_draws(tasks: &Tasks, how: Draw, seed: u64) -> Vec<(Tasks, u64)> {
+    match (tasks, how) {
+        (Tasks::OneVsRest(ids), Draw::PerTask) => ids
+            .iter()
+            .map(|&l| {
+                let mixed = seed ^ (u64::from(l) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                (Tasks::OneVsRest(vec![l]), mixed)
+            })
+            .collect(),
+        _ => vec![(tasks.clone(), seed)],
+    }
 }
 
 /// The documents of `docs` not in `taken`.
@@ -253,12 +306,26 @@ pub fn vocabulary(labelled: &[&Document], marginals: &Marginals, n_words: usize)
     v
 }
 
+/// The words of the labelled documents only ([`MnbVocabulary::Labelled`]).
+pub fn labelled_vocabulary(labelled: &[&Document], n_words: usize) -> Vec<bool> {
+    let mut v = vec![false; n_words];
+    for d in labelled {
+        for &(w, _) in &d.bag {
+            v[w as usize] = true;
+        }
+    }
+    v
+}
+
 /// One labelled set against one test set.
 struct Fit<'a> {
     labelled: &'a [&'a Document],
     test: &'a [&'a Document],
     marginals: &'a Marginals,
+    /// MNB-FM's vocabulary (labelled and unlabelled words).
     vocab: &'a [bool],
+    /// MNB's vocabulary.
+    mnb_vocab: &'a [bool],
 }
 
 impl Fit<'_> {
@@ -299,7 +366,7 @@ impl Fit<'_> {
         });
         match method {
             Method::Mnb => (
-                nb::fit_add_one(&counts, self.vocab.to_vec()),
+                nb::fit_add_one(&counts, self.mnb_vocab.to_vec()),
                 FitReport::default(),
             ),
             Method::MnbFm => fm::fit(&counts, self.marginals, self.vocab.to_vec()),
@@ -350,7 +417,7 @@ impl Fit<'_> {
                     ClassCounts::new(ids.len(), self.vocab.len(), train.iter().copied(), |d| {
                         class_of(d).unwrap_or(0)
                     });
-                let model = nb::fit_add_one(&counts, self.vocab.to_vec());
+                let model = nb::fit_add_one(&counts, self.mnb_vocab.to_vec());
                 let seconds = start.elapsed().as_secs_f64();
                 (
                     test.iter().map(|d| model.predict(d)).collect::<Vec<_>>(),

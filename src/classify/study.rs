@@ -183,6 +183,8 @@ impl Study {
                 Tasks::OneVsRest(ids.clone())
             },
             marginals,
+            mnb_vocabulary: s.mnb_vocabulary,
+            draw: s.draw,
         };
         let data = Data {
             train: &train,

@@ -10,7 +10,7 @@ use super::dataset::{Document, Part, Reader};
 use super::fm::{self, Word};
 use super::marginals::Marginals;
 use super::nb;
-use super::protocol::{self, Data, MarginalSource, Method, Protocol, Tasks};
+use super::protocol::{self, Data, Draw, MarginalSource, Method, MnbVocabulary, Protocol, Tasks};
 
 fn doc(labels: &[u32], bag: &[(u32, u32)]) -> Document {
     Document {
@@ -270,6 +270,8 @@ fn the_protocol_is_reproducible_and_learns() {
         methods: vec![Method::Mnb, Method::MnbFm],
         tasks: Tasks::OneVsRest(vec![0]),
         marginals: MarginalSource::Test,
+        mnb_vocabulary: MnbVocabulary::Shared,
+        draw: Draw::Shared,
     };
     let data = Data {
         train: &docs,
@@ -301,4 +303,79 @@ fn the_protocol_is_reproducible_and_learns() {
     };
     let e = protocol::run(data, &too_many, &labels_reader.labels, |_| {}).unwrap_err();
     assert!(e.to_string().contains("labelled"), "{e}");
+}
+
+/// Both MNB vocabularies on a corpus small enough to compute by hand; the
+/// numbers are what scikit-learn's `MultinomialNB(alpha=1,
+/// class_prior=[0.5, 0.5])` gives on count matrices over each vocabulary
+/// (labelled only: a `CountVectorizer` fitted on the labelled documents,
+/// so the test document's unseen word is dropped).
+#[test]
+fn both_mnb_vocabularies_match_a_hand_computation() {
+    // Words 0..4; class 0 = label 0. Labelled: one document per class.
+    let a = doc(&[0], &[(0, 2), (1, 1)]);
+    let b = doc(&[1], &[(1, 1), (2, 3)]);
+    let test = doc(&[0], &[(0, 1), (2, 1), (3, 2)]);
+    let labelled = [&a, &b];
+    let marginals = Marginals::from_documents([&test]);
+    let counts = ClassCounts::new(2, 4, labelled.iter().copied(), |d| usize::from(!d.has(0)));
+    let mut s = Vec::new();
+    // Labelled only: |V| = 3. Class 0: T = 3, θ = (3, 2, 1)/6;
+    // class 1: T = 4, θ = (1, 2, 4)/7. Word 3 is skipped.
+    let only = protocol::labelled_vocabulary(&labelled, 4);
+    assert_eq!(only, [true, true, true, false]);
+    nb::fit_add_one(&counts, only).scores(&test, &mut s);
+    let half = 0.5f64.ln();
+    let want = [
+        half + (3.0f64 / 6.0).ln() + (1.0f64 / 6.0).ln(),
+        half + (1.0f64 / 7.0).ln() + (4.0f64 / 7.0).ln(),
+    ];
+    for c in 0..2 {
+        assert!(
+            (s[c] - want[c]).abs() < 1e-12,
+            "labelled, class {c}: {} vs {}",
+            s[c],
+            want[c]
+        );
+    }
+    // scikit-learn's joint log-likelihoods.
+    assert!((s[0] - -3.1780538303479453).abs() < 1e-12);
+    assert!((s[1] - -3.1986731175506815).abs() < 1e-12);
+    // Shared: |V| = 4 (word 3 from the unlabelled = test marginals).
+    // Class 0: denominator 7, θ = (3, 2, 1, 1)/7; class 1: 8, θ = (1, 2, 4, 1)/8.
+    let shared = protocol::vocabulary(&labelled, &marginals, 4);
+    assert_eq!(shared, [true; 4]);
+    nb::fit_add_one(&counts, shared).scores(&test, &mut s);
+    let want = [
+        half + (3.0f64 / 7.0).ln() + (1.0f64 / 7.0).ln() + 2.0 * (1.0f64 / 7.0).ln(),
+        half + (1.0f64 / 8.0).ln() + (4.0f64 / 8.0).ln() + 2.0 * (1.0f64 / 8.0).ln(),
+    ];
+    for c in 0..2 {
+        assert!(
+            (s[c] - want[c]).abs() < 1e-12,
+            "shared, class {c}: {} vs {}",
+            s[c],
+            want[c]
+        );
+    }
+    assert!((s[0] - -7.378175488113088).abs() < 1e-12);
+    assert!((s[1] - -7.624618986159398).abs() < 1e-12);
+}
+
+#[test]
+fn per_task_draws_seed_each_task_apart() {
+    let tasks = Tasks::OneVsRest(vec![0, 3]);
+    let shared = protocol::task_draws(&tasks, Draw::Shared, 5);
+    assert_eq!(shared, vec![(tasks.clone(), 5)]);
+    let per = protocol::task_draws(&tasks, Draw::PerTask, 5);
+    assert_eq!(per.len(), 2);
+    assert_eq!(per[0].0, Tasks::OneVsRest(vec![0]));
+    assert_eq!(per[1].0, Tasks::OneVsRest(vec![3]));
+    assert_ne!(per[0].1, per[1].1);
+    assert_ne!(per[0].1, 5);
+    let multi = Tasks::Multiclass(vec![0, 3]);
+    assert_eq!(
+        protocol::task_draws(&multi, Draw::PerTask, 5),
+        vec![(multi, 5)]
+    );
 }

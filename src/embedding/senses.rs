@@ -9,7 +9,12 @@
 //! Sidecar format (`VECTORS.senses`, UTF-8 text): a first line starting
 //! with `#`, then one line per sense,
 //! `sense<TAB>word<TAB>mass<TAB>context:weight context:weight ...`, contexts
-//! by decreasing weight.
+//! by decreasing weight. Version 2 (the first line starts
+//! `# wordbench senses 2`) says whether the contexts are the whole sparse
+//! sense vector (every context word of positive weight, what induction
+//! needs) or a cut to the strongest few; version 1 files (written before
+//! version 2) always hold a cut (the 100 strongest by default), still load,
+//! and induce on that cut ([`SenseTable::is_whole`] tells them apart).
 
 use std::fmt::Write as _;
 use std::io::BufRead;
@@ -20,8 +25,19 @@ use rustc_hash::FxHashMap;
 use crate::corpus::source::BoundedLines;
 use crate::{Error, Result};
 
-/// The first line of a sidecar file.
-const HEADER: &str = "# wordbench senses 1: sense<TAB>word<TAB>mass<TAB>context:weight ...";
+/// The start every sidecar file's first line shares.
+const MAGIC: &str = "# wordbench senses ";
+
+/// The first line of a sidecar whose senses hold their whole sparse vectors.
+const HEADER_WHOLE: &str =
+    "# wordbench senses 2 whole: sense<TAB>word<TAB>mass<TAB>context:weight ... (every context of positive weight)";
+
+/// How [`HEADER_WHOLE`] starts (what the reader looks for).
+const WHOLE_START: &str = "# wordbench senses 2 whole:";
+
+/// The first line of a sidecar whose senses hold their strongest contexts only.
+const HEADER_CUT: &str =
+    "# wordbench senses 2 cut: sense<TAB>word<TAB>mass<TAB>context:weight ... (the strongest contexts)";
 
 /// One sense of a word.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,14 +85,15 @@ pub struct Induction {
 pub struct SenseTable {
     senses: Vec<Sense>,
     by_word: FxHashMap<String, Vec<usize>>,
+    whole: bool,
 }
 
 /// Whether `path` is a sidecar file (it starts with the sidecar's first line).
 pub fn is_sidecar(path: &Path) -> bool {
-    let mut head = [0u8; 18];
+    let mut head = [0u8; MAGIC.len()];
     std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| HEADER.as_bytes().starts_with(&head))
+        .is_ok_and(|()| MAGIC.as_bytes() == head)
 }
 
 /// The sidecar path of a vector file: `VECTORS.senses`.
@@ -87,13 +104,33 @@ pub fn sidecar_path(vectors: &Path) -> PathBuf {
 }
 
 impl SenseTable {
-    /// A table of `senses` (kept in the given order within each word).
+    /// A table of `senses` (kept in the given order within each word)
+    /// whose contexts are the whole sparse sense vectors.
     pub fn new(senses: Vec<Sense>) -> SenseTable {
         let mut by_word: FxHashMap<String, Vec<usize>> = FxHashMap::default();
         for (i, s) in senses.iter().enumerate() {
             by_word.entry(s.word.clone()).or_default().push(i);
         }
-        SenseTable { senses, by_word }
+        SenseTable {
+            senses,
+            by_word,
+            whole: true,
+        }
+    }
+
+    /// The same table, marked as holding only each sense's strongest
+    /// contexts (`whole = false`) or its whole sparse vector.
+    pub fn with_whole(mut self, whole: bool) -> SenseTable {
+        self.whole = whole;
+        self
+    }
+
+    /// True when every sense holds its whole sparse vector (every context
+    /// word of positive weight); false for a cut to the strongest contexts
+    /// (a version-1 sidecar, or `label_contexts` > 0), on which induction
+    /// misses the contexts that were cut.
+    pub fn is_whole(&self) -> bool {
+        self.whole
     }
 
     /// All senses.
@@ -127,7 +164,9 @@ impl SenseTable {
     /// The sense of `word` that `context` (a sentence) picks: the sense
     /// whose sparse vector has the largest cosine with the bag-of-words
     /// counts of the context's tokens, the target word itself left out
-    /// (Soleimani eq. 5.2). `None` if `word` has no senses.
+    /// (Soleimani eq. 5.2), on the contexts the table holds (the whole
+    /// vectors unless [`SenseTable::is_whole`] is false). `None` if `word`
+    /// has no senses.
     pub fn induce(&self, word: &str, context: &str) -> Option<Induction> {
         let senses = self.of(word);
         if senses.is_empty() {
@@ -172,8 +211,9 @@ impl SenseTable {
 
     /// Writes the sidecar text (see the module docs).
     pub fn to_text(&self) -> String {
-        let mut out = String::with_capacity(64 * self.senses.len() + HEADER.len());
-        out.push_str(HEADER);
+        let contexts: usize = self.senses.iter().map(|s| s.contexts.len()).sum();
+        let mut out = String::with_capacity(64 * self.senses.len() + 16 * contexts + 128);
+        out.push_str(if self.whole { HEADER_WHOLE } else { HEADER_CUT });
         out.push('\n');
         for s in &self.senses {
             let _ = write!(out, "{}\t{}\t{:.6}\t", s.name, s.word, s.mass);
@@ -181,7 +221,7 @@ impl SenseTable {
                 if i > 0 {
                     out.push(' ');
                 }
-                let _ = write!(out, "{c}:{w:.6}");
+                let _ = write!(out, "{c}:{}", Weight(*w));
             }
             out.push('\n');
         }
@@ -202,8 +242,12 @@ impl SenseTable {
     /// Parses sidecar text; `path` names the source in errors.
     pub fn read(input: impl BufRead, path: &Path) -> Result<SenseTable> {
         let mut senses = Vec::new();
+        let mut whole = false;
         for (n, line) in input.bounded_lines().enumerate() {
             let line = line.map_err(|e| Error::io(path, e))?;
+            if n == 0 && line.starts_with(WHOLE_START) {
+                whole = true;
+            }
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
@@ -213,7 +257,29 @@ impl SenseTable {
                 message,
             })?);
         }
-        Ok(SenseTable::new(senses))
+        Ok(SenseTable::new(senses).with_whole(whole))
+    }
+}
+
+/// A context weight as the sidecar writes it: four significant digits,
+/// trailing zeros dropped (`3.142`, `0.01234`, `12`), enough for
+/// induction's cosines and about half the text of six fixed decimals.
+struct Weight(f32);
+
+impl std::fmt::Display for Weight {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let w = self.0;
+        if w == 0.0 || !w.is_finite() {
+            return write!(f, "{w}");
+        }
+        let digits = (3 - w.abs().log10().floor() as i32).clamp(0, 12) as usize;
+        let text = format!("{w:.digits$}");
+        let text = if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.')
+        } else {
+            &text
+        };
+        f.write_str(text)
     }
 }
 
@@ -301,6 +367,98 @@ mod tests {
         let r = zero.induce("bank", "river money").unwrap();
         assert_eq!((r.best, r.matched), (None, 2));
         assert!(t.induce("plant", "x").is_none());
+    }
+
+    /// Two senses of `bank` with disjoint context words, 150 each, weights
+    /// falling from 10: `a0..a149` for `bank#1`, `b0..b149` for `bank#2`.
+    fn disjoint(cut: Option<usize>) -> SenseTable {
+        let contexts = |prefix: &str| -> Vec<(String, f32)> {
+            (0..150)
+                .map(|i| (format!("{prefix}{i}"), 10.0 - 0.05 * i as f32))
+                .take(cut.unwrap_or(usize::MAX))
+                .collect()
+        };
+        let senses = ["a", "b"]
+            .iter()
+            .enumerate()
+            .map(|(j, prefix)| Sense {
+                name: format!("bank#{}", j + 1),
+                word: "bank".into(),
+                mass: 0.5,
+                contexts: contexts(prefix),
+            })
+            .collect();
+        SenseTable::new(senses).with_whole(cut.is_none())
+    }
+
+    #[test]
+    fn induction_uses_the_whole_sense_vectors_beyond_the_old_top_100_cut() {
+        let whole = disjoint(None);
+        // Only the second sense's words: sense 2, whatever their rank.
+        let r = whole.induce("bank", "b0 b3 bank b7").unwrap();
+        assert_eq!((r.best, r.matched, r.scores[0]), (Some(1), 3, 0.0));
+        let r = whole.induce("bank", "b120 b125, b149").unwrap();
+        assert_eq!((r.best, r.matched, r.scores[0]), (Some(1), 3, 0.0));
+        // cos = Σ w / (‖s_2‖ √3) over the three matched words.
+        let w = |i: f64| f64::from(10.0f32 - 0.05 * i as f32);
+        let norm: f64 = (0..150)
+            .map(|i| w(f64::from(i)).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let expect = (w(120.0) + w(125.0) + w(149.0)) / (norm * 3f64.sqrt());
+        assert!(
+            (r.scores[1] - expect).abs() < 1e-9,
+            "{} vs {expect}",
+            r.scores[1]
+        );
+        assert!(whole.is_whole());
+        // The old sidecar's cut (the 100 strongest contexts) sees none of
+        // them: every score 0, no sense picked.
+        let cut = disjoint(Some(100));
+        assert!(!cut.is_whole());
+        let r = cut.induce("bank", "b120 b125, b149").unwrap();
+        assert_eq!((r.best, r.matched), (None, 0));
+        assert_eq!(r.scores, [0.0, 0.0]);
+        // Words of both senses: the one with more (and stronger) support.
+        let r = whole.induce("bank", "a140 b1 b2").unwrap();
+        assert_eq!(r.best, Some(1));
+    }
+
+    #[test]
+    fn version_1_sidecars_load_as_a_cut_and_version_2_says_which() {
+        let v1 = "# wordbench senses 1: sense<TAB>word<TAB>mass<TAB>context:weight ...\n\
+                  bank#1\tbank\t0.600000\triver:2.000000 water:1.000000\n\
+                  bank#2\tbank\t0.400000\tmoney:3.000000\n";
+        let t = SenseTable::read(v1.as_bytes(), Path::new("old.senses")).unwrap();
+        assert!(!t.is_whole());
+        assert_eq!(t.of("bank")[0].contexts[1], ("water".to_string(), 1.0));
+        assert_eq!(t.induce("bank", "money").unwrap().best, Some(1));
+        for table in [disjoint(None), disjoint(Some(100))] {
+            let text = table.to_text();
+            let back = SenseTable::read(text.as_bytes(), Path::new("v.senses")).unwrap();
+            assert_eq!(back.is_whole(), table.is_whole());
+            assert_eq!(
+                back.of("bank")[1].contexts.len(),
+                table.of("bank")[1].contexts.len()
+            );
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in [("old", v1.to_string()), ("new", disjoint(None).to_text())] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            assert!(is_sidecar(&path), "{name}");
+        }
+    }
+
+    #[test]
+    fn weights_are_written_with_four_significant_digits() {
+        let text = |w: f32| Weight(w).to_string();
+        assert_eq!(text(3.25159), "3.252");
+        assert_eq!(text(12.0), "12");
+        assert_eq!(text(0.0123456), "0.01235");
+        assert_eq!(text(1234.56), "1235");
+        assert_eq!(text(0.0), "0");
+        assert_eq!(text(2.5), "2.5");
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod analogy;
 pub mod clustering;
 pub mod lookup;
 pub mod report;
+pub mod scws;
 pub mod similarity;
 
 use std::path::Path;

@@ -76,7 +76,7 @@ pub const LR: ParamSpec = ParamSpec::float(
     1e-9,
     100.0,
     0.3,
-    "learning rate of sweep 1; sweep t uses lr / sqrt(t) (the thesis: 0.1)",
+    "learning rate of sweep 1; sweep t uses lr / sqrt(t), or with update=authors a sigmoid down to lr/10 (the thesis and the authors' code: 0.1)",
 );
 
 /// UBE's projection options (`wordbench project --method ube --set name=value`),
@@ -86,9 +86,9 @@ pub static SCHEMA: &[ParamSpec] = &[K_MAX, COVERAGE, ITERS, LR, UPDATE];
 /// The update rule.
 pub const UPDATE: ParamSpec = ParamSpec::choice(
     "update",
-    &["normalised", "newton", "sgd"],
+    &["normalised", "newton", "sgd", "authors"],
     "normalised",
-    "normalised: the authors' unit-force step; newton: G^-1 g (the thesis); sgd: gradient step",
+    "normalised: unit attraction minus unit repulsion, lr/sqrt(t); newton: G^-1 g (the thesis); sgd: gradient step; authors: the authors' C code (graph neighbours out of the repulsion, sigmoid lr; they ran it with lr=0.1 iters=500 k_max=90)",
 );
 
 /// A run of dimension `dim` from the options `p`.

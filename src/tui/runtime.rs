@@ -368,15 +368,20 @@ fn in_context(
     let table = embedding.senses().ok_or_else(no_senses)?;
     let induction = table.induce(word, context).ok_or_else(no_senses)?;
     let senses = table.of(word);
+    let cut = if table.is_whole() {
+        ""
+    } else {
+        " (this inventory keeps only each sense's strongest context words: train again for the whole sense vectors)"
+    };
     let Some(best) = induction.best else {
         return Err(format!(
-            "no sense of '{word}' picked: no word of the context supports one (every score is 0)"
+            "no sense of '{word}' picked: no word of the context supports one (every score is 0){cut}"
         ));
     };
     let picked = senses[best];
     let scores: Vec<String> = induction.scores.iter().map(|s| format!("{s:.2}")).collect();
     let why = format!(
-        "cosines {} over {} matched context word(s)",
+        "cosines {} over {} matched context word(s){cut}",
         scores.join(" / "),
         induction.matched
     );

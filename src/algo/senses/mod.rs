@@ -17,8 +17,8 @@
 //! - Dense vectors: truncated SVD of `P` with every sense row appended
 //!   (the word rows kept), vectors = rows of `U_d`, unweighted; the sense
 //!   rows are named `word#1`, `word#2`... (by decreasing mass) and the
-//!   senses' strongest context words go to a sidecar file
-//!   ([`crate::embedding::senses`]).
+//!   sparse sense vectors (every context word of positive weight) go to a
+//!   sidecar file ([`crate::embedding::senses`]) for labels and induction.
 
 pub mod inventory;
 pub mod nndsvd;
@@ -55,10 +55,10 @@ pub const SCHEMA: &[ParamSpec] = &[
     ParamSpec::text("sense_counts", 4096, "wordnet", "senses per word: wordnet (bundled WordNet 3.0 counts), frequency, fixed, or a path to a word<TAB>...<TAB>count file or a WordNet dict directory"),
     ParamSpec::int("senses", 2, 100, 2, "senses of every frequent word when sense_counts = fixed"),
     ParamSpec::int("max_senses", 2, 100, 3, "cap on the senses of one word"),
-    ParamSpec::int("min_sense_count", 1, 1_000_000_000, 100, "words seen fewer times are not split (and the unit of the frequency rule)"),
+    ParamSpec::int("min_sense_count", 1, 1_000_000_000, 100, "words seen fewer times keep one sense, whatever their WordNet count (bass, 61 times in text8-head, stays whole at 100); also the unit of the frequency rule"),
     ParamSpec::float("split_tol", 1e-12, 0.5, 1e-4, "relative residual of each word's NNDSVD singular triplets"),
     ParamSpec::int("nmf_iterations", 0, 10_000, 0, "NMF multiplicative updates after NNDSVD (0 = NNDSVD alone, as the thesis)"),
-    ParamSpec::int("label_contexts", 1, 100_000, 100, "strongest context words kept per sense in the sidecar (labels and induction)"),
+    ParamSpec::int("label_contexts", 0, 100_000, 0, "context words kept per sense in the sidecar: 0 = every one of positive weight (the whole sparse sense vector, what sense induction needs), N = only the N strongest (smaller file, induction misses the rest)"),
     ParamSpec::float("tol", 1e-14, 0.5, 1e-6, "relative residual of the dense SVD's singular triplets"),
     ParamSpec::int("max_steps", 1, 10_000_000, 3000, "block Lanczos steps allowed for the dense SVD"),
 ];
@@ -76,8 +76,9 @@ pub struct Settings {
     pub rule: inventory::Rule,
     /// Per-word SVD settings.
     pub split: nndsvd::SplitSolver,
-    /// Context words kept per sense.
-    pub label_contexts: usize,
+    /// Context words kept per sense in the sidecar (`None` = all of
+    /// positive weight).
+    pub label_contexts: Option<usize>,
     /// Dense SVD tolerance.
     pub tol: f64,
     /// Dense SVD step budget.
@@ -102,7 +103,7 @@ impl Settings {
                 nmf_iterations: p.usize("nmf_iterations"),
                 ..nndsvd::SplitSolver::default()
             },
-            label_contexts: p.usize("label_contexts"),
+            label_contexts: Some(p.usize("label_contexts")).filter(|&n| n > 0),
             tol: p.f64("tol"),
             max_steps: p.usize("max_steps") as u64,
         }

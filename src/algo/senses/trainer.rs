@@ -170,8 +170,11 @@ impl SensesTrainer {
         Ok(())
     }
 
-    /// The sense inventory: names, masses and strongest contexts.
+    /// The sense inventory: names, masses and every context word of
+    /// positive weight by decreasing weight (only the `label_contexts`
+    /// strongest when that is above 0).
     pub fn sense_table(&self) -> SenseTable {
+        let cut = self.settings.label_contexts;
         let mut senses = Vec::new();
         for s in &self.splits {
             let word = self.index.word(s.word);
@@ -180,7 +183,9 @@ impl SensesTrainer {
                     .filter(|&l| sense.values[l] > 0.0)
                     .collect();
                 order.sort_by(|&a, &b| sense.values[b].total_cmp(&sense.values[a]));
-                order.truncate(self.settings.label_contexts);
+                if let Some(cut) = cut {
+                    order.truncate(cut);
+                }
                 senses.push(Sense {
                     name: sense_name(word, j),
                     word: word.to_string(),
@@ -195,7 +200,7 @@ impl SensesTrainer {
                 });
             }
         }
-        SenseTable::new(senses)
+        SenseTable::new(senses).with_whole(cut.is_none())
     }
 }
 

@@ -53,6 +53,18 @@ impl Affinities {
     /// Affinities of the rows of `x` from their `k_max` nearest neighbours,
     /// the elbow at `coverage` standard deviations (the paper: 3).
     pub fn build(x: ArrayView2<'_, f32>, k_max: usize, coverage: f64) -> Result<Affinities> {
+        Affinities::build_with_floor(x, k_max, 1, coverage)
+    }
+
+    /// [`Affinities::build`] with every point keeping at least `min_k`
+    /// neighbours (its cut at the later of its elbow and its `min_k`-th
+    /// neighbour; the authors' code floors at 15).
+    pub fn build_with_floor(
+        x: ArrayView2<'_, f32>,
+        k_max: usize,
+        min_k: usize,
+        coverage: f64,
+    ) -> Result<Affinities> {
         let n = x.nrows();
         if n < 3 {
             return Err(Error::param(
@@ -66,14 +78,20 @@ impl Affinities {
                 format!("{k_max} (expected at least 2)"),
             ));
         }
-        Ok(Affinities::from_knn(
+        Ok(Affinities::from_knn_with_floor(
             &search(x, k_max, Search::Auto),
+            min_k,
             coverage,
         ))
     }
 
     /// Affinities from a neighbour search already done (squared distances).
     pub fn from_knn(g: &Knn, coverage: f64) -> Affinities {
+        Affinities::from_knn_with_floor(g, 1, coverage)
+    }
+
+    /// [`Affinities::from_knn`] keeping at least `min_k` neighbours a point.
+    pub fn from_knn_with_floor(g: &Knn, min_k: usize, coverage: f64) -> Affinities {
         let n = g.len();
         let mut kept = Vec::with_capacity(n);
         let mut sigma = Vec::with_capacity(n);
@@ -83,7 +101,9 @@ impl Affinities {
             let (ids, d2) = g.row(i);
             d.clear();
             d.extend(d2.iter().map(|&v| f64::from(v).max(0.0).sqrt()));
-            let e = elbow(&d);
+            let e = elbow(&d)
+                .max(min_k.saturating_sub(1))
+                .min(d.len().saturating_sub(1));
             let s = (d[e] / coverage).max(MIN_SIGMA);
             kept.push(e as u32 + 1);
             sigma.push(s);

@@ -21,14 +21,26 @@ pub enum Update {
     /// The paper's gradient step with the Hessian replaced by its isotropic
     /// part `tr(G)/d · I` (so that one learning rate suits both): `y ← y − lr (d/n) g`.
     Sgd,
-    /// The authors' code: a step of length `lr` along
-    /// `v₁/‖v₁‖ − v₂/‖v₂‖`, attraction against repulsion as unit directions.
+    /// The authors' step direction without their other choices: a step of
+    /// length `lr / √t` along `v₁/‖v₁‖ − v₂/‖v₂‖`, attraction against
+    /// repulsion as unit directions, every other point in the repulsion.
     Normalised,
+    /// The authors' C code (`ube_optimize_underdevel` of `behrouzhs/kube`):
+    /// the normalised direction with the point's graph neighbours left out
+    /// of the repulsion (their `s_ij` zeroed), and the learning rate falling
+    /// from `lr` to `lr / 10` along a sigmoid over the run
+    /// ([`authors_lr`]; their `lr` 0.1 over 500 sweeps).
+    Authors,
 }
 
 impl Update {
     /// Every update, in menu order.
-    pub const ALL: [Update; 3] = [Update::Newton, Update::Sgd, Update::Normalised];
+    pub const ALL: [Update; 4] = [
+        Update::Newton,
+        Update::Sgd,
+        Update::Normalised,
+        Update::Authors,
+    ];
 
     /// Its option name.
     pub fn name(self) -> &'static str {
@@ -36,6 +48,7 @@ impl Update {
             Update::Newton => "newton",
             Update::Sgd => "sgd",
             Update::Normalised => "normalised",
+            Update::Authors => "authors",
         }
     }
 
@@ -56,8 +69,12 @@ pub struct Config {
     pub coverage: f64,
     /// Sweeps over all points.
     pub iters: usize,
-    /// Initial learning rate; sweep `t` uses `lr / √t`.
+    /// Initial learning rate; sweep `t` uses `lr / √t` ([`authors_lr`]
+    /// for [`Update::Authors`]).
     pub lr: f64,
+    /// Neighbours every point keeps at least, whatever its elbow (the
+    /// thesis: 1, the elbow alone; the authors' code: 15).
+    pub min_k: usize,
     /// The update rule.
     pub update: Update,
     /// Seed of the initialisation.
@@ -76,6 +93,7 @@ impl Config {
             coverage: 3.0,
             iters: 250,
             lr: 0.3,
+            min_k: 1,
             update: Update::Normalised,
             seed: 1,
         }
@@ -109,8 +127,25 @@ impl Config {
 
     /// The learning rate of sweep `t` (1-based).
     pub fn lr_at(&self, t: usize) -> f64 {
-        self.lr / (t.max(1) as f64).sqrt()
+        match self.update {
+            Update::Authors => authors_lr(self.lr, t, self.iters),
+            _ => self.lr / (t.max(1) as f64).sqrt(),
+        }
     }
+}
+
+/// The authors' learning rate of sweep `t` (1-based) of `iters`: `lr` for
+/// the first sweep, then `lr/10 + 0.9 lr σ(13 b_t / lr − 6)` with `b_t`
+/// falling linearly from `lr` by `0.9 lr / iters` a sweep, so about `lr`
+/// early on and `lr/10` (plus 1%) at the end (their `ALPHA_INIT` 0.1,
+/// `MAX_ITER` 500).
+pub fn authors_lr(lr: f64, t: usize, iters: usize) -> f64 {
+    if t <= 1 {
+        return lr;
+    }
+    let base = lr - (t - 1) as f64 * 0.9 * lr / iters.max(1) as f64;
+    let sigmoid = 1.0 / (1.0 + (-(base * 13.0 / lr - 6.0)).exp());
+    sigmoid * 0.9 * lr + 0.1 * lr
 }
 
 /// A UBE run: the graph on the first step, then one sweep per step.
@@ -221,7 +256,12 @@ impl Ube {
     pub fn step(&mut self) -> Result<u64> {
         if let Some(x) = self.input.take() {
             let t = std::time::Instant::now();
-            let w = Affinities::build(x.view(), self.config.k_max, self.config.coverage)?;
+            let w = Affinities::build_with_floor(
+                x.view(),
+                self.config.k_max,
+                self.config.min_k,
+                self.config.coverage,
+            )?;
             self.sum_w2 = w.sum_squares();
             self.loss = loss(&w, self.y.view(), &self.mom, self.sum_w2);
             self.notes.push_back(format!(
@@ -264,9 +304,14 @@ pub fn sweep(w: &Affinities, y: &mut Array2<f64>, mom: &mut Moments, update: Upd
     for i in 0..n {
         old.copy_from_slice(y.row(i).as_slice().expect("standard layout"));
         match update {
-            Update::Normalised => {
-                normalised_direction(w, y.view(), mom, i, [&mut step, &mut scratch, &mut v1])
-            }
+            Update::Normalised | Update::Authors => normalised_direction(
+                w,
+                y.view(),
+                mom,
+                i,
+                update == Update::Authors,
+                [&mut step, &mut scratch, &mut v1],
+            ),
             _ => {
                 gradient(w, y.view(), mom, i, &mut g, &mut scratch);
                 // Radial part removed: the projection back onto the sphere
@@ -306,12 +351,14 @@ pub fn sweep(w: &Affinities, y: &mut Array2<f64>, mom: &mut Moments, update: Upd
 }
 
 /// The authors' direction `u/‖u‖`, `u = v₁/‖v₁‖ − v₂/‖v₂‖`, with
-/// `v₁ = Σ_j w_ij y_j` and `v₂ = Σ_{j≠i} s_ij y_j` (collapsed).
+/// `v₁ = Σ_j w_ij y_j` and `v₂ = Σ_{j≠i} s_ij y_j` (collapsed), or with
+/// `without_neighbours` `v₂ = Σ_{j≠i, w_ij = 0} s_ij y_j` (their code).
 fn normalised_direction(
     w: &Affinities,
     y: ArrayView2<'_, f64>,
     mom: &Moments,
     i: usize,
+    without_neighbours: bool,
     [out, scratch, v1]: [&mut [f64]; 3],
 ) {
     let d = out.len();
@@ -333,6 +380,16 @@ fn normalised_direction(
     // v₂ = gradient + v₁.
     for (s, a) in scratch.iter_mut().zip(v1.iter()) {
         *s += a;
+    }
+    if without_neighbours {
+        let yi = y.row(i);
+        for &j in ids {
+            let yj = y.row(j as usize);
+            let sij = 0.5 * (yi.dot(&yj) + 1.0);
+            for (s, &v) in scratch.iter_mut().zip(yj.iter()) {
+                *s -= sij * v;
+            }
+        }
     }
     unit(v1);
     unit(scratch);

@@ -105,3 +105,95 @@ fn bad_settings_are_refused() {
     let tiny = ndarray::Array2::<f32>::zeros((2, 3));
     assert!(Ube::new(tiny, Config::new(3)).is_err());
 }
+
+/// Four points on the circle, edges 0–1 and 2–3 (weight ½ each way).
+fn square() -> (Affinities, ndarray::Array2<f64>) {
+    let w = Affinities {
+        indptr: vec![0, 1, 2, 3, 4],
+        ids: vec![1, 0, 3, 2],
+        weights: vec![0.5; 4],
+        kept: vec![1; 4],
+        sigma: vec![1.0; 4],
+    };
+    let y = ndarray::array![[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]];
+    (w, y)
+}
+
+/// One sweep of the authors' update at lr 0.1, by hand. Point 0, (1, 0):
+/// attraction ½ y₁ → unit (0, 1); repulsion without its neighbour 1: only
+/// y₃ with s = ½ (y₂ has s = 0) → unit (0, −1); direction (0, 2) → (0, 1);
+/// y₀ ← (1, 0.1)/√1.01. Point 1, (0, 1): attraction ½ y₀ → unit y₀; its
+/// repulsion: y₂ with s = ½ (y₃ has s = 0) → (−1, 0); direction
+/// y₀ + (1, 0) = (1.99504, 0.09950) → unit (0.99876, 0.04981);
+/// y₁ ← ((0, 1) + 0.1 · that)/‖·‖ = (0.09889, 0.99510). Points 2 and 3 the
+/// same way, on the moved points.
+#[test]
+fn one_authors_sweep_matches_a_hand_computation() {
+    let (w, mut y) = square();
+    let mut mom = Moments::of(y.view());
+    run::sweep(&w, &mut y, &mut mom, Update::Authors, 0.1);
+    let want = [
+        [0.995_037_190_209_989_3, 0.099_503_719_020_998_93],
+        [0.098_893_636_407_608_26, 0.995_098_009_584_020_7],
+        [-0.995_101_507_463_163, -0.098_858_433_350_628_08],
+        [-0.098_003_266_848_606, -0.995_186_092_993_165_3],
+    ];
+    for (i, row) in want.iter().enumerate() {
+        for (a, &v) in row.iter().enumerate() {
+            assert!(
+                (y[[i, a]] - v).abs() < 1e-12,
+                "y[{i}][{a}] = {}, want {v}",
+                y[[i, a]]
+            );
+        }
+    }
+    // The moments followed the moves.
+    let fresh = Moments::of(y.view());
+    for (a, b) in mom.gram.iter().zip(&fresh.gram) {
+        assert!((a - b).abs() < 1e-12);
+    }
+    // `normalised` keeps neighbour 0 in point 1's repulsion: y₀ pushes
+    // back (s = ½(y₀·y₁ + 1) > 0), so point 1 moves less towards it.
+    let (w, mut y) = square();
+    let mut mom = Moments::of(y.view());
+    run::sweep(&w, &mut y, &mut mom, Update::Normalised, 0.1);
+    assert!((y[[0, 1]] - 0.099_503_719_020_998_93).abs() < 1e-12);
+    assert!((y[[1, 0]] - 0.050_626_929_703_057_93).abs() < 1e-12);
+}
+
+/// The authors' schedule: `ALPHA_INIT` 0.1 for the first sweep, then their
+/// sigmoid, 0.0999 at sweep 2, 0.0787 half-way, 0.0108 at sweep 500
+/// (values from their loop run for 500 sweeps).
+#[test]
+fn the_authors_learning_rate_falls_along_their_sigmoid() {
+    let c = Config {
+        update: Update::Authors,
+        lr: 0.1,
+        iters: 500,
+        ..Config::new(3)
+    };
+    let want = [
+        (1, 0.1),
+        (2, 0.099_916_065_904_534_56),
+        (250, 0.078_738_312_858_566_33),
+        (500, 0.010_830_225_549_033_921),
+    ];
+    for (t, v) in want {
+        assert!((c.lr_at(t) - v).abs() < 1e-12, "sweep {t}: {}", c.lr_at(t));
+    }
+    let sqrt = Config {
+        lr: 0.1,
+        ..Config::new(3)
+    };
+    assert!((sqrt.lr_at(4) - 0.05).abs() < 1e-15);
+}
+
+#[test]
+fn a_floor_keeps_at_least_min_k_neighbours() {
+    let x = gaussian_blobs(120, 8, 4, 3);
+    let a = Affinities::build_with_floor(x.view(), 60, 45, 3.0).unwrap();
+    assert!(a.kept.iter().all(|&k| k >= 45), "{:?}", a.kept);
+    let b = Affinities::build(x.view(), 60, 3.0).unwrap();
+    assert!(b.kept.iter().any(|&k| k < 45), "{:?}", b.kept);
+    assert!(a.mean_kept() > b.mean_kept());
+}
