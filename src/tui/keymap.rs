@@ -476,7 +476,7 @@ static FIXED: &[Binding] = &[
         &[c('e')],
         Action::ExportChartPrompt,
         "export the chart (PNG/SVG)",
-        true,
+        false,
     ),
     b(
         HPARAMS,
