@@ -23,13 +23,16 @@
 //!   deterministic run, and every one-thread run, is bit-for-bit
 //!   reproducible.
 //! - Perplexity: the model's own, on a held-out prefix with the full
-//!   normaliser ([`heldout`]), reported as `model ppl`.
+//!   normaliser ([`heldout`]), reported as `model ppl`, beside unigram and
+//!   Kneser-Ney baselines scored on the same tokens ([`baselines`]).
 
+pub mod baselines;
 pub mod cluster;
 pub mod creation;
 pub mod heldout;
 pub mod lanes;
 pub mod model;
+pub mod proposal;
 pub mod trainer;
 
 #[cfg(test)]
@@ -82,10 +85,16 @@ pub const SCHEMA: &[ParamSpec] = &[
     )
     .live(),
     ParamSpec::choice(
+        "proposal",
+        &["unigram", "unigram0.75", "uniform"],
+        "unigram",
+        "where the sampled denominator draws the other words: by training count (or its 0.75 power), importance-weighted (Bengio & Senecal), or uniformly among the prototypes (lets the frequent words escape most samples: model ppl stays above the unigram's)",
+    ),
+    ParamSpec::choice(
         "target",
         &["drawn", "posterior"],
-        "drawn",
-        "train towards the prototype drawn from the posterior (the thesis), or all of the word's weighted by it",
+        "posterior",
+        "drawn: only the prototype drawn from the posterior trains towards the prediction, the word's others are pushed away; posterior: all of the word's prototypes move towards it, weighted by the posterior (the thesis, step 2)",
     )
     .live(),
     ParamSpec::choice(
@@ -170,6 +179,9 @@ pub struct Settings {
     pub momentum: f64,
     /// Other prototypes sampled for the denominator; 0 = all (live).
     pub sample: usize,
+    /// Power of the counts of the sampled denominator's proposal (`None`:
+    /// uniform among the prototypes).
+    pub proposal: Option<f64>,
     /// What the target's prototypes train towards (live).
     pub target: Target,
     /// Several prototypes per word allowed.
@@ -199,6 +211,11 @@ impl Settings {
             lr: p.f64("lr"),
             momentum: p.f64("momentum"),
             sample: p.usize("sample"),
+            proposal: match p.choice("proposal") {
+                "unigram" => Some(1.0),
+                "unigram0.75" => Some(0.75),
+                _ => None,
+            },
             target: target_of(p.choice("target")),
             multi: p.choice("prototypes") == "log10",
             criteria: creation::Criteria {
