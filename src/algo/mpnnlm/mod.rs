@@ -7,11 +7,12 @@
 //!   point `p̂` of the embedding space.
 //! - Output ([`model`]): `q_k = exp(−‖p_k − p̂‖²/2)` over every prototype,
 //!   `P(w) = Σ_{k∈w} q_k / Σ_k q_k`; training may estimate the denominator
-//!   from a uniform sample of the other prototypes, evaluation never does.
+//!   from a sample of the other prototypes (drawn by word frequency and
+//!   importance-weighted, [`proposal`]), evaluation never does.
 //! - Training: one token at a time, the four backpropagation steps (the
-//!   target's prototype drawn from its posterior pulled, the others pushed,
-//!   the network and the input prototypes updated) with momentum SGD; the
-//!   drawn prototype is also the next input. Sentences start from `n`
+//!   target word's prototypes pulled by their posterior share, the others
+//!   pushed, the network and the input prototypes updated) with momentum
+//!   SGD; a prototype drawn from the posterior is the next input. Sentences start from `n`
 //!   start prototypes and end by predicting an end token.
 //! - Prototypes ([`creation`]): a word grows a prototype when the paper's
 //!   four criteria hold, placed by agglomerative clustering of its last
