@@ -38,7 +38,7 @@ impl Lanes {
     /// prototypes.
     pub fn new(model: &mut Model, lanes: usize) -> Lanes {
         let shape = model.shape;
-        let (_, _, tables) = model.parts_mut();
+        let (_, tables) = model.parts_mut();
         Lanes {
             replicas: tables.map(|t| Replicas::new(t.as_slice(), t.cols(), lanes)),
             pending: vec![Pending::default(); lanes.max(1)],
@@ -71,7 +71,7 @@ impl Lanes {
         assert_eq!(states.len(), self.lanes(), "a state per lane");
         let shape = model.shape;
         let lanes = self.pending.len();
-        let (layout, selections, tables) = model.parts_mut();
+        let (fixed, tables) = model.parts_mut();
         let mut per_table: Vec<std::vec::IntoIter<Tracked<'_>>> = self
             .replicas
             .iter_mut()
@@ -88,11 +88,11 @@ impl Lanes {
             .zip(self.scratch.par_iter_mut())
             .zip(states.par_iter_mut())
             .map(|(((rows, pending), scratch), state)| {
-                let net = Model::net_on(shape, layout, selections, rows);
+                let net = Model::net_on(shape, fixed, rows);
                 work(&net, pending, scratch, state)
             })
             .collect();
-        let (_, _, tables) = model.parts_mut();
+        let (_, tables) = model.parts_mut();
         for (r, t) in self.replicas.iter_mut().zip(tables) {
             r.merge(t.as_mut_slice());
         }

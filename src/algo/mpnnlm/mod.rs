@@ -7,11 +7,12 @@
 //!   point `p̂` of the embedding space.
 //! - Output ([`model`]): `q_k = exp(−‖p_k − p̂‖²/2)` over every prototype,
 //!   `P(w) = Σ_{k∈w} q_k / Σ_k q_k`; training may estimate the denominator
-//!   from a uniform sample of the other prototypes, evaluation never does.
+//!   from a sample of the other prototypes (drawn by word frequency and
+//!   importance-weighted, [`proposal`]), evaluation never does.
 //! - Training: one token at a time, the four backpropagation steps (the
-//!   target's prototype drawn from its posterior pulled, the others pushed,
-//!   the network and the input prototypes updated) with momentum SGD; the
-//!   drawn prototype is also the next input. Sentences start from `n`
+//!   target word's prototypes pulled by their posterior share, the others
+//!   pushed, the network and the input prototypes updated) with momentum
+//!   SGD; a prototype drawn from the posterior is the next input. Sentences start from `n`
 //!   start prototypes and end by predicting an end token.
 //! - Prototypes ([`creation`]): a word grows a prototype when the paper's
 //!   four criteria hold, placed by agglomerative clustering of its last
@@ -23,13 +24,16 @@
 //!   deterministic run, and every one-thread run, is bit-for-bit
 //!   reproducible.
 //! - Perplexity: the model's own, on a held-out prefix with the full
-//!   normaliser ([`heldout`]), reported as `model ppl`.
+//!   normaliser ([`heldout`]), reported as `model ppl`, beside unigram and
+//!   Kneser-Ney baselines scored on the same tokens ([`baselines`]).
 
+pub mod baselines;
 pub mod cluster;
 pub mod creation;
 pub mod heldout;
 pub mod lanes;
 pub mod model;
+pub mod proposal;
 pub mod trainer;
 
 #[cfg(test)]
@@ -83,10 +87,16 @@ pub const SCHEMA: &[ParamSpec] = &[
     )
     .live(),
     ParamSpec::choice(
+        "proposal",
+        &["unigram", "unigram0.75", "uniform"],
+        "unigram",
+        "where the sampled denominator draws the other words: by training count (or its 0.75 power), importance-weighted (Bengio & Senecal), or uniformly among the prototypes (lets the frequent words escape most samples: model ppl stays above the unigram's)",
+    ),
+    ParamSpec::choice(
         "target",
         &["drawn", "posterior"],
-        "drawn",
-        "train towards the prototype drawn from the posterior (the thesis), or all of the word's weighted by it",
+        "posterior",
+        "drawn: only the prototype drawn from the posterior trains towards the prediction, the word's others are pushed away; posterior: all of the word's prototypes move towards it, weighted by the posterior (the thesis, step 2)",
     )
     .live(),
     ParamSpec::choice(
@@ -171,6 +181,9 @@ pub struct Settings {
     pub momentum: f64,
     /// Other prototypes sampled for the denominator; 0 = all (live).
     pub sample: usize,
+    /// Power of the counts of the sampled denominator's proposal (`None`:
+    /// uniform among the prototypes).
+    pub proposal: Option<f64>,
     /// What the target's prototypes train towards (live).
     pub target: Target,
     /// Several prototypes per word allowed.
@@ -200,6 +213,11 @@ impl Settings {
             lr: p.f64("lr"),
             momentum: p.f64("momentum"),
             sample: p.usize("sample"),
+            proposal: match p.choice("proposal") {
+                "unigram" => Some(1.0),
+                "unigram0.75" => Some(0.75),
+                _ => None,
+            },
             target: target_of(p.choice("target")),
             multi: p.choice("prototypes") == "log10",
             criteria: creation::Criteria {

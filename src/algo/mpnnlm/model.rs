@@ -18,6 +18,7 @@ use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use super::proposal::Proposal;
 use crate::fast::hogwild::{Hogwild, SharedMatrix};
 use crate::fast::replicas::Rows;
 
@@ -149,6 +150,9 @@ pub struct Model {
     w_vel: SharedMatrix,
     /// Times each slot was selected as the target's prototype.
     pub selections: Vec<AtomicU32>,
+    /// Where the sampled denominator draws other words from (`None`:
+    /// uniformly among the prototypes).
+    pub proposal: Option<Proposal>,
 }
 
 impl Model {
@@ -187,6 +191,7 @@ impl Model {
             w,
             w_vel: SharedMatrix::zeros(d, h + 1),
             selections: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            proposal: None,
             layout,
         }
     }
@@ -203,6 +208,7 @@ impl Model {
             w: self.w.hogwild(),
             w_vel: self.w_vel.hogwild(),
             selections: &self.selections,
+            proposal: self.proposal.as_ref(),
         }
     }
 
@@ -211,10 +217,13 @@ impl Model {
     /// beside the layout and selection counts a [`Net`] reads: the
     /// deterministic schedule keeps a replica of each table
     /// ([`super::lanes`]).
-    pub(super) fn parts_mut(&mut self) -> (&Layout, &[AtomicU32], [&mut SharedMatrix; 6]) {
+    pub(super) fn parts_mut(&mut self) -> (Fixed<'_>, [&mut SharedMatrix; 6]) {
         (
-            &self.layout,
-            &self.selections,
+            Fixed {
+                layout: &self.layout,
+                selections: &self.selections,
+                proposal: self.proposal.as_ref(),
+            },
             [
                 &mut self.protos,
                 &mut self.proto_vel,
@@ -227,23 +236,24 @@ impl Model {
     }
 
     /// A net over other handles on the six tables of [`Model::parts_mut`]
-    /// (in that order), with this model's shape, layout and selection counts.
+    /// (in that order), with this model's shape, layout, selection counts
+    /// and proposal.
     pub(super) fn net_on<'a, R: Rows>(
         shape: Shape,
-        layout: &'a Layout,
-        selections: &'a [AtomicU32],
+        fixed: Fixed<'a>,
         [protos, proto_vel, u, u_vel, w, w_vel]: [R; 6],
     ) -> Net<'a, R> {
         Net {
             shape,
-            layout,
+            layout: fixed.layout,
             protos,
             proto_vel,
             u,
             u_vel,
             w,
             w_vel,
-            selections,
+            selections: fixed.selections,
+            proposal: fixed.proposal,
         }
     }
 
@@ -273,6 +283,15 @@ impl Model {
     }
 }
 
+/// What a step reads of the model but never writes: the layout, the
+/// selection counts (shared integer sums) and the proposal.
+#[derive(Clone, Copy)]
+pub(super) struct Fixed<'a> {
+    pub(super) layout: &'a Layout,
+    pub(super) selections: &'a [AtomicU32],
+    pub(super) proposal: Option<&'a Proposal>,
+}
+
 /// Handles on the model for the duration of a step: shared Hogwild rows
 /// (the default), or one lane's replicas under the deterministic schedule.
 #[derive(Clone, Copy)]
@@ -289,6 +308,7 @@ pub struct Net<'a, R = Hogwild<'a>> {
     w: R,
     w_vel: R,
     selections: &'a [AtomicU32],
+    proposal: Option<&'a Proposal>,
 }
 
 /// One output prototype of a token's softmax.
@@ -421,8 +441,12 @@ impl<R: Rows> Net<'_, R> {
 
     /// Fills the entries of target word `t`'s prototypes, then of the other
     /// prototypes: all of them when `sample` is 0 or at least their number,
-    /// else `sample` uniform draws (with replacement), each standing for
-    /// `others / sample` prototypes. Values are `−‖p_k − p̂‖²/2`.
+    /// else `sample` draws (with replacement): uniform among the other
+    /// prototypes, each standing for `others / sample` of them, or with a
+    /// [`Proposal`] a word `w ≠ t` from it and one of its prototypes
+    /// uniformly, standing for `(1 − Q(t)) |w| / (sample Q(w))`. Either way
+    /// `Σ scale · q` is an unbiased estimate of the others' part of `Z`.
+    /// Values are `−‖p_k − p̂‖²/2`.
     pub fn entries(&self, t: u32, sample: usize, rng: &mut impl RngExt, s: &mut Scratch) {
         s.entries.clear();
         let own = self.layout.of(t);
@@ -441,6 +465,16 @@ impl<R: Rows> Net<'_, R> {
                 if !own.contains(&slot) {
                     self.push_other(slot, 1.0, s);
                 }
+            }
+        } else if let Some(q) = self.proposal {
+            let rest = (1.0 - q.prob(t)) / sample as f64;
+            for _ in 0..sample {
+                let w = q.other(t, rng);
+                let of = self.layout.of(w);
+                let n = of.len();
+                let k = if n > 1 { rng.random_range(0..n) } else { 0 };
+                let scale = rest * n as f64 / q.prob(w);
+                self.push_other(of.start + k as u32, scale, s);
             }
         } else {
             let scale = others as f64 / sample as f64;

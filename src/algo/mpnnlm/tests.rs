@@ -8,7 +8,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::creation::{self, Criteria, History, Outcome, Pending, Placement, Record};
 use super::heldout::Heldout;
-use super::model::{Layout, Model, Scratch, Shape};
+use super::model::{Entry, Layout, Model, Scratch, Shape};
+use super::proposal::Proposal;
 use super::trainer::{
     export, prototype_cap, train_sentences, Cursor, MpnnlmTrainer, Rates, Tally, Target,
 };
@@ -297,6 +298,104 @@ fn the_sampled_denominator_is_unbiased() {
     let sd = ((sq / trials as f64 - mean * mean) / trials as f64).sqrt();
     assert!((mean - full).abs() < 4.0 * sd, "{mean} vs {full} (se {sd})");
     assert!(sd < 0.01 * full, "the test must be able to see a bias");
+}
+
+/// With a [`Proposal`] by frequency, the importance-weighted sample of the
+/// other prototypes (words of several prototypes among them) still
+/// estimates their part of `Z` without bias.
+#[test]
+fn the_importance_sampled_denominator_is_unbiased() {
+    let shape = Shape {
+        dim: 4,
+        context: 1,
+        hidden: 2,
+    };
+    let caps: Vec<u8> = (0..30).map(|w| 1 + (w % 3) as u8).collect();
+    let mut m = Model::init_scaled(shape, Layout::new(&caps, 1), 4, 0.5, 1.0);
+    for w in 0..30u32 {
+        while m.layout.count(w) < m.layout.cap(w) {
+            let at: Vec<f32> = (0..4).map(|j| ((w + j) % 5) as f32 * 0.3 - 0.6).collect();
+            m.create(w, &at).unwrap();
+        }
+    }
+    let counts: Vec<u64> = (0..30u64).map(|w| 1 + (w * 37) % 100).collect();
+    m.proposal = Proposal::new(&counts, 0.75);
+    let net = m.net();
+    let mut s = Scratch::new(shape);
+    s.p.copy_from_slice(&[0.2, -0.1, 0.4, 0.0]);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let others = |s: &Scratch| -> f64 {
+        s.entries
+            .iter()
+            .filter(|e| !e.target)
+            .map(|e| e.scale * e.value.exp())
+            .sum()
+    };
+    net.entries(7, 0, &mut rng, &mut s);
+    let full = others(&s);
+    let trials = 20_000;
+    let (mut mean, mut sq) = (0.0, 0.0);
+    for _ in 0..trials {
+        net.entries(7, 5, &mut rng, &mut s);
+        let drawn: Vec<&Entry> = s.entries.iter().filter(|e| !e.target).collect();
+        assert_eq!(drawn.len(), 5);
+        assert!(drawn.iter().all(|e| net.layout.owner(e.slot) != 7));
+        let z = others(&s);
+        mean += z;
+        sq += z * z;
+    }
+    mean /= trials as f64;
+    let sd = ((sq / trials as f64 - mean * mean) / trials as f64).sqrt();
+    assert!((mean - full).abs() < 4.0 * sd, "{mean} vs {full} (se {sd})");
+    assert!(sd < 0.01 * full, "the test must be able to see a bias");
+}
+
+/// The thesis's step 2 under `target = posterior`: one update (full
+/// normaliser, no momentum) moves every prototype of the target word
+/// towards the prediction, each by `lr (r_k − π_k)` of its distance; under
+/// `target = drawn` the word's prototypes not drawn move away from it.
+#[test]
+fn the_posterior_target_pulls_every_prototype_of_the_word() {
+    for (target, all_closer) in [(Target::Posterior, true), (Target::Drawn, false)] {
+        let mut m = small_model();
+        let window = [m.layout.of(3).start, m.layout.of(2).start];
+        let t = 1u32;
+        let net = m.net();
+        let mut s = Scratch::new(SHAPE);
+        net.forward(&window, &mut s);
+        let p = s.p.clone();
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
+        net.entries(t, 0, &mut rng, &mut s);
+        net.gradient(&mut s);
+        let coef: Vec<f64> = s.entries.iter().take(3).map(|e| e.value).collect();
+        let before: Vec<Vec<f32>> = net.layout.of(t).map(|k| net.proto(k).to_vec()).collect();
+        let rates = Rates {
+            lr: 0.01,
+            momentum: 0.0,
+            sample: 0,
+            target,
+        };
+        let mut rings = creation::Pending::default();
+        let (_, drawn) =
+            super::trainer::train_token(&net, &mut rings, &window, t, rates, &mut rng, &mut s);
+        let dist = |a: &[f32]| a.iter().zip(&p).map(|(x, y)| (x - y).powi(2)).sum::<f32>();
+        for (i, k) in net.layout.of(t).enumerate() {
+            let after = net.proto(k);
+            let closer = dist(after) < dist(&before[i]);
+            if target == Target::Posterior {
+                assert!(coef[i] > 0.0);
+                for j in 0..SHAPE.dim {
+                    let want = before[i][j] - 0.01 * (coef[i] as f32) * (before[i][j] - p[j]);
+                    assert!((after[j] - want).abs() < 1e-6, "proto {k}[{j}]");
+                }
+            }
+            if all_closer || k == drawn {
+                assert!(closer, "{target:?}: prototype {k} should move towards p");
+            } else {
+                assert!(!closer, "{target:?}: prototype {k} should move away");
+            }
+        }
+    }
 }
 
 fn train_run(threads_pool: usize, seed: u64) -> Vec<f32> {
@@ -617,4 +716,41 @@ fn prototypes_export_as_word_hash_k() {
         v.row(2).to_vec(),
         m.proto(m.layout.of(1).start + 1).to_vec()
     );
+}
+
+/// Measures a run on text8-head step by step beside the n-gram baselines
+/// (the measurements of `docs/methods/mpnnlm.md`, "Against n-gram
+/// baselines"). Settings from `MPNNLM_SETS` (`lr=0.001,sample=0`), steps
+/// from `MPNNLM_STEPS` (default: the whole run), one thread:
+/// `MPNNLM_SETS=... cargo test --lib mpnnlm::tests::text8_head_probe -- --ignored --nocapture`.
+#[test]
+#[ignore = "minutes on the bundled corpus; run by hand"]
+fn text8_head_probe() {
+    use crate::corpus::{Corpus, CorpusConfig};
+    use crate::train::TrainInput;
+    use std::sync::Arc;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/corpora/text8-head.txt.gz"
+    );
+    let corpus = Corpus::open_for_training(path, CorpusConfig::default()).unwrap();
+    let sets = std::env::var("MPNNLM_SETS").unwrap_or_default();
+    let pairs: Vec<(&str, &str)> = sets
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.split_once('=').unwrap())
+        .collect();
+    let input = TrainInput {
+        corpus: Arc::new(corpus),
+        params: Params::parse(SCHEMA, "mpnnlm", pairs.iter().copied()).unwrap(),
+        seed: std::env::var("MPNNLM_SEED").map_or(1, |s| s.parse().unwrap()),
+        threads: 1,
+        counts: Default::default(),
+    };
+    let mut t = MpnnlmTrainer::new(&input, &mut |l| println!("{l}")).unwrap();
+    let steps = std::env::var("MPNNLM_STEPS").map_or(t.total_steps(), |s| s.parse().unwrap());
+    for step in 0..steps.min(t.total_steps()) {
+        let r = t.step(step).unwrap();
+        println!("loss {:.3} | {}", r.loss, t.take_note().unwrap());
+    }
 }

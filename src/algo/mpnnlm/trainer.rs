@@ -15,10 +15,12 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
+use super::baselines::Baselines;
 use super::creation::{self, History, Outcome, Record};
 use super::heldout::{self, Heldout};
 use super::lanes::Lanes;
 use super::model::{Layout, Model, Net, Scratch};
+use super::proposal::Proposal;
 use super::Settings;
 use crate::algo::word2vec::plan::Plan;
 use crate::algo::word2vec::trainer::stream_seed;
@@ -254,6 +256,8 @@ pub struct MpnnlmTrainer {
     seed: u64,
     scratch: Vec<Mutex<Scratch>>,
     model_perplexity: Option<f64>,
+    /// N-gram perplexities on the same held-out predictions.
+    baselines: Option<Baselines>,
     note: Option<String>,
     /// Prototypes created per word.
     gained: BTreeMap<u32, usize>,
@@ -285,7 +289,7 @@ impl MpnnlmTrainer {
             .map(|&n| if settings.multi { prototype_cap(n) } else { 1 })
             .collect();
         caps.push(1); // the end token
-        let trainer = MpnnlmTrainer::with_model(
+        let mut trainer = MpnnlmTrainer::with_model(
             settings,
             vocab.index().clone(),
             batch,
@@ -311,11 +315,27 @@ impl MpnnlmTrainer {
             )),
             None => log("mpnnlm: no held-out tokens: no model perplexity".into()),
         }
+        if let Some(power) = settings.proposal {
+            let mut counts = vocab.counts().to_vec();
+            counts.push(trainer.batch.sentences_len() as u64);
+            trainer.model.proposal = Proposal::new(&counts, power);
+        }
+        let counting = phase::begin("n-gram baselines", 0, Unit::Count);
+        trainer.baselines = Baselines::measure(&trainer.batch, vocab.len(), &trainer.heldout);
+        drop(counting);
+        if let Some(b) = &trainer.baselines {
+            log(format!(
+                "mpnnlm: baselines on the same held-out predictions: {}",
+                b.line()
+            ));
+        }
         Ok(trainer)
     }
 
     /// A trainer over `batch` with the prototype `layout` (its words are the
-    /// vocabulary `words` and then the end token).
+    /// vocabulary `words` and then the end token). Without the corpus counts
+    /// it has no proposal and no baselines: the sampled denominator draws
+    /// uniformly ([`MpnnlmTrainer::new`] sets both from the corpus).
     pub fn with_model(
         settings: Settings,
         words: WordIndex,
@@ -362,6 +382,7 @@ impl MpnnlmTrainer {
                 .map(|_| Mutex::new(Scratch::new(shape)))
                 .collect(),
             model_perplexity: None,
+            baselines: None,
             note: None,
             gained: BTreeMap::new(),
             scores: OnceCell::new(),
@@ -559,6 +580,12 @@ impl MpnnlmTrainer {
         s
     }
 
+    /// The n-gram perplexities of the held-out predictions (`None` without
+    /// held-out text, or when built by [`MpnnlmTrainer::with_model`]).
+    pub fn baselines(&self) -> Option<Baselines> {
+        self.baselines
+    }
+
     /// Words that gained prototypes, with how many.
     pub fn gained(&self) -> &BTreeMap<u32, usize> {
         &self.gained
@@ -618,6 +645,9 @@ impl Trainer for MpnnlmTrainer {
             ));
         }
         if step + 1 == self.total_steps() {
+            if let Some(b) = &self.baselines {
+                note.push_str(&format!(" (baselines: {})", b.line()));
+            }
             note.push_str(&format!(
                 "; words that gained prototypes: {}",
                 if self.gained.is_empty() {
