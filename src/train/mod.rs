@@ -7,6 +7,7 @@ pub mod message;
 pub mod parallel;
 pub mod perplexity;
 pub mod phase;
+pub mod plan;
 pub mod threads;
 pub mod trainer;
 

@@ -7,7 +7,7 @@
 //!   `(sqrt(f/(tT)) + 1)·tT/f`, applied to a sentence before its windows;
 //! - a dynamic window: `window - b` words each side, `b` uniform in `[0, window)`;
 //! - linear learning-rate decay from `lr` to `lr·min_lr` over the run
-//!   ([`plan`]), evaluated every chunk of ~10k words;
+//!   ([`crate::train::plan`]), evaluated every chunk of ~10k words;
 //! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
 //! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
 //! - parallel updates by Hogwild-style lock-free races (`schedule=hogwild`,
@@ -24,7 +24,6 @@
 
 pub mod alias;
 pub mod kernel;
-pub mod plan;
 pub mod sigmoid;
 pub mod source;
 pub mod trainer;

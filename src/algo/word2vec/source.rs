@@ -14,8 +14,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::plan::Plan;
 use crate::corpus::{Batch, Batches, Corpus, Split};
+use crate::train::plan::Plan;
 use crate::Result;
 
 /// In-vocabulary tokens per batch read while streaming.

@@ -22,7 +22,6 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use super::alias::AliasSampler;
-use super::plan::{Plan, Schedule};
 use super::sigmoid::{ExactSigmoid, Sigmoid, TableSigmoid};
 use super::source::{self, Sentences, Stream};
 use super::worker::{train_chunk, Architecture, Model, Scratch, Tally};
@@ -32,6 +31,7 @@ use crate::fast::hogwild::SharedMatrix;
 use crate::fast::replicas::{Replicas, Rows};
 use crate::schema::{Params, Value};
 use crate::train::parallel;
+use crate::train::plan::{stream_seed, Plan, Schedule};
 use crate::train::{ScoreView, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -470,16 +470,4 @@ impl Trainer for Word2Vec {
         let this = *self;
         Embedding::new(this.words, this.input.into_array())?.with_context(this.output.into_array())
     }
-}
-
-/// A seed for the random stream of (`seed`, `a`, `b`): SplitMix64 finalisers
-/// chained, so nearby inputs give unrelated streams.
-pub fn stream_seed(seed: u64, a: u64, b: u64) -> u64 {
-    let mix = |mut z: u64| {
-        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
-    mix(mix(mix(seed) ^ a) ^ b)
 }

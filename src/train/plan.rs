@@ -1,4 +1,6 @@
-//! How a run is cut into steps, and the learning-rate schedule.
+//! How a stochastic-gradient run is cut into steps, the learning-rate
+//! schedule, and the seeds of its random streams: shared by the methods that
+//! stream sentences in chunks (SGNS/CBOW, MPNNLM).
 //!
 //! The training sentences are grouped into *chunks* of at least
 //! [`CHUNK_WORDS`] words (whole sentences; gensim's jobs are 10,000 words
@@ -153,6 +155,18 @@ impl Schedule {
         self.anchor = p.clamp(0.0, 1.0);
         self.rate = lr;
     }
+}
+
+/// A seed for the random stream of (`seed`, `a`, `b`): SplitMix64 finalisers
+/// chained, so nearby inputs give unrelated streams.
+pub fn stream_seed(seed: u64, a: u64, b: u64) -> u64 {
+    let mix = |mut z: u64| {
+        z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    mix(mix(mix(seed) ^ a) ^ b)
 }
 
 #[cfg(test)]
