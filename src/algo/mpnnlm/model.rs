@@ -20,6 +20,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::proposal::Proposal;
 use crate::fast::hogwild::{Hogwild, SharedMatrix};
+use crate::fast::lanes::dot;
 use crate::fast::replicas::Rows;
 
 /// The sizes of the network.
@@ -646,22 +647,4 @@ fn momentum(theta: &mut [f32], vel: &mut [f32], a: f32, x: &[f32], lr: f32, mu: 
         *v = mu * *v - la * x;
         *t += *v;
     }
-}
-
-/// `Σ a_i b_i` in `f32` (eight partial sums, so it vectorises).
-#[inline]
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    let mut s: f32 = acc.iter().sum();
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
-    }
-    s
 }
