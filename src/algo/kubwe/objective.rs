@@ -102,6 +102,9 @@ fn base64(kernel: Kernel, c: f64) -> f64 {
     }
 }
 
+/// The naive references' own dot product, one `f64` sum in index order:
+/// kept apart from `crate::fast`'s kernels on purpose, since the tests
+/// check those kernels against these references.
 fn dot64<'a>(a: impl Iterator<Item = &'a f32>, b: impl Iterator<Item = &'a f32>) -> f64 {
     a.zip(b).map(|(&x, &y)| x as f64 * y as f64).sum()
 }
