@@ -84,7 +84,7 @@ pub struct ProjectionRecord {
     pub zoom: f64,
     /// View centre offset, as a fraction of the full extent.
     pub pan: (f64, f64),
-    /// How a UBE sphere is turned before it is mapped.
+    /// How a 3-D layout (a UBE sphere, a cloud) is turned before it is drawn.
     pub turn: [[f64; 3]; 3],
     /// The settings the layout was made with, by name.
     pub settings: BTreeMap<String, String>,

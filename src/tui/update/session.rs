@@ -758,6 +758,46 @@ mod tests {
     }
 
     #[test]
+    fn a_3d_cloud_reopens_turned_and_turns_on_from_its_points() {
+        let mut a = app();
+        let mut s = session_with_run("sgns");
+        let cloud = vec![[1.0, 0.0, 2.0], [0.0, 1.0, -2.0], [-1.0, -1.0, 0.0]];
+        let turn = crate::geometry::ube::sphere::turn(30.0, 10.0);
+        let mut layout = crate::project::layout::Layout::new(
+            0,
+            "tsne",
+            vec!["king".into(), "queen".into(), "man".into()],
+            crate::project::layout::cloud_picture(&cloud, &turn),
+        );
+        layout.cloud = Some(cloud.clone());
+        s.projection = Some(Box::new(ProjectionRecord {
+            layout: layout.clone(),
+            zoom: 1.0,
+            pan: (0.0, 0.0),
+            turn,
+            settings: [("dims".to_string(), "3".to_string())].into(),
+        }));
+        let text = crate::session::file::to_string(&s).unwrap();
+        assert!(text.contains("cloud: Some("), "{text}");
+        let s = crate::session::file::from_str(&text, "s.ron".as_ref()).unwrap();
+        load(&mut a, s, Err("no corpus".into()));
+        let shown = a.projection.layout.as_ref().expect("the layout is back");
+        assert_eq!(
+            (&shown.cloud, &shown.coords),
+            (&layout.cloud, &layout.coords)
+        );
+        assert_eq!(a.projection.turn, turn);
+        // Turning on goes on from the saved turn.
+        assert!(a.projection.turn_view(-30.0, 0.0));
+        let back = crate::geometry::ube::sphere::compose(
+            &crate::geometry::ube::sphere::turn(-30.0, 0.0),
+            &turn,
+        );
+        let want = crate::project::layout::cloud_picture(&cloud, &back);
+        assert_eq!(a.projection.layout.as_ref().unwrap().coords, want);
+    }
+
+    #[test]
     fn a_sweep_reopens_on_the_hparams_screen_picks_its_runs_and_is_saved_again() {
         use crate::sweep::spec::{parse_grid, Metric};
         let mut a = app();
