@@ -30,7 +30,7 @@ use crate::topk::TopK;
 
 mod descent;
 
-pub use descent::{descent, Descent};
+pub use descent::{auto_candidates, descent, Descent};
 
 /// Points from which [`Search::Auto`] searches approximately: the brute
 /// force was faster at 50,000 points and slower at 200,000 (k = 90, 100-D;
