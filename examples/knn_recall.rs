@@ -6,8 +6,8 @@
 //!
 //! ```text
 //! cargo run --release --example knn_recall -- VECTORS [--k 90] [--threads 2]
-//!     [--queries 1000] [--exact] [--trees 8] [--leaf 0] [--candidates 60]
-//!     [--min-k 30]
+//!     [--queries 1000] [--exact] [--trees 8] [--leaf 0] [--candidates 0 (auto)]
+//!     [--min-k 30] [--rounds 0] [--delta-ppm 1000]
 //! ```
 //! Prints one JSON line: `n`, `k`, seconds of each search, recall.
 
@@ -17,7 +17,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use wordbench::embedding::Embedding;
-use wordbench::geometry::knn::{descent, knn, Descent};
+use wordbench::geometry::knn::{auto_candidates, descent, knn, Descent};
 
 struct Args {
     input: PathBuf,
@@ -52,6 +52,8 @@ fn parse() -> Result<Args> {
             "--leaf" => a.params.leaf = value()?,
             "--candidates" => a.params.candidates = value()?,
             "--min-k" => a.params.min_k = value()?,
+            "--rounds" => a.params.rounds = value()?,
+            "--delta-ppm" => a.params.delta = value()? as f64 * 1e-6,
             "--exact" => a.exact = true,
             _ if arg.starts_with("--") => bail!("unknown flag {arg}"),
             _ => files.push(PathBuf::from(arg)),
@@ -124,7 +126,10 @@ fn main() -> Result<()> {
         got.k,
         a.threads,
         a.params.trees,
-        a.params.candidates,
+        match a.params.candidates {
+            0 => auto_candidates(got.k.max(a.params.min_k)),
+            m => m,
+        },
         hits as f64 / (q * got.k) as f64
     );
     Ok(())

@@ -7,6 +7,7 @@
 
 use ndarray::Array2;
 
+use crate::geometry::knn::Search;
 use crate::geometry::manifold::laplacian::SYMMETRISE;
 use crate::geometry::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
 use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
@@ -115,6 +116,7 @@ pub static SCHEMA: &[ParamSpec] = &[
     ),
     SYMMETRISE,
     ParamSpec::int("basis", 0, 100_000, 0, "Lanczos basis size (0 = automatic)"),
+    crate::geometry::knn::KNN,
 ];
 
 /// A 2-D run of `kind` from the options `p`.
@@ -132,6 +134,7 @@ pub fn config(kind: Kind, p: &Params, seed: u64) -> Config {
         symmetrise: Symmetrise::from_name(p.choice("symmetrise")),
         basis: p.usize("basis"),
         seed,
+        knn: Search::from_name(p.choice("knn")),
         ..Config::new(kind, 2, p.usize("k"))
     }
 }

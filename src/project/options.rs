@@ -38,6 +38,7 @@ pub static OPTIONS: &[ParamSpec] = &[
     crate::project::umap::MIN_DIST,
     crate::project::umap::SPREAD,
     crate::project::umap::N_EPOCHS,
+    crate::geometry::knn::KNN,
 ];
 
 /// Whether `method` reads the option `name`: the Projection form shows, and
@@ -125,12 +126,26 @@ mod tests {
         assert_eq!(shown("pca"), ["method", "dims", "count", "labels", "seed"]);
         assert_eq!(
             shown("tsne"),
-            ["method", "dims", "count", "labels", "perplexity", "seed"]
+            [
+                "method",
+                "dims",
+                "count",
+                "labels",
+                "perplexity",
+                "seed",
+                "knn"
+            ]
         );
-        assert_eq!(shown("lle"), ["method", "count", "labels", "k", "seed"]);
+        assert_eq!(
+            shown("lle"),
+            ["method", "count", "labels", "k", "seed", "knn"]
+        );
         assert_eq!(
             shown("ube"),
-            ["method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update"]
+            [
+                "method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update",
+                "knn"
+            ]
         );
         assert_eq!(
             shown("umap"),
@@ -143,7 +158,8 @@ mod tests {
                 "n_neighbors",
                 "min_dist",
                 "spread",
-                "n_epochs"
+                "n_epochs",
+                "knn"
             ]
         );
     }
@@ -172,5 +188,23 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("count"));
+        use crate::geometry::knn::Search;
+        let s = settings(&[("method", "umap"), ("knn", "approximate")]).unwrap();
+        let umap = crate::project::umap::Settings::from_params(&s.params, 1).unwrap();
+        assert_eq!(umap.knn, Search::Approximate);
+        let s = settings(&[("method", "tsne"), ("knn", "exact")]).unwrap();
+        let tsne = crate::project::tsne::TsneConfig::from_params(&s.params, 1);
+        assert_eq!(tsne.knn, Search::Exact);
+        let s = settings(&[("method", "isomap")]).unwrap();
+        let graph =
+            crate::project::manifold::config(crate::geometry::manifold::Kind::Isomap, &s.params, 1);
+        assert_eq!(graph.knn, Search::Auto, "the default");
+        let s = settings(&[("method", "ube"), ("knn", "approximate")]).unwrap();
+        assert_eq!(
+            crate::project::ube::config(&s.params, 3, 1).knn,
+            Search::Approximate
+        );
+        let e = settings(&[("method", "tsne"), ("knn", "fast")]).unwrap_err();
+        assert!(e.to_string().contains("knn"), "{e}");
     }
 }

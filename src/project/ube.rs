@@ -6,6 +6,7 @@
 
 use ndarray::Array2;
 
+use crate::geometry::knn::{Search, KNN};
 use crate::geometry::ube::{sphere, Config, Ube, Update};
 use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
 use crate::schema::{ParamSpec, Params};
@@ -81,7 +82,7 @@ pub const LR: ParamSpec = ParamSpec::float(
 
 /// UBE's projection options (`wordbench project --method ube --set name=value`),
 /// each declared once and shared with the word method `--algo ube`.
-pub static SCHEMA: &[ParamSpec] = &[K_MAX, COVERAGE, ITERS, LR, UPDATE];
+pub static SCHEMA: &[ParamSpec] = &[K_MAX, COVERAGE, ITERS, LR, UPDATE, KNN];
 
 /// The update rule.
 pub const UPDATE: ParamSpec = ParamSpec::choice(
@@ -100,6 +101,7 @@ pub fn config(p: &Params, dim: usize, seed: u64) -> Config {
         lr: p.f64("lr"),
         update: Update::from_name(p.choice("update")).unwrap_or(Update::Normalised),
         seed,
+        knn: Search::from_name(p.choice("knn")),
         ..Config::new(dim)
     }
 }

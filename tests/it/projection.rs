@@ -131,6 +131,36 @@ fn cli_tsne_csv_is_reproducible_and_separates_the_groups() {
 }
 
 #[test]
+fn cli_knn_option_picks_the_neighbour_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for knn in ["auto", "exact", "approximate"] {
+        let out = dir.path().join(format!("{knn}.csv"));
+        let set = format!("knn={knn}");
+        project_fixture(
+            &out,
+            &[
+                "--method",
+                "tsne",
+                "--perplexity",
+                "5",
+                "--set",
+                &set,
+                "--quiet",
+            ],
+        );
+        runs.push(read_csv(&out));
+    }
+    assert_eq!(runs[0], runs[1], "auto is exact on a small input");
+    let (words, coords, _) = &runs[2];
+    let kept = nearest_same_group(words, coords);
+    assert!(
+        kept >= 0.9,
+        "the approximate neighbours keep the groups apart: {kept}"
+    );
+}
+
+#[test]
 fn cli_plots_pca_and_word_lists() {
     let dir = tempfile::tempdir().unwrap();
     let svg = dir.path().join("pca.svg");
@@ -228,6 +258,10 @@ fn cli_errors_are_one_line() {
         (
             vec!["project", v, "--set", "theta=2", "--out", "x.csv"],
             "invalid value for theta",
+        ),
+        (
+            vec!["project", v, "--set", "knn=fast", "--out", "x.csv"],
+            "invalid value for knn",
         ),
         (
             vec!["project", "/no/such.vec", "--out", "x.csv"],

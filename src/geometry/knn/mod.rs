@@ -25,16 +25,30 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array2, ArrayView2, Axis};
 use rayon::prelude::*;
 
+use crate::schema::ParamSpec;
 use crate::topk::TopK;
 
 mod descent;
 
-pub use descent::{descent, Descent};
+pub use descent::{auto_candidates, descent, Descent};
 
 /// Points from which [`Search::Auto`] searches approximately: the brute
 /// force was faster at 50,000 points and slower at 200,000 (k = 90, 100-D;
 /// docs/methods/projection.md, "Approximate neighbours for large n").
 pub const AUTO_FROM: usize = 150_000;
+
+/// The names of the searches, in [`KNN`]'s order.
+pub const SEARCHES: [&str; 3] = ["auto", "exact", "approximate"];
+
+/// The `knn` option of every method that searches neighbours (t-SNE, UMAP,
+/// Isomap, LLE, Laplacian eigenmaps, UBE), declared once for their schemas
+/// and the workbench's projection form.
+pub const KNN: ParamSpec = ParamSpec::choice(
+    "knn",
+    &SEARCHES,
+    "auto",
+    "neighbour search: auto (exact below 150,000 points), exact (brute force), approximate (NN-descent)",
+);
 
 /// How [`search`] finds the neighbours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,6 +69,16 @@ impl Search {
             Search::Exact => false,
             Search::Approximate => true,
             Search::Auto => n >= AUTO_FROM,
+        }
+    }
+
+    /// The search named `name` (one of [`SEARCHES`]; the option's values
+    /// are validated by [`KNN`], so anything else is [`Search::Auto`]).
+    pub fn from_name(name: &str) -> Search {
+        match name {
+            "exact" => Search::Exact,
+            "approximate" => Search::Approximate,
+            _ => Search::Auto,
         }
     }
 

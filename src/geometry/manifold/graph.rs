@@ -46,13 +46,23 @@ pub struct Graph {
 }
 
 impl Graph {
-    /// Builds the symmetric neighbourhood graph of the rows of `x`.
+    /// Builds the symmetric neighbourhood graph of the rows of `x`
+    /// (neighbours by [`Search::Auto`]).
     pub fn build(x: ArrayView2<'_, f32>, how: Neighbourhood) -> Result<Graph> {
+        Graph::build_with(x, how, Search::Auto)
+    }
+
+    /// [`Graph::build`] with the k nearest neighbours found by `search`.
+    pub fn build_with(
+        x: ArrayView2<'_, f32>,
+        how: Neighbourhood,
+        search_by: Search,
+    ) -> Result<Graph> {
         let n = x.nrows();
         let lists: Vec<(Vec<u32>, Vec<f32>)> = match how {
             Neighbourhood::Knn(k) => {
                 check_k(k, n)?;
-                let g = search(x, k, Search::Auto);
+                let g = search(x, k, search_by);
                 (0..n)
                     .map(|i| (g.row(i).0.to_vec(), g.row(i).1.to_vec()))
                     .collect()

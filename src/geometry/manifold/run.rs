@@ -84,6 +84,8 @@ pub struct Config {
     pub max_steps: u64,
     /// Seed of the starting block and the landmarks.
     pub seed: u64,
+    /// How the k nearest neighbours are searched.
+    pub knn: Search,
 }
 
 impl Config {
@@ -103,6 +105,7 @@ impl Config {
             basis: 0,
             max_steps: 20_000,
             seed: 1,
+            knn: Search::Auto,
         }
     }
 
@@ -490,10 +493,10 @@ impl Embedder {
         let graph = match c.neighbourhood {
             // Mean symmetrisation: the point itself is one of its k.
             Neighbourhood::Knn(k) if c.kind == Kind::Laplacian => Graph::from_knn(
-                &search(self.x.view(), c.symmetrise.others(k), Search::Auto),
+                &search(self.x.view(), c.symmetrise.others(k), c.knn),
                 c.neighbourhood,
             ),
-            how => Graph::build(self.x.view(), how)?,
+            how => Graph::build_with(self.x.view(), how, c.knn)?,
         };
         graph.check_connected()?;
         self.note(format!(
@@ -542,7 +545,7 @@ impl Embedder {
         let n = self.x.nrows();
         let lists: Vec<Vec<u32>> = match c.neighbourhood {
             Neighbourhood::Knn(k) => {
-                let g = search(self.x.view(), k, Search::Auto);
+                let g = search(self.x.view(), k, c.knn);
                 (0..n).map(|i| g.row(i).0.to_vec()).collect()
             }
             Neighbourhood::Radius(r) => {

@@ -53,7 +53,7 @@ impl Affinities {
     /// Affinities of the rows of `x` from their `k_max` nearest neighbours,
     /// the elbow at `coverage` standard deviations (the paper: 3).
     pub fn build(x: ArrayView2<'_, f32>, k_max: usize, coverage: f64) -> Result<Affinities> {
-        Affinities::build_with_floor(x, k_max, 1, coverage)
+        Affinities::build_with_floor(x, k_max, 1, coverage, Search::Auto)
     }
 
     /// [`Affinities::build`] with every point keeping at least `min_k`
@@ -64,6 +64,7 @@ impl Affinities {
         k_max: usize,
         min_k: usize,
         coverage: f64,
+        how: Search,
     ) -> Result<Affinities> {
         let n = x.nrows();
         if n < 3 {
@@ -79,7 +80,7 @@ impl Affinities {
             ));
         }
         Ok(Affinities::from_knn_with_floor(
-            &search(x, k_max, Search::Auto),
+            &search(x, k_max, how),
             min_k,
             coverage,
         ))

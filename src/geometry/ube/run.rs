@@ -10,6 +10,7 @@ use super::affinity::Affinities;
 use super::init::random_sphere;
 use super::newton::Inverse;
 use super::objective::{gradient, loss, Moments};
+use crate::geometry::knn::Search;
 use crate::{Error, Result};
 
 /// How a point moves along its gradient `g` (radial part removed, see
@@ -79,6 +80,8 @@ pub struct Config {
     pub update: Update,
     /// Seed of the initialisation.
     pub seed: u64,
+    /// How the `k_max` nearest neighbours are searched.
+    pub knn: Search,
 }
 
 impl Config {
@@ -96,6 +99,7 @@ impl Config {
             min_k: 1,
             update: Update::Normalised,
             seed: 1,
+            knn: Search::Auto,
         }
     }
 
@@ -261,6 +265,7 @@ impl Ube {
                 self.config.k_max,
                 self.config.min_k,
                 self.config.coverage,
+                self.config.knn,
             )?;
             self.sum_w2 = w.sum_squares();
             self.loss = loss(&w, self.y.view(), &self.mom, self.sum_w2);

@@ -191,7 +191,8 @@ fn the_authors_learning_rate_falls_along_their_sigmoid() {
 #[test]
 fn a_floor_keeps_at_least_min_k_neighbours() {
     let x = gaussian_blobs(120, 8, 4, 3);
-    let a = Affinities::build_with_floor(x.view(), 60, 45, 3.0).unwrap();
+    let a = Affinities::build_with_floor(x.view(), 60, 45, 3.0, crate::geometry::knn::Search::Auto)
+        .unwrap();
     assert!(a.kept.iter().all(|&k| k >= 45), "{:?}", a.kept);
     let b = Affinities::build(x.view(), 60, 3.0).unwrap();
     assert!(b.kept.iter().any(|&k| k < 45), "{:?}", b.kept);

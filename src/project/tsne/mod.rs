@@ -128,6 +128,7 @@ pub static SCHEMA: &[ParamSpec] = &[
         "pca",
         "initial layout: first two principal components (scaled) or Gaussian noise",
     ),
+    crate::geometry::knn::KNN,
 ];
 
 /// The engine's entry for t-SNE: its name and schema. It is not in the
@@ -183,6 +184,8 @@ pub struct TsneConfig {
     pub theta: f64,
     /// Initial layout.
     pub init: Init,
+    /// The neighbour search.
+    pub knn: knn::Search,
     /// Seed of every random choice.
     pub seed: u64,
     /// Layout dimensions, 2 or 3 (the output's, set by the caller rather
@@ -222,6 +225,7 @@ impl TsneConfig {
                 "random" => Init::Random,
                 _ => Init::Pca,
             },
+            knn: knn::Search::from_name(p.choice("knn")),
             seed,
             dims: 2,
         }
@@ -349,7 +353,7 @@ impl Tsne {
         let k = ((3.0 * perplexity) as usize).max(1);
         check_memory(n, k, crate::memory::default_budget())?;
         let t = std::time::Instant::now();
-        let how = knn::Search::Auto;
+        let how = config.knn;
         let graph = knn::search(x, k, how);
         log(format!(
             "{k} nearest neighbours of {n} points ({}): {:.2}s",

@@ -109,6 +109,7 @@ pub static SCHEMA: &[ParamSpec] = &[
     NEGATIVE_SAMPLE_RATE,
     LEARNING_RATE,
     METRIC,
+    crate::geometry::knn::KNN,
 ];
 
 /// Distance between input vectors.
@@ -137,6 +138,8 @@ pub struct Settings {
     pub learning_rate: f64,
     /// Input distance.
     pub metric: Metric,
+    /// The neighbour search.
+    pub knn: Search,
     /// Seed of every random choice.
     pub seed: u64,
     /// Output dimensions, 2 or 3 (the layout's, not a hyperparameter of
@@ -164,6 +167,7 @@ impl Settings {
                 "cosine" => Metric::Cosine,
                 _ => Metric::Euclidean,
             },
+            knn: Search::from_name(p.choice("knn")),
             seed,
             dims: 2,
         };
@@ -347,7 +351,7 @@ pub fn umap_watched(
 fn neighbours(x: ArrayView2<'_, f32>, s: &Settings) -> Result<Knn> {
     let k = s.n_neighbors - 1;
     Ok(match s.metric {
-        Metric::Euclidean => search(x, k, Search::Auto),
+        Metric::Euclidean => search(x, k, s.knn),
         Metric::Cosine => {
             let mut unit = x.to_owned();
             for (i, mut row) in unit.rows_mut().into_iter().enumerate() {
@@ -363,7 +367,7 @@ fn neighbours(x: ArrayView2<'_, f32>, s: &Settings) -> Result<Knn> {
                 }
                 row.mapv_inplace(|v| v / norm);
             }
-            search(unit.view(), k, Search::Auto)
+            search(unit.view(), k, s.knn)
         }
     })
 }
