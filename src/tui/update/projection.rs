@@ -730,7 +730,10 @@ mod tests {
         );
         assert_eq!(
             names(&app),
-            ["method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update"]
+            [
+                "method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update",
+                "knn"
+            ]
         );
         // Down walks the rows shown: focus, then the options ube reads.
         let mut seen = Vec::new();
