@@ -472,12 +472,7 @@ mod tests {
     use crate::cooc::window::Weighting;
 
     fn batch(sentences: &[&[u32]]) -> Batch {
-        let mut b = Batch::default();
-        for s in sentences {
-            b.ids.extend_from_slice(s);
-            b.bounds.push(b.ids.len());
-        }
-        b
+        Batch::of_sentences(sentences)
     }
 
     fn dense(m: &CsMat<f64>) -> Vec<Vec<f64>> {

@@ -133,18 +133,19 @@ mod tests {
 
     #[test]
     fn the_stack_merges_to_the_sum_of_its_runs() {
-        let a = Run {
-            keys: vec![1, 4, 9],
-            vals: vec![1.0, 2.0, 3.0],
-        };
-        let b = Run {
-            keys: vec![0, 4, 10],
-            vals: vec![5.0, 0.5, 1.0],
+        let run = |keys: &[u64], vals: &[f64]| Run {
+            keys: keys.to_vec(),
+            vals: vals.to_vec(),
         };
         let mut stack = RunStack::default();
-        for r in [a, b.clone(), b] {
+        for r in [
+            run(&[2, 7], &[1.0, 1.0]),
+            run(&[7, 8], &[0.5, 2.0]),
+            run(&[7, 8], &[0.5, 2.0]),
+        ] {
             stack.push(r, None).unwrap();
         }
-        assert_eq!(stack.into_run().vals, vec![10.0, 1.0, 3.0, 3.0, 2.0]);
+        let sum = stack.into_run();
+        assert_eq!((sum.keys, sum.vals), (vec![2, 7, 8], vec![1.0, 2.0, 4.0]));
     }
 }

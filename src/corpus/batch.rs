@@ -29,6 +29,16 @@ impl Default for Batch {
 }
 
 impl Batch {
+    /// A batch of the given sentences of word ids (small inputs, tests).
+    pub fn of_sentences(sentences: &[&[u32]]) -> Batch {
+        let mut b = Batch::default();
+        for s in sentences {
+            b.ids.extend_from_slice(s);
+            b.bounds.push(b.ids.len());
+        }
+        b
+    }
+
     /// Number of sentences.
     pub fn sentences_len(&self) -> usize {
         self.bounds.len() - 1

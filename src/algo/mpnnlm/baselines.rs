@@ -258,14 +258,8 @@ impl NextWord for KneserNey {
 mod tests {
     use super::*;
 
-    /// Sentences of word ids as a batch.
     fn batch(sentences: &[&[u32]]) -> Batch {
-        let mut b = Batch::default();
-        for s in sentences {
-            b.ids.extend_from_slice(s);
-            b.bounds.push(b.ids.len());
-        }
-        b
+        Batch::of_sentences(sentences)
     }
 
     fn heldout(sentences: &[(&[u32], bool)]) -> Heldout {
