@@ -28,9 +28,9 @@ use wordbench::algo::senses::split::split_word;
 use wordbench::algo::senses::{self, Settings, SENSES};
 use wordbench::algo::spectral::SVD;
 use wordbench::corpus::{Corpus, CorpusConfig};
-use wordbench::embedding::{Embedding, NeighborParams, SenseTable, VectorFormat};
+use wordbench::embedding::{Embedding, NeighborParams, VectorFormat};
+use wordbench::eval::scws::{evaluate_scws, read_scws};
 use wordbench::linalg::Csr;
-use wordbench::stats::spearman;
 use wordbench::train::{Event, Job, JobConfig, Method, TrainInput};
 
 const TABLE_5_1: &[&str] = &["program", "square", "interest", "bank", "plant"];
@@ -93,7 +93,7 @@ fn main() -> Result<()> {
     // 3. SCWS.
     let (svd, _, svd_secs) = train(&SVD, &corpus, &[("max_vocab", "30000")], threads)?;
     println!("\n## SCWS (PPMI-SVD baseline trained in {svd_secs:.1}s)\n");
-    scws(Path::new(&args[1]), &senses, table, &svd)?;
+    scws(Path::new(&args[1]), &senses, &svd)?;
     Ok(())
 }
 
@@ -228,112 +228,24 @@ fn pseudo_words(corpus_path: &Path, threads: usize) -> Result<()> {
     Ok(())
 }
 
-/// One SCWS pair: words, contexts (target marked `<b> w </b>`), mean rating.
-struct Pair {
-    w1: String,
-    c1: String,
-    w2: String,
-    c2: String,
-    rating: f64,
-}
-
-fn read_scws(path: &Path) -> Result<Vec<Pair>> {
-    let text = std::fs::read_to_string(path)?;
-    let mut pairs = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f.len() < 8 {
-            continue;
-        }
-        let clean = |c: &str| c.replace("<b>", " ").replace("</b>", " ");
-        pairs.push(Pair {
-            w1: f[1].to_lowercase(),
-            w2: f[3].to_lowercase(),
-            c1: clean(f[5]),
-            c2: clean(f[6]),
-            rating: f[7].parse()?,
-        });
-    }
-    Ok(pairs)
-}
-
-/// The vectors of `word` in `context` with their weights: the senses with
-/// their normalised induction scores (uniform when no context word matches),
-/// or the word's own vector.
-fn weighted(e: &Embedding, table: &SenseTable, word: &str, context: &str) -> Vec<(u32, f64)> {
-    match table.induce(word, context) {
-        Some(r) => {
-            let names: Vec<u32> = table
-                .of(word)
-                .iter()
-                .filter_map(|s| e.id(&s.name))
-                .collect();
-            let total: f64 = r.scores.iter().sum();
-            names
-                .into_iter()
-                .zip(&r.scores)
-                .map(|(id, &s)| {
-                    (
-                        id,
-                        if total > 0.0 {
-                            s / total
-                        } else {
-                            1.0 / r.scores.len() as f64
-                        },
-                    )
-                })
-                .collect()
-        }
-        None => e.id(word).map(|id| vec![(id, 1.0)]).unwrap_or_default(),
-    }
-}
-
-fn scws(path: &Path, senses: &Embedding, table: &SenseTable, svd: &Embedding) -> Result<()> {
+/// SCWS through the library's scorer (`wordbench::eval::scws`, also
+/// `wordbench sense --scws`): the senses run and the PPMI-SVD baseline, each
+/// over the pairs whose words it has.
+fn scws(path: &Path, senses: &Embedding, svd: &Embedding) -> Result<()> {
     let pairs = read_scws(path)?;
-    let (mut gold, mut avg, mut max, mut global, mut base) =
-        (vec![], vec![], vec![], vec![], vec![]);
-    let mut ambiguous = 0;
-    for p in &pairs {
-        let (Some(a), Some(b)) = (svd.id(&p.w1), svd.id(&p.w2)) else {
-            continue;
-        };
-        let (Some(ga), Some(gb)) = (senses.id(&p.w1), senses.id(&p.w2)) else {
-            continue;
-        };
-        let x = weighted(senses, table, &p.w1, &p.c1);
-        let y = weighted(senses, table, &p.w2, &p.c2);
-        if x.len() > 1 || y.len() > 1 {
-            ambiguous += 1;
-        }
-        let mut s = 0.0;
-        for &(i, wi) in &x {
-            for &(j, wj) in &y {
-                s += wi * wj * senses.cosine(i, j);
-            }
-        }
-        let best = |v: &[(u32, f64)]| v.iter().fold(v[0], |b, &x| if x.1 > b.1 { x } else { b }).0;
-        gold.push(p.rating);
-        avg.push(s);
-        max.push(senses.cosine(best(&x), best(&y)));
-        global.push(senses.cosine(ga, gb));
-        base.push(svd.cosine(a, b));
-    }
+    let (s, base) = (evaluate_scws(senses, &pairs), evaluate_scws(svd, &pairs));
     println!(
-        "{} of {} pairs have both words ({ambiguous} with a word that has senses)\n",
-        gold.len(),
-        pairs.len()
+        "{} of {} pairs have both words in the senses run ({} with a word that has senses), {} in the baseline\n",
+        s.found, s.pairs, s.with_senses, base.found
     );
     println!("| vectors | Spearman ρ |");
     println!("|---|---:|");
     println!(
         "| PPMI-SVD (`--algo svd`, one vector per word) | {:.3} |",
-        spearman(&base, &gold)
+        base.global_sim
     );
-    println!(
-        "| senses: word rows (GlobalSim) | {:.3} |",
-        spearman(&global, &gold)
-    );
-    println!("| senses: AvgSimC | {:.3} |", spearman(&avg, &gold));
-    println!("| senses: MaxSimC | {:.3} |", spearman(&max, &gold));
+    println!("| senses: word rows (GlobalSim) | {:.3} |", s.global_sim);
+    println!("| senses: AvgSimC | {:.3} |", s.avg_sim_c);
+    println!("| senses: MaxSimC | {:.3} |", s.max_sim_c);
     Ok(())
 }

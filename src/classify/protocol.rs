@@ -3,6 +3,7 @@
 //! sets are prefixes of the largest), both classifiers fitted on each, scores
 //! on the test documents, averaged over tasks and then over resamples.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
@@ -219,30 +220,34 @@ pub fn run(
                 None => rest(data.train, &pool),
             };
             let marginals = match &protocol.marginals {
-                MarginalSource::Test => Marginals::from_documents(test.iter().copied()),
-                MarginalSource::All => {
-                    Marginals::from_documents(data.train.iter().chain(data.test.unwrap_or(&[])))
-                }
-                MarginalSource::Corpus(m) => m.clone(),
+                MarginalSource::Test => Cow::Owned(Marginals::from_documents(test.iter().copied())),
+                MarginalSource::All => Cow::Owned(Marginals::from_documents(
+                    data.train.iter().chain(data.test.unwrap_or(&[])),
+                )),
+                MarginalSource::Corpus(m) => Cow::Borrowed(m),
             };
             for &n in &protocol.labelled {
                 let labelled: Vec<&Document> = pool[..n].iter().map(|&i| &data.train[i]).collect();
                 let vocab = vocabulary(&labelled, &marginals, data.n_words);
-                let mnb_vocab = match protocol.mnb_vocabulary {
-                    MnbVocabulary::Shared => vocab.clone(),
-                    MnbVocabulary::Labelled => labelled_vocabulary(&labelled, data.n_words),
+                let labelled_only;
+                let mnb_vocab: &[bool] = match protocol.mnb_vocabulary {
+                    MnbVocabulary::Shared => &vocab,
+                    MnbVocabulary::Labelled => {
+                        labelled_only = labelled_vocabulary(&labelled, data.n_words);
+                        &labelled_only
+                    }
                 };
                 let fit = Fit {
                     labelled: &labelled,
                     test: &test,
                     marginals: &marginals,
                     vocab: &vocab,
-                    mnb_vocab: &mnb_vocab,
+                    mnb_vocab,
                 };
                 for &method in &protocol.methods {
                     let used = match method {
-                        Method::Mnb => &mnb_vocab,
-                        Method::MnbFm => &vocab,
+                        Method::Mnb => mnb_vocab,
+                        Method::MnbFm => &vocab[..],
                     };
                     for (task, scores, fallbacks, fit_seconds) in fit.tasks(&tasks, method, labels)
                     {

@@ -384,34 +384,47 @@ fn the_posterior_target_pulls_every_prototype_of_the_word() {
     }
 }
 
+/// A small trainer whose words 0-2 may grow a second prototype soon (every
+/// creation threshold lowered), on `sentences` random sentences of 60 of
+/// 40 words, with `extra` settings on top.
+fn growing_trainer(
+    extra: &[(&str, &str)],
+    sentences: usize,
+    seed: u64,
+    threads: usize,
+) -> MpnnlmTrainer {
+    let v = 40;
+    let caps: Vec<u8> = (0..=v).map(|w| if w < 3 { 2 } else { 1 }).collect();
+    let mut sets = vec![
+        ("dim", "8"),
+        ("hidden", "8"),
+        ("sample", "10"),
+        ("max_ppl", "1e9"),
+        ("min_selections", "5"),
+        ("min_distance", "0"),
+        ("history", "10"),
+        ("lr", "0.001"),
+    ];
+    sets.extend_from_slice(extra);
+    MpnnlmTrainer::with_model(
+        settings(&sets),
+        words(v),
+        random_batch(v as u32, sentences, 60, 1),
+        Heldout::prefix(&random_batch(v as u32, 3, 30, 2), 90),
+        Layout::new(&caps, 4),
+        seed,
+        threads,
+    )
+    .unwrap()
+}
+
 fn train_run(threads_pool: usize, seed: u64) -> Vec<f32> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads_pool)
         .build()
         .unwrap();
     pool.install(|| {
-        let v = 40;
-        let caps: Vec<u8> = (0..=v).map(|w| if w < 3 { 2 } else { 1 }).collect();
-        let mut t = MpnnlmTrainer::with_model(
-            settings(&[
-                ("dim", "8"),
-                ("hidden", "8"),
-                ("sample", "10"),
-                ("step_tokens", "300"),
-                ("max_ppl", "1e9"),
-                ("min_selections", "5"),
-                ("min_distance", "0"),
-                ("history", "10"),
-                ("lr", "0.001"),
-            ]),
-            words(v),
-            random_batch(v as u32, 400, 60, 1),
-            Heldout::prefix(&random_batch(v as u32, 3, 30, 2), 90),
-            Layout::new(&caps, 4),
-            seed,
-            1,
-        )
-        .unwrap();
+        let mut t = growing_trainer(&[("step_tokens", "300")], 400, seed, 1);
         let mut last = String::new();
         for step in 0..t.total_steps() {
             t.step(step).unwrap();
@@ -447,29 +460,8 @@ fn train_lanes(pool: usize, threads: usize, schedule: &str, seed: u64) -> (Vec<u
         .build()
         .unwrap();
     pool.install(|| {
-        let v = 40;
-        let caps: Vec<u8> = (0..=v).map(|w| if w < 3 { 2 } else { 1 }).collect();
-        let mut t = MpnnlmTrainer::with_model(
-            settings(&[
-                ("dim", "8"),
-                ("hidden", "8"),
-                ("sample", "10"),
-                ("step_tokens", "20000"),
-                ("max_ppl", "1e9"),
-                ("min_selections", "5"),
-                ("min_distance", "0"),
-                ("history", "10"),
-                ("lr", "0.001"),
-                ("schedule", schedule),
-            ]),
-            words(v),
-            random_batch(v as u32, 1200, 60, 1),
-            Heldout::prefix(&random_batch(v as u32, 3, 30, 2), 90),
-            Layout::new(&caps, 4),
-            seed,
-            threads,
-        )
-        .unwrap();
+        let sets = [("step_tokens", "20000"), ("schedule", schedule)];
+        let mut t = growing_trainer(&sets, 1200, seed, threads);
         assert!(t.total_steps() >= 3, "several steps of several chunks");
         for step in 0..t.total_steps() {
             t.step(step).unwrap();

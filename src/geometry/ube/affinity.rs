@@ -79,20 +79,16 @@ impl Affinities {
                 format!("{k_max} (expected at least 2)"),
             ));
         }
-        Ok(Affinities::from_knn_with_floor(
+        Ok(Affinities::from_knn(
             &search(x, k_max, how),
             min_k,
             coverage,
         ))
     }
 
-    /// Affinities from a neighbour search already done (squared distances).
-    pub fn from_knn(g: &Knn, coverage: f64) -> Affinities {
-        Affinities::from_knn_with_floor(g, 1, coverage)
-    }
-
-    /// [`Affinities::from_knn`] keeping at least `min_k` neighbours a point.
-    pub fn from_knn_with_floor(g: &Knn, min_k: usize, coverage: f64) -> Affinities {
+    /// Affinities from a neighbour search already done (squared distances),
+    /// every point keeping at least `min_k` neighbours.
+    pub fn from_knn(g: &Knn, min_k: usize, coverage: f64) -> Affinities {
         let n = g.len();
         let mut kept = Vec::with_capacity(n);
         let mut sigma = Vec::with_capacity(n);
