@@ -13,6 +13,7 @@
 use std::io::Read;
 use wordbench::eval::clustering::kmeans_study;
 use wordbench::geometry::ube::{embed, Config, Update};
+use wordbench::schema::Choice;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

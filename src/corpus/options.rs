@@ -7,105 +7,95 @@
 use super::{
     CorpusConfig, Format, HeldoutConfig, Numbers, ReadConfig, TokenizerConfig, VocabConfig,
 };
-use crate::schema::{ParamSpec, Params, Value};
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
 
 /// What errors name these options by.
 pub const OWNER: &str = "corpus";
 
-/// Format names, in [`Format`] order.
-const FORMATS: &[&str] = &["auto", "text", "lines", "wiki", "fasttext"];
+choice_names!(Format {
+    Auto = "auto",
+    Text = "text",
+    Lines = "lines",
+    Wikipedia = "wiki",
+    FastText = "fasttext",
+});
 
-/// Number handling names, in [`Numbers`] order.
-const NUMBERS: &[&str] = &["keep", "map", "drop"];
+choice_names!(Numbers {
+    Keep = "keep",
+    Map = "map",
+    Drop = "drop",
+});
 
 /// Every corpus option.
 pub static OPTIONS: &[ParamSpec] = &[
-    ParamSpec::choice("format", FORMATS, "auto", "auto: detect; text: blank lines separate documents; lines: one per line; wiki: XML dump; fasttext: labelled lines"),
+    ParamSpec::choice("format", Format::NAMES, "auto", "auto: detect; text: blank lines separate documents; lines: one per line; wiki: XML dump; fasttext: labelled lines"),
     ParamSpec::flag("keep_case", false, "keep the case of tokens (else fold to lower case)"),
     ParamSpec::flag("keep_punct", false, "keep punctuation characters as tokens"),
-    ParamSpec::choice("numbers", NUMBERS, "keep", "numbers as they are, all as <num>, or dropped"),
+    ParamSpec::choice("numbers", Numbers::NAMES, "keep", "numbers as they are, all as <num>, or dropped"),
     ParamSpec::int("min_count", 1, 1_000_000_000, 5, "drop words seen fewer times than this"),
     ParamSpec::int("max_vocab", 0, 100_000_000, 0, "keep at most this many most frequent words (0: no limit)"),
     ParamSpec::float("heldout", 0.0, 0.5, 0.05, "share of documents (or 10,000-token pieces) held out for perplexity"),
     ParamSpec::int("memory", 0, 1 << 30, 0, "memory budget of co-occurrence counting in MiB, or with a unit: 512M, 2G (0: half the RAM); counts that do not fit spill to temporary files"),
 ];
 
+bind_params! {
+    /// The corpus options' values, a field per entry of [`OPTIONS`].
+    #[derive(Debug, Clone, Copy)]
+    struct Values for OPTIONS {
+        format: Format,
+        keep_case: bool,
+        keep_punct: bool,
+        numbers: Numbers,
+        min_count: u64,
+        max_vocab: usize,
+        heldout: f64,
+        memory: u64,
+    }
+}
+
 impl CorpusConfig {
     /// The configuration the option values describe (values are already
     /// checked by [`Params`]).
     pub fn from_params(p: &Params) -> CorpusConfig {
-        let format = match p.choice("format") {
-            "text" => Format::Text,
-            "lines" => Format::Lines,
-            "wiki" => Format::Wikipedia,
-            "fasttext" => Format::FastText,
-            _ => Format::Auto,
-        };
-        let numbers = match p.choice("numbers") {
-            "map" => Numbers::Map,
-            "drop" => Numbers::Drop,
-            _ => Numbers::Keep,
-        };
+        let v = Values::from_params(p);
         CorpusConfig {
             read: ReadConfig {
-                format,
+                format: v.format,
                 tokenizer: TokenizerConfig {
-                    lowercase: !p.bool("keep_case"),
-                    strip_punctuation: !p.bool("keep_punct"),
-                    numbers,
+                    lowercase: !v.keep_case,
+                    strip_punctuation: !v.keep_punct,
+                    numbers: v.numbers,
                 },
                 heldout: HeldoutConfig {
-                    fraction: p.f64("heldout"),
+                    fraction: v.heldout,
                     ..HeldoutConfig::default()
                 },
-                memory_mb: p.usize("memory") as u64,
+                memory_mb: v.memory,
             },
             vocab: VocabConfig {
-                min_count: p.usize("min_count").max(1) as u64,
-                max_size: match p.usize("max_vocab") {
-                    0 => None,
-                    n => Some(n),
-                },
+                min_count: v.min_count.max(1),
+                max_size: (v.max_vocab > 0).then_some(v.max_vocab),
             },
         }
     }
 
     /// The option values of this configuration (to show a session's in the
-    /// workbench). Values outside the options' ranges are clamped into them.
+    /// workbench). A value outside its option's range keeps the default:
+    /// the form shows what it can; the session keeps its own copy of the
+    /// configuration.
     pub fn to_params(&self) -> Params {
         let t = &self.read.tokenizer;
-        let format = match self.read.format {
-            Format::Auto => "auto",
-            Format::Text => "text",
-            Format::Lines => "lines",
-            Format::Wikipedia => "wiki",
-            Format::FastText => "fasttext",
-        };
-        let numbers = match t.numbers {
-            Numbers::Keep => "keep",
-            Numbers::Map => "map",
-            Numbers::Drop => "drop",
-        };
-        let values = [
-            ("format", Value::Choice(format.into())),
-            ("keep_case", Value::Bool(!t.lowercase)),
-            ("keep_punct", Value::Bool(!t.strip_punctuation)),
-            ("numbers", Value::Choice(numbers.into())),
-            ("min_count", Value::Int(self.vocab.min_count as i64)),
-            (
-                "max_vocab",
-                Value::Int(self.vocab.max_size.unwrap_or(0) as i64),
-            ),
-            ("heldout", Value::Float(self.read.heldout.fraction)),
-            ("memory", Value::Int(self.read.memory_mb as i64)),
-        ];
-        let mut p = Params::defaults(OPTIONS);
-        for (name, value) in values {
-            // A value out of range keeps the default: the form shows what
-            // it can; the session keeps its own copy of the configuration.
-            let _ = p.set(OWNER, name, &value);
+        Values {
+            format: self.read.format,
+            keep_case: !t.lowercase,
+            keep_punct: !t.strip_punctuation,
+            numbers: t.numbers,
+            min_count: self.vocab.min_count,
+            max_vocab: self.vocab.max_size.unwrap_or(0),
+            heldout: self.read.heldout.fraction,
+            memory: self.read.memory_mb,
         }
-        p
+        .to_params()
     }
 }
 

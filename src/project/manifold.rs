@@ -11,7 +11,7 @@ use crate::geometry::knn::Search;
 use crate::geometry::manifold::laplacian::SYMMETRISE;
 use crate::geometry::manifold::{Config, Embedded, Embedder, Kind, Neighbourhood, Symmetrise};
 use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::schema::{ParamSpec, Params};
+use crate::schema::{bind_params, ParamSpec, Params};
 use crate::{Error, Result};
 
 /// The graph projections' loss: the eigensolver's residual.
@@ -121,21 +121,36 @@ pub static SCHEMA: &[ParamSpec] = &[
 
 /// A 2-D run of `kind` from the options `p`.
 pub fn config(kind: Kind, p: &Params, seed: u64) -> Config {
-    let epsilon = p.f64("epsilon");
+    let v = Values::from_params(p);
     Config {
-        neighbourhood: if epsilon > 0.0 {
-            Neighbourhood::Radius(epsilon)
+        neighbourhood: if v.epsilon > 0.0 {
+            Neighbourhood::Radius(v.epsilon)
         } else {
-            Neighbourhood::Knn(p.usize("k"))
+            Neighbourhood::Knn(v.k)
         },
-        landmarks: p.usize("landmarks"),
-        reg: p.f64("reg"),
-        heat: p.f64("heat"),
-        symmetrise: Symmetrise::from_name(p.choice("symmetrise")),
-        basis: p.usize("basis"),
+        landmarks: v.landmarks,
+        reg: v.reg,
+        heat: v.heat,
+        symmetrise: v.symmetrise,
+        basis: v.basis,
         seed,
-        knn: Search::from_name(p.choice("knn")),
-        ..Config::new(kind, 2, p.usize("k"))
+        knn: v.knn,
+        ..Config::new(kind, 2, v.k)
+    }
+}
+
+bind_params! {
+    /// The values of [`SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct Values for SCHEMA {
+        k: usize,
+        epsilon: f64,
+        landmarks: usize,
+        reg: f64,
+        heat: f64,
+        symmetrise: Symmetrise,
+        basis: usize,
+        knn: Search,
     }
 }
 

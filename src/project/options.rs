@@ -6,7 +6,7 @@
 //! ([`crate::project::registry`]).
 
 use crate::project::registry::{self, NAMES, PROJECTIONS};
-use crate::schema::{ParamSpec, Params};
+use crate::schema::{bind_params, ParamSpec, Params};
 use crate::Result;
 
 /// The method projected with unless one is chosen.
@@ -29,11 +29,11 @@ pub static OPTIONS: &[ParamSpec] = &[
     crate::project::tsne::PERPLEXITY,
     crate::project::manifold::NEIGHBOURS,
     ParamSpec::int("seed", 0, i64::MAX, SEED_DEFAULT as i64, "seed of every random choice (initialisation, colour clusters)"),
-    crate::project::ube::K_MAX,
-    crate::project::ube::COVERAGE,
-    crate::project::ube::ITERS,
-    crate::project::ube::LR,
-    crate::project::ube::UPDATE,
+    crate::geometry::ube::options::K_MAX,
+    crate::geometry::ube::options::COVERAGE,
+    crate::geometry::ube::options::ITERS,
+    crate::geometry::ube::options::LR,
+    crate::geometry::ube::options::UPDATE,
     crate::project::umap::N_NEIGHBORS,
     crate::project::umap::MIN_DIST,
     crate::project::umap::SPREAD,
@@ -93,21 +93,50 @@ pub struct Settings {
 /// Types the form's `(name, text)` values: every one is checked against
 /// [`OPTIONS`], and the chosen method's own options against its schema.
 pub fn settings<'a>(assignments: &[(&'a str, &'a str)]) -> Result<Settings> {
-    let all = Params::parse(OPTIONS, "project", assignments.iter().copied())?;
-    let projection = registry::find(all.choice("method"))?;
+    let all = Values::from_params(&Params::parse(
+        OPTIONS,
+        "project",
+        assignments.iter().copied(),
+    )?);
+    let projection = registry::find(&all.method)?;
     let own = assignments
         .iter()
         .copied()
         .filter(|(n, _)| projection.schema.iter().any(|s| s.name == *n));
-    let dims = output_dims(projection, all.usize("dims"));
+    let dims = output_dims(projection, all.dims);
     Ok(Settings {
         params: Params::parse(projection.schema, projection.name, own)?,
         dims,
         projection,
-        count: all.usize("count"),
-        labels: all.usize("labels"),
-        seed: all.usize("seed") as u64,
+        count: all.count,
+        labels: all.labels,
+        seed: all.seed,
     })
+}
+
+bind_params! {
+    /// The values of [`OPTIONS`], a field per entry (the methods' own
+    /// options are read again from their schemas, by [`settings`]).
+    #[derive(Debug, Clone)]
+    struct Values for OPTIONS {
+        method: String,
+        dims: usize,
+        count: usize,
+        labels: usize,
+        perplexity: f64,
+        k: usize,
+        seed: u64,
+        k_max: usize,
+        coverage: f64,
+        iters: usize,
+        lr: f64,
+        update: crate::geometry::ube::Update,
+        n_neighbors: usize,
+        min_dist: f64,
+        spread: f64,
+        n_epochs: usize,
+        knn: crate::geometry::knn::Search,
+    }
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@
 use ndarray::Array2;
 
 use crate::geometry::knn::{Search, KNN};
+use crate::geometry::ube::options::{COVERAGE, ITERS, K_MAX, LR, UPDATE};
 use crate::geometry::ube::{sphere, Config, Ube, Update};
 use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
-use crate::schema::{ParamSpec, Params};
+use crate::schema::{bind_params, Choice, ParamSpec, Params};
 use crate::Result;
 
 /// UBE's registry entry: points on a sphere, 3-D unless asked otherwise.
@@ -44,65 +45,35 @@ fn lay_out(input: Input<'_>, p: &Params, progress: &mut dyn Progress) -> Result<
     })
 }
 
-/// Neighbours searched before each point's elbow cut.
-pub const K_MAX: ParamSpec = ParamSpec::int(
-    "k_max",
-    2,
-    10_000,
-    50,
-    "neighbours searched before each point's elbow cut (the thesis: 50)",
-);
-
-/// Where the elbow lies, in Gaussian widths.
-pub const COVERAGE: ParamSpec = ParamSpec::float(
-    "coverage",
-    0.1,
-    100.0,
-    3.0,
-    "the elbow lies at this many Gaussian widths (the thesis: 3)",
-);
-
-/// Sweeps over all points.
-pub const ITERS: ParamSpec = ParamSpec::int(
-    "iters",
-    1,
-    100_000,
-    250,
-    "sweeps over all points (the thesis: 250)",
-);
-
-/// The learning rate of the first sweep.
-pub const LR: ParamSpec = ParamSpec::float(
-    "lr",
-    1e-9,
-    100.0,
-    0.3,
-    "learning rate of sweep 1; sweep t uses lr / sqrt(t), or with update=authors a sigmoid down to lr/10 (the thesis and the authors' code: 0.1)",
-);
-
 /// UBE's projection options (`wordbench project --method ube --set name=value`),
 /// each declared once and shared with the word method `--algo ube`.
 pub static SCHEMA: &[ParamSpec] = &[K_MAX, COVERAGE, ITERS, LR, UPDATE, KNN];
 
-/// The update rule.
-pub const UPDATE: ParamSpec = ParamSpec::choice(
-    "update",
-    &["normalised", "newton", "sgd", "authors"],
-    "normalised",
-    "normalised: unit attraction minus unit repulsion, lr/sqrt(t); newton: G^-1 g (the thesis); sgd: gradient step; authors: the authors' C code (graph neighbours out of the repulsion, sigmoid lr; they ran it with lr=0.1 iters=500 k_max=90)",
-);
-
 /// A run of dimension `dim` from the options `p`.
 pub fn config(p: &Params, dim: usize, seed: u64) -> Config {
+    let v = Values::from_params(p);
     Config {
-        k_max: p.usize("k_max"),
-        coverage: p.f64("coverage"),
-        iters: p.usize("iters"),
-        lr: p.f64("lr"),
-        update: Update::from_name(p.choice("update")).unwrap_or(Update::Normalised),
+        k_max: v.k_max,
+        coverage: v.coverage,
+        iters: v.iters,
+        lr: v.lr,
+        update: v.update,
         seed,
-        knn: Search::from_name(p.choice("knn")),
+        knn: v.knn,
         ..Config::new(dim)
+    }
+}
+
+bind_params! {
+    /// The values of [`SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct Values for SCHEMA {
+        k_max: usize,
+        coverage: f64,
+        iters: usize,
+        lr: f64,
+        update: Update,
+        knn: Search,
     }
 }
 

@@ -668,7 +668,7 @@ mod tests {
         // The budget's clock alone.
         assert!(perplexity_due(3, 100, 5.0, 4.0, 99.0, 0.05));
     }
-    use crate::schema::{ParamSpec, Value};
+    use crate::schema::{bind_params, ParamSpec, Value};
     use crate::train::trainer::{ScoreView, StepReport};
 
     /// Gradient descent on `½‖x − target‖²` per word: a trainer whose every
@@ -731,7 +731,7 @@ mod tests {
         }
     }
 
-    const SCHEMA: &[ParamSpec] = &[
+    static SCHEMA: &[ParamSpec] = &[
         ParamSpec::float("lr", 0.0, 10.0, 0.1, "step size").live(),
         ParamSpec::int("steps", 1, i64::MAX, 20, "steps"),
         ParamSpec::float(
@@ -744,15 +744,25 @@ mod tests {
         ParamSpec::int("slow_ms", 0, 10_000, 0, "milliseconds a step takes"),
     ];
 
+    bind_params! {
+        struct Values for SCHEMA {
+            lr: f64,
+            steps: u64,
+            tol: f64,
+            slow_ms: u64,
+        }
+    }
+
     fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
         log("toy: ready".into());
         let n = input.corpus.vocab().len();
+        let v = Values::from_params(&input.params);
         Ok(Box::new(Toy {
             x: Array2::from_elem((n, 3), 3.0),
-            lr: input.params.f64("lr"),
-            total: input.params.usize("steps") as u64,
-            tol: input.params.f64("tol"),
-            slow_ms: input.params.usize("slow_ms") as u64,
+            lr: v.lr,
+            total: v.steps,
+            tol: v.tol,
+            slow_ms: v.slow_ms,
             words: input.corpus.vocab().index().clone(),
         }))
     }

@@ -22,7 +22,7 @@
 //! equal quality on text8-head (GloVe), else Hogwild (SGNS, CBOW, MPNNLM);
 //! docs/replay.md has the measurements.
 
-use crate::schema::{ParamSpec, Params};
+use crate::schema::{choice_names, Choice, ParamSpec, Params, Typed};
 
 /// Name of the hyperparameter.
 pub const NAME: &str = "schedule";
@@ -32,7 +32,7 @@ pub const NAME: &str = "schedule";
 pub const fn schedule(default: &'static str) -> ParamSpec {
     ParamSpec::choice(
         NAME,
-        &["deterministic", "hogwild"],
+        Schedule::NAMES,
         default,
         "with several threads: deterministic (replays bit for bit) or hogwild (lock-free races, as word2vec.c and glove.c)",
     )
@@ -50,12 +50,14 @@ pub enum Schedule {
 impl Schedule {
     /// Reads `schedule` from parameters whose schema includes [`schedule`].
     pub fn from_params(p: &Params) -> Self {
-        match p.choice(NAME) {
-            "hogwild" => Schedule::Hogwild,
-            _ => Schedule::Deterministic,
-        }
+        Schedule::from_value(p.get(NAME))
     }
 }
+
+choice_names!(Schedule {
+    Deterministic = "deterministic",
+    Hogwild = "hogwild",
+});
 
 /// Whether a run with `params` on `threads` threads gives the
 /// same bits every time: one thread always does; with more, every run but a

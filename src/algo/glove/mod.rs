@@ -33,16 +33,16 @@
 pub mod cells;
 pub mod loss;
 pub mod model;
+pub mod params;
 pub mod strata;
 pub mod trainer;
 
 use std::time::Instant;
 
+pub use params::*;
 pub use trainer::GloveTrainer;
 
-use crate::cooc::{CountConfig, Weighting, Window};
-use crate::schema::{ParamSpec, Params};
-use crate::train::{parallel, Method, TrainInput, Trainer};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
 /// The registry entry.
@@ -53,102 +53,6 @@ pub static GLOVE: Method = Method {
     dimension: Some("dim"),
     build,
 };
-
-/// GloVe's hyperparameters (defaults from glove.c and the paper).
-pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec::int("dim", 1, 10_000, 100, "vector dimension"),
-    ParamSpec::int(
-        "epochs",
-        1,
-        100_000,
-        15,
-        "passes over the non-zero counts (GloVe demo: 15)",
-    ),
-    ParamSpec::float(
-        "lr",
-        0.0,
-        10.0,
-        0.05,
-        "AdaGrad initial learning rate (0 freezes the vectors)",
-    )
-    .live(),
-    ParamSpec::int(
-        "window",
-        1,
-        255,
-        10,
-        "symmetric window; a pair at distance d counts 1/d",
-    ),
-    ParamSpec::float(
-        "x_max",
-        1e-6,
-        1e12,
-        100.0,
-        "weighting cutoff: f(x) = min(1, (x/x_max)^alpha) (demo: 10)",
-    ),
-    ParamSpec::float("alpha", 0.0, 10.0, 0.75, "weighting exponent"),
-    ParamSpec::choice(
-        "shuffle",
-        &["once", "epoch"],
-        "once",
-        "shuffle the non-zeros once (like glove's shuffle tool) or before every epoch",
-    ),
-    ParamSpec::choice(
-        "output",
-        &["sum", "word"],
-        "sum",
-        "vectors written: word + context (W+C) or word only (W)",
-    ),
-    parallel::schedule("deterministic"),
-];
-
-/// The validated settings of one run.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Settings {
-    /// Vector dimension.
-    pub dim: usize,
-    /// Passes over the non-zeros.
-    pub epochs: usize,
-    /// AdaGrad initial rate (live).
-    pub lr: f64,
-    /// Window size `L`.
-    pub window: usize,
-    /// Weighting cutoff.
-    pub x_max: f64,
-    /// Weighting exponent.
-    pub alpha: f64,
-    /// Reshuffle before every epoch (else once, before training).
-    pub shuffle_each_epoch: bool,
-    /// Output `W + C` (else `W`).
-    pub output_sum: bool,
-    /// How threads share the updates.
-    pub schedule: parallel::Schedule,
-}
-
-impl Settings {
-    /// Reads the settings from validated parameters of [`SCHEMA`].
-    pub fn from_params(p: &Params) -> Settings {
-        Settings {
-            dim: p.usize("dim"),
-            epochs: p.usize("epochs"),
-            lr: p.f64("lr"),
-            window: p.usize("window"),
-            x_max: p.f64("x_max"),
-            alpha: p.f64("alpha"),
-            shuffle_each_epoch: p.choice("shuffle") == "epoch",
-            output_sum: p.choice("output") == "sum",
-            schedule: parallel::Schedule::from_params(p),
-        }
-    }
-
-    /// The co-occurrence counting GloVe trains on: symmetric, harmonic, window `L`.
-    pub fn count_config(&self) -> CountConfig {
-        CountConfig {
-            window: Window::symmetric(self.window, Weighting::Harmonic),
-            max_vocab: None,
-        }
-    }
-}
 
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
     let settings = Settings::from_params(&input.params);

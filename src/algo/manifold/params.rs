@@ -8,7 +8,7 @@ use crate::geometry::manifold::laplacian::SYMMETRISE;
 use crate::geometry::manifold::run::default_tol;
 use crate::geometry::manifold::{Config, Kind as Method, Neighbourhood, Symmetrise};
 use crate::linalg::params::BLOCK;
-use crate::schema::{ParamSpec, Params};
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
 
 /// The rows embedded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,45 +33,108 @@ pub struct Settings {
     pub max_vocab: usize,
 }
 
+choice_names!(Input {
+    Ppmi = "ppmi",
+    TfIdf = "tfidf",
+});
+
+bind_params! {
+    /// The values of [`ISOMAP_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct IsomapValues for ISOMAP_SCHEMA {
+        dim: usize,
+        k: usize,
+        epsilon: f64,
+        landmarks: usize,
+        input: Input,
+        window: usize,
+        max_vocab: usize,
+        tol: f64,
+        block: usize,
+        basis: usize,
+        max_steps: u64,
+    }
+}
+
+bind_params! {
+    /// The values of [`LLE_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct LleValues for LLE_SCHEMA {
+        dim: usize,
+        k: usize,
+        epsilon: f64,
+        reg: f64,
+        input: Input,
+        window: usize,
+        max_vocab: usize,
+        tol: f64,
+        block: usize,
+        basis: usize,
+        max_steps: u64,
+    }
+}
+
+bind_params! {
+    /// The values of [`LAPLACIAN_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct LaplacianValues for LAPLACIAN_SCHEMA {
+        dim: usize,
+        k: usize,
+        epsilon: f64,
+        heat: f64,
+        symmetrise: Symmetrise,
+        input: Input,
+        window: usize,
+        max_vocab: usize,
+        tol: f64,
+        block: usize,
+        basis: usize,
+        max_steps: u64,
+    }
+}
+
+/// The entries every graph method has, and what only one has.
+macro_rules! settings_of {
+    ($v:expr, $method:expr, $seed:expr, { $($extra:tt)* }) => {{
+        let v = $v;
+        Settings {
+            config: Config {
+                neighbourhood: if v.epsilon > 0.0 {
+                    Neighbourhood::Radius(v.epsilon)
+                } else {
+                    Neighbourhood::Knn(v.k)
+                },
+                tol: v.tol,
+                block: v.block,
+                basis: v.basis,
+                max_steps: v.max_steps,
+                seed: $seed,
+                $($extra)*
+                ..Config::new($method, v.dim, v.k)
+            },
+            input: v.input,
+            window: v.window,
+            max_vocab: v.max_vocab,
+        }
+    }};
+}
+
 impl Settings {
     /// Reads the settings of `method` from its parameters.
     pub fn from_params(method: Method, p: &Params, seed: u64) -> Settings {
-        let has = |name: &str| p.schema().iter().any(|s| s.name == name);
-        let epsilon = p.f64("epsilon");
-        let config = Config {
-            neighbourhood: if epsilon > 0.0 {
-                Neighbourhood::Radius(epsilon)
-            } else {
-                Neighbourhood::Knn(p.usize("k"))
-            },
-            landmarks: if has("landmarks") {
-                p.usize("landmarks")
-            } else {
-                0
-            },
-            reg: if has("reg") { p.f64("reg") } else { 1e-3 },
-            heat: if has("heat") { p.f64("heat") } else { 0.0 },
-            symmetrise: if has("symmetrise") {
-                Symmetrise::from_name(p.choice("symmetrise"))
-            } else {
-                Symmetrise::Union
-            },
-            tol: p.f64("tol"),
-            block: p.usize("block"),
-            basis: p.usize("basis"),
-            max_steps: p.usize("max_steps") as u64,
-            seed,
-            ..Config::new(method, p.usize("dim"), p.usize("k"))
-        };
-        Settings {
-            config,
-            input: if p.choice("input") == "tfidf" {
-                Input::TfIdf
-            } else {
-                Input::Ppmi
-            },
-            window: p.usize("window"),
-            max_vocab: p.usize("max_vocab"),
+        match method {
+            Method::Isomap => {
+                let v = IsomapValues::from_params(p);
+                settings_of!(v, method, seed, { landmarks: v.landmarks, })
+            }
+            Method::Lle => {
+                let v = LleValues::from_params(p);
+                settings_of!(v, method, seed, { reg: v.reg, })
+            }
+            Method::Laplacian => {
+                let v = LaplacianValues::from_params(p);
+                settings_of!(v, method, seed, { heat: v.heat, symmetrise: v.symmetrise, })
+            }
         }
     }
 }
@@ -103,7 +166,7 @@ const EPSILON: ParamSpec = ParamSpec::float(
 const fn input(default: &'static str) -> ParamSpec {
     ParamSpec::choice(
         "input",
-        &["ppmi", "tfidf"],
+        Input::NAMES,
         default,
         "rows: PPMI or TF-IDF co-occurrences, L2-normalised",
     )
@@ -148,7 +211,7 @@ const MAX_STEPS: ParamSpec = ParamSpec::int(
 );
 
 /// Schema of `isomap`.
-pub const ISOMAP_SCHEMA: &[ParamSpec] = &[
+pub static ISOMAP_SCHEMA: &[ParamSpec] = &[
     DIM,
     K,
     EPSILON,
@@ -169,7 +232,7 @@ pub const ISOMAP_SCHEMA: &[ParamSpec] = &[
 ];
 
 /// Schema of `lle`.
-pub const LLE_SCHEMA: &[ParamSpec] = &[
+pub static LLE_SCHEMA: &[ParamSpec] = &[
     DIM,
     K,
     EPSILON,
@@ -190,7 +253,7 @@ pub const LLE_SCHEMA: &[ParamSpec] = &[
 ];
 
 /// Schema of `laplacian`.
-pub const LAPLACIAN_SCHEMA: &[ParamSpec] = &[
+pub static LAPLACIAN_SCHEMA: &[ParamSpec] = &[
     DIM,
     K,
     EPSILON,

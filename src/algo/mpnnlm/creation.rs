@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use super::cluster;
 use super::model::Model;
 use crate::fast::hogwild::{Hogwild, SharedMatrix};
+use crate::schema::choice_names;
 
 /// The creation thresholds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,6 +44,11 @@ pub enum Placement {
     /// usual prediction, applied where the word's prototype already is.
     Shift,
 }
+
+choice_names!(Placement {
+    Centroid = "centroid",
+    Shift = "shift",
+});
 
 /// Moves every candidate `c` to `base + (c − mean(points))`.
 fn shift(candidates: &mut [Vec<f32>], points: &[f32], base: &[f32]) {

@@ -16,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use super::baselines::Baselines;
-use super::creation::{self, History, Outcome, Record};
+use super::creation::{self, History, Outcome, Placement, Record};
 use super::heldout::{self, Heldout};
 use super::lanes::Lanes;
 use super::model::{Layout, Model, Net, Scratch};
@@ -25,7 +25,7 @@ use super::Settings;
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::replicas::Rows;
-use crate::schema::Value;
+use crate::schema::{Typed, Value};
 use crate::train::parallel::Schedule;
 use crate::train::phase::{self, Unit};
 use crate::train::plan::{stream_seed, Plan};
@@ -675,12 +675,12 @@ impl Trainer for MpnnlmTrainer {
             ("lr", Value::Float(x)) => self.settings.lr = *x,
             ("momentum", Value::Float(x)) => self.settings.momentum = *x,
             ("sample", Value::Int(x)) => self.settings.sample = *x as usize,
-            ("target", Value::Choice(x)) => self.settings.target = super::target_of(x),
+            ("target", Value::Choice(_)) => self.settings.target = Target::from_value(value),
             ("max_ppl", Value::Float(x)) => c.max_ppl = *x,
             ("min_selections", Value::Int(x)) => c.min_selections = *x as u32,
             ("min_distance", Value::Float(x)) => c.min_distance = *x,
             ("min_split", Value::Float(x)) => c.min_split = *x,
-            ("placement", Value::Choice(x)) => c.placement = super::placement_of(x),
+            ("placement", Value::Choice(_)) => c.placement = Placement::from_value(value),
             _ => return Err(Error::param(name, "cannot be changed during a run")),
         }
         Ok(())

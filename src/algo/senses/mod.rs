@@ -22,6 +22,7 @@
 
 pub mod inventory;
 pub mod nndsvd;
+pub mod params;
 pub mod split;
 pub mod trainer;
 
@@ -30,11 +31,11 @@ mod tests;
 
 use std::time::Instant;
 
+pub use params::*;
 pub use trainer::SensesTrainer;
 
-use crate::cooc::{pmi, CountConfig, LogBase, Marginals, PmiConfig, Summary, Weighting, Window};
+use crate::cooc::Summary;
 use crate::linalg::Csr;
-use crate::schema::{ParamSpec, Params};
 use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
@@ -46,82 +47,6 @@ pub static SENSES: Method = Method {
     dimension: Some("dim"),
     build,
 };
-
-/// The hyperparameters (docs/methods/senses.md).
-pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec::int("dim", 1, 10_000, 100, "dimension of the dense word and sense vectors (rows of U_d)"),
-    ParamSpec::int("window", 1, 255, 5, "symmetric window of the counts, every pair counts 1"),
-    ParamSpec::int("max_vocab", 0, 10_000_000, 30_000, "only the N most frequent words (0 = the whole vocabulary)"),
-    ParamSpec::text("sense_counts", 4096, "wordnet", "senses per word: wordnet (bundled WordNet 3.0 counts), frequency, fixed, or a path to a word<TAB>...<TAB>count file or a WordNet dict directory"),
-    ParamSpec::int("senses", 2, 100, 2, "senses of every frequent word when sense_counts = fixed"),
-    ParamSpec::int("max_senses", 2, 100, 3, "cap on the senses of one word"),
-    ParamSpec::int("min_sense_count", 1, 1_000_000_000, 100, "words seen fewer times keep one sense, whatever their WordNet count (bass, 61 times in text8-head, stays whole at 100); also the unit of the frequency rule"),
-    ParamSpec::float("split_tol", 1e-12, 0.5, 1e-4, "relative residual of each word's NNDSVD singular triplets"),
-    ParamSpec::int("nmf_iterations", 0, 10_000, 0, "NMF multiplicative updates after NNDSVD (0 = NNDSVD alone, as the thesis)"),
-    ParamSpec::int("label_contexts", 0, 100_000, 0, "context words kept per sense in the sidecar: 0 = every one of positive weight (the whole sparse sense vector, what sense induction needs), N = only the N strongest (smaller file, induction misses the rest)"),
-    ParamSpec::float("tol", 1e-14, 0.5, 1e-6, "relative residual of the dense SVD's singular triplets"),
-    ParamSpec::int("max_steps", 1, 10_000_000, 3000, "block Lanczos steps allowed for the dense SVD"),
-];
-
-/// The validated settings of one run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Settings {
-    /// Dense dimension.
-    pub dim: usize,
-    /// Window size.
-    pub window: usize,
-    /// Most frequent words kept.
-    pub max_vocab: Option<usize>,
-    /// Who is split, into how many senses.
-    pub rule: inventory::Rule,
-    /// Per-word SVD settings.
-    pub split: nndsvd::SplitSolver,
-    /// Context words kept per sense in the sidecar (`None` = all of
-    /// positive weight).
-    pub label_contexts: Option<usize>,
-    /// Dense SVD tolerance.
-    pub tol: f64,
-    /// Dense SVD step budget.
-    pub max_steps: u64,
-}
-
-impl Settings {
-    /// Reads the settings from validated parameters of [`SCHEMA`].
-    pub fn from_params(p: &Params) -> Settings {
-        let min_count = p.usize("min_sense_count") as u64;
-        Settings {
-            dim: p.usize("dim"),
-            window: p.usize("window"),
-            max_vocab: Some(p.usize("max_vocab")).filter(|&v| v > 0),
-            rule: inventory::Rule {
-                source: inventory::Source::parse(p.text("sense_counts"), p.usize("senses")),
-                max_senses: p.usize("max_senses"),
-                min_count,
-            },
-            split: nndsvd::SplitSolver {
-                tol: p.f64("split_tol"),
-                nmf_iterations: p.usize("nmf_iterations"),
-                ..nndsvd::SplitSolver::default()
-            },
-            label_contexts: Some(p.usize("label_contexts")).filter(|&n| n > 0),
-            tol: p.f64("tol"),
-            max_steps: p.usize("max_steps") as u64,
-        }
-    }
-
-    /// The co-occurrence counting.
-    pub fn count_config(&self) -> CountConfig {
-        CountConfig {
-            window: Window::symmetric(self.window, Weighting::Uniform),
-            max_vocab: self.max_vocab,
-        }
-    }
-}
-
-/// The PPMI (log base 2) of counts `x`: the matrix whose rows are split.
-pub fn ppmi(x: &sprs::CsMat<f64>) -> Result<sprs::CsMat<f64>> {
-    pmi(x, &Marginals::of(x), &PmiConfig::ppmi(LogBase::Two))
-}
 
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
     let settings = Settings::from_params(&input.params);

@@ -4,16 +4,19 @@
 //! [`crate::geometry::ube`]. Counting and weighting come from [`crate::cooc`]
 //! through the graph methods' helpers; the loss is `J` after every sweep.
 
+pub mod params;
+pub mod trainer;
+
 use std::time::Instant;
 
 use crate::algo::manifold::{unit_rows, weighted, Input};
 use crate::cooc::{CountConfig, Weighting, Window};
-use crate::embedding::Embedding;
-use crate::geometry::ube::{Config, Ube, Update};
-use crate::schema::ParamSpec;
-use crate::train::{Method, ScoreView, StepReport, TrainInput, Trainer};
-use crate::words::WordIndex;
+use crate::geometry::ube::{Config, Ube};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
+
+pub use params::*;
+pub use trainer::UbeTrainer;
 
 /// UBE on word rows.
 pub static UBE: Method = Method {
@@ -24,45 +27,15 @@ pub static UBE: Method = Method {
     build,
 };
 
-/// Hyperparameters of `ube`.
-pub const SCHEMA: &[ParamSpec] = &[
-    ParamSpec::int(
-        "dim",
-        2,
-        2000,
-        50,
-        "dimension of the sphere's space (the thesis: about 50 for word vectors)",
-    ),
-    crate::project::ube::K_MAX,
-    crate::project::ube::COVERAGE,
-    crate::project::ube::ITERS,
-    crate::project::ube::LR,
-    crate::project::ube::UPDATE,
-    ParamSpec::int(
-        "window",
-        1,
-        255,
-        5,
-        "symmetric context window of the counts",
-    ),
-    ParamSpec::int(
-        "max_vocab",
-        3,
-        100_000,
-        2000,
-        "embed the N most frequent words (rows and contexts; dense N x N rows)",
-    ),
-];
-
 fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
-    let p = &input.params;
+    let v = Values::from_params(&input.params);
     let t = Instant::now();
-    let window = p.usize("window");
+    let window = v.window;
     let counts = input.counts.counts(
         &input.corpus,
         &CountConfig {
             window: Window::symmetric(window, Weighting::Uniform),
-            max_vocab: Some(p.usize("max_vocab")),
+            max_vocab: Some(v.max_vocab),
         },
     )?;
     let rows = unit_rows(&weighted(&counts, Input::Ppmi)?);
@@ -72,62 +45,16 @@ fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trai
         t.elapsed().as_secs_f64()
     ));
     let config = Config {
-        k_max: p.usize("k_max"),
-        coverage: p.f64("coverage"),
-        iters: p.usize("iters"),
-        lr: p.f64("lr"),
-        update: Update::from_name(p.choice("update")).unwrap_or(Update::Normalised),
+        k_max: v.k_max,
+        coverage: v.coverage,
+        iters: v.iters,
+        lr: v.lr,
+        update: v.update,
         seed: input.seed,
-        ..Config::new(p.usize("dim"))
+        ..Config::new(v.dim)
     };
     let ube = Ube::new(rows, config)?;
     let mut index = input.corpus.vocab().index().clone();
     index.truncate(n);
-    Ok(Box::new(UbeTrainer { ube, index }))
-}
-
-/// A UBE run over word rows: the graph on step 0, one sweep per later step.
-pub struct UbeTrainer {
-    ube: Ube,
-    index: WordIndex,
-}
-
-impl Trainer for UbeTrainer {
-    fn total_steps(&self) -> u64 {
-        self.ube.total_steps()
-    }
-
-    fn step(&mut self, _step: u64) -> Result<StepReport> {
-        let items = self.ube.step()?;
-        let sweep = self.ube.sweeps();
-        Ok(StepReport {
-            loss: self.ube.loss(),
-            items,
-            epoch: sweep as u32,
-            lr: if sweep == 0 {
-                0.0
-            } else {
-                self.ube.config().lr_at(sweep)
-            },
-        })
-    }
-
-    fn finished(&self) -> bool {
-        self.ube.is_done()
-    }
-
-    fn take_note(&mut self) -> Option<String> {
-        self.ube.take_note()
-    }
-
-    /// No held-out perplexity: `s_ij` scores word pairs of the graph, not
-    /// word–context predictions (docs/methods/ube.md, "Report values").
-    fn scores(&self) -> Option<ScoreView<'_>> {
-        None
-    }
-
-    fn into_embedding(self: Box<Self>) -> Result<Embedding> {
-        let y = self.ube.into_coords().mapv(|v| v as f32);
-        Embedding::new(self.index, y)
-    }
+    Ok(Box::new(UbeTrainer::new(ube, index)))
 }

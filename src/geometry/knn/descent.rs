@@ -715,14 +715,15 @@ mod tests {
 
     #[test]
     fn the_knn_option_picks_the_search_by_name() {
-        use crate::geometry::knn::{search, Search, SEARCHES};
-        for name in SEARCHES {
-            assert_eq!(Search::from_name(name).name(), name);
+        use crate::geometry::knn::{search, Search, KNN};
+        use crate::schema::{Choice, Typed};
+        for &how in Search::ALL {
+            assert_eq!(Search::from_value(&KNN.parse(how.name()).unwrap()), how);
         }
         // A small mixture: `approximate` is the descent's result (close to
         // exact), `exact` the brute force, `auto` exact below the threshold.
         let x = mixture(2000, 16, 6, 5);
-        let how = |name| search(x.view(), 30, Search::from_name(name));
+        let how = |name| search(x.view(), 30, Search::from_value(&KNN.parse(name).unwrap()));
         let exact = knn(x.view(), 30);
         assert_eq!(
             how("approximate"),

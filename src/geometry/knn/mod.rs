@@ -25,7 +25,7 @@ use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array2, ArrayView2, Axis};
 use rayon::prelude::*;
 
-use crate::schema::ParamSpec;
+use crate::schema::{choice_names, Choice, ParamSpec};
 use crate::topk::TopK;
 
 mod descent;
@@ -37,15 +37,12 @@ pub use descent::{auto_candidates, descent, Descent};
 /// docs/methods/projection.md, "Approximate neighbours for large n").
 pub const AUTO_FROM: usize = 150_000;
 
-/// The names of the searches, in [`KNN`]'s order.
-pub const SEARCHES: [&str; 3] = ["auto", "exact", "approximate"];
-
 /// The `knn` option of every method that searches neighbours (t-SNE, UMAP,
 /// Isomap, LLE, Laplacian eigenmaps, UBE), declared once for their schemas
 /// and the workbench's projection form.
 pub const KNN: ParamSpec = ParamSpec::choice(
     "knn",
-    &SEARCHES,
+    Search::NAMES,
     "auto",
     "neighbour search: auto (exact below 150,000 points), exact (brute force), approximate (NN-descent)",
 );
@@ -71,26 +68,13 @@ impl Search {
             Search::Auto => n >= AUTO_FROM,
         }
     }
-
-    /// The search named `name` (one of [`SEARCHES`]; the option's values
-    /// are validated by [`KNN`], so anything else is [`Search::Auto`]).
-    pub fn from_name(name: &str) -> Search {
-        match name {
-            "exact" => Search::Exact,
-            "approximate" => Search::Approximate,
-            _ => Search::Auto,
-        }
-    }
-
-    /// Name used in options and logs.
-    pub fn name(self) -> &'static str {
-        match self {
-            Search::Exact => "exact",
-            Search::Approximate => "approximate",
-            Search::Auto => "auto",
-        }
-    }
 }
+
+choice_names!(Search {
+    Auto = "auto",
+    Exact = "exact",
+    Approximate = "approximate",
+});
 
 /// The `k` nearest other rows of every row of `x`, nearest first, by the
 /// search `how` picks: the entry point of every caller.

@@ -5,18 +5,23 @@
 
 use super::graph::Graph;
 use crate::linalg::{Csr, SymmetricOperator};
-use crate::schema::ParamSpec;
+use crate::schema::{choice_names, Choice, ParamSpec};
 use crate::{Error, Result};
 
 /// Laplacian eigenmaps' graph, declared once for the word method and the
 /// projections (`symmetrise`).
 pub const SYMMETRISE: ParamSpec = ParamSpec::choice(
     "symmetrise",
-    Symmetrise::CHOICES,
+    Symmetrise::NAMES,
     "union",
     "laplacian: union = an edge of weight w when either end lists the other (the paper); \
      mean = (A + A^T)/2 with each point among its own k (scikit-learn's SpectralEmbedding)",
 );
+
+choice_names!(Symmetrise {
+    Union = "union",
+    Mean = "mean",
+});
 
 /// How the directed neighbour lists become a symmetric weight matrix
 /// (docs/methods/manifold.md, "Laplacian eigenmaps").
@@ -33,19 +38,6 @@ pub enum Symmetrise {
 }
 
 impl Symmetrise {
-    /// The choices of the `symmetrise` parameter, in declaration order.
-    pub const CHOICES: &'static [&'static str] = &["union", "mean"];
-
-    /// The variant named `name` (`union` for anything else: the schema
-    /// has already refused other names).
-    pub fn from_name(name: &str) -> Symmetrise {
-        if name == "mean" {
-            Symmetrise::Mean
-        } else {
-            Symmetrise::Union
-        }
-    }
-
     /// Neighbours to search for a `k` of this rule (the point itself is
     /// one of `k` under [`Symmetrise::Mean`]).
     pub fn others(self, k: usize) -> usize {

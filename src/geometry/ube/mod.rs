@@ -10,12 +10,14 @@
 //! - [`newton`]: the inverse Hessian kept current by rank-one updates;
 //! - [`run`]: the run in steps (graph, then one sweep per step), Newton,
 //!   gradient or the authors' normalised-force update;
-//! - [`sphere`]: the equal-area map the plots and the workbench show.
+//! - [`sphere`]: the equal-area map the plots and the workbench show;
+//! - [`options`]: the options the word method and the projection share.
 
 pub mod affinity;
 pub mod init;
 pub mod newton;
 pub mod objective;
+pub mod options;
 pub mod run;
 pub mod sphere;
 

@@ -11,6 +11,7 @@ use super::init::random_sphere;
 use super::newton::Inverse;
 use super::objective::{gradient, loss, Moments};
 use crate::geometry::knn::Search;
+use crate::schema::choice_names;
 use crate::{Error, Result};
 
 /// How a point moves along its gradient `g` (radial part removed, see
@@ -34,30 +35,12 @@ pub enum Update {
     Authors,
 }
 
-impl Update {
-    /// Every update, in menu order.
-    pub const ALL: [Update; 4] = [
-        Update::Newton,
-        Update::Sgd,
-        Update::Normalised,
-        Update::Authors,
-    ];
-
-    /// Its option name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Update::Newton => "newton",
-            Update::Sgd => "sgd",
-            Update::Normalised => "normalised",
-            Update::Authors => "authors",
-        }
-    }
-
-    /// The update named `name`.
-    pub fn from_name(name: &str) -> Option<Update> {
-        Update::ALL.into_iter().find(|u| u.name() == name)
-    }
-}
+choice_names!(Update {
+    Normalised = "normalised",
+    Newton = "newton",
+    Sgd = "sgd",
+    Authors = "authors",
+});
 
 /// The settings of one run.
 #[derive(Debug, Clone, Copy, PartialEq)]

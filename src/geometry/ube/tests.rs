@@ -3,6 +3,7 @@
 use super::objective::{loss, Moments};
 use super::*;
 use crate::geometry::testdata::gaussian_blobs;
+use crate::schema::Choice;
 
 fn blobs_affinities(n: usize) -> Affinities {
     let x = gaussian_blobs(n, 8, 4, 3);
@@ -38,7 +39,7 @@ fn small_steps_never_increase_the_loss_and_rows_stay_unit() {
 
 #[test]
 fn runs_reduce_the_loss_keep_unit_rows_and_are_reproducible() {
-    for update in Update::ALL {
+    for &update in Update::ALL {
         let x = gaussian_blobs(150, 8, 3, 5);
         let config = Config {
             iters: 30,

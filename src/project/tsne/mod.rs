@@ -33,7 +33,7 @@ use self::optimize::{Optimizer, Phase, Schedule};
 use crate::embedding::Embedding;
 use crate::geometry::pca::{pca, PcaSolver};
 use crate::geometry::random::gaussian;
-use crate::schema::{ParamSpec, Params, Value};
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params, Value};
 use crate::train::{Job, JobConfig, Method, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -117,14 +117,14 @@ pub static SCHEMA: &[ParamSpec] = &[
     ),
     ParamSpec::choice(
         "gradient",
-        &["auto", "exact", "bh", "fft"],
+        GradientChoice::NAMES,
         "auto",
         "repulsion: exact below 1k points, Barnes-Hut below 5k, FFT above",
     ),
     ParamSpec::float("theta", 0.0, 1.0, 0.5, "Barnes-Hut opening angle"),
     ParamSpec::choice(
         "init",
-        &["pca", "random"],
+        Init::NAMES,
         "pca",
         "initial layout: first two principal components (scaled) or Gaussian noise",
     ),
@@ -171,6 +171,37 @@ pub enum Init {
     Random,
 }
 
+choice_names!(GradientChoice {
+    Auto = "auto",
+    Exact = "exact",
+    BarnesHut = "bh",
+    Fft = "fft",
+});
+
+choice_names!(Init {
+    Pca = "pca",
+    Random = "random",
+});
+
+bind_params! {
+    /// The values of [`SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct Values for SCHEMA {
+        perplexity: f64,
+        early_iterations: usize,
+        early_exaggeration: f64,
+        iterations: usize,
+        exaggeration: f64,
+        learning_rate: f64,
+        early_momentum: f64,
+        momentum: f64,
+        gradient: GradientChoice,
+        theta: f64,
+        init: Init,
+        knn: knn::Search,
+    }
+}
+
 /// Validated t-SNE settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TsneConfig {
@@ -202,30 +233,22 @@ impl Default for TsneConfig {
 impl TsneConfig {
     /// Settings from schema-validated parameters.
     pub fn from_params(p: &Params, seed: u64) -> Self {
-        let lr = p.f64("learning_rate");
+        let v = Values::from_params(p);
         TsneConfig {
-            perplexity: p.f64("perplexity"),
+            perplexity: v.perplexity,
             schedule: Schedule {
-                early_iterations: p.usize("early_iterations"),
-                early_exaggeration: p.f64("early_exaggeration"),
-                early_momentum: p.f64("early_momentum"),
-                iterations: p.usize("iterations"),
-                exaggeration: p.f64("exaggeration"),
-                momentum: p.f64("momentum"),
-                learning_rate: (lr > 0.0).then_some(lr),
+                early_iterations: v.early_iterations,
+                early_exaggeration: v.early_exaggeration,
+                early_momentum: v.early_momentum,
+                iterations: v.iterations,
+                exaggeration: v.exaggeration,
+                momentum: v.momentum,
+                learning_rate: (v.learning_rate > 0.0).then_some(v.learning_rate),
             },
-            gradient: match p.choice("gradient") {
-                "exact" => GradientChoice::Exact,
-                "bh" => GradientChoice::BarnesHut,
-                "fft" => GradientChoice::Fft,
-                _ => GradientChoice::Auto,
-            },
-            theta: p.f64("theta"),
-            init: match p.choice("init") {
-                "random" => Init::Random,
-                _ => Init::Pca,
-            },
-            knn: knn::Search::from_name(p.choice("knn")),
+            gradient: v.gradient,
+            theta: v.theta,
+            init: v.init,
+            knn: v.knn,
             seed,
             dims: 2,
         }

@@ -28,7 +28,7 @@ pub mod layout;
 use ndarray::{Array2, ArrayView2};
 
 use crate::geometry::knn::{search, Knn, Search};
-use crate::schema::{ParamSpec, Params};
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
 use crate::{Error, Result};
 
 /// Epochs when `n_epochs = 0` for at most [`SMALL`] points (umap-learn's).
@@ -95,7 +95,7 @@ pub const LEARNING_RATE: ParamSpec = ParamSpec::float(
 /// Distance of the input vectors (umap-learn's default).
 pub const METRIC: ParamSpec = ParamSpec::choice(
     "metric",
-    &["euclidean", "cosine"],
+    Metric::NAMES,
     "euclidean",
     "distance of the input vectors",
 );
@@ -147,6 +147,26 @@ pub struct Settings {
     pub dims: usize,
 }
 
+choice_names!(Metric {
+    Euclidean = "euclidean",
+    Cosine = "cosine",
+});
+
+bind_params! {
+    /// The values of [`SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct Values for SCHEMA {
+        n_neighbors: usize,
+        min_dist: f64,
+        spread: f64,
+        n_epochs: usize,
+        negative_sample_rate: usize,
+        learning_rate: f64,
+        metric: Metric,
+        knn: Search,
+    }
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings::from_params(&Params::defaults(SCHEMA), 1).expect("the defaults are valid")
@@ -156,18 +176,16 @@ impl Default for Settings {
 impl Settings {
     /// Settings from schema-validated parameters; refuses `min_dist > spread`.
     pub fn from_params(p: &Params, seed: u64) -> Result<Settings> {
+        let v = Values::from_params(p);
         let s = Settings {
-            n_neighbors: p.usize("n_neighbors"),
-            min_dist: p.f64("min_dist"),
-            spread: p.f64("spread"),
-            n_epochs: p.usize("n_epochs"),
-            negative_sample_rate: p.usize("negative_sample_rate"),
-            learning_rate: p.f64("learning_rate"),
-            metric: match p.choice("metric") {
-                "cosine" => Metric::Cosine,
-                _ => Metric::Euclidean,
-            },
-            knn: Search::from_name(p.choice("knn")),
+            n_neighbors: v.n_neighbors,
+            min_dist: v.min_dist,
+            spread: v.spread,
+            n_epochs: v.n_epochs,
+            negative_sample_rate: v.negative_sample_rate,
+            learning_rate: v.learning_rate,
+            metric: v.metric,
+            knn: v.knn,
             seed,
             dims: 2,
         };

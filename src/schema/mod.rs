@@ -14,6 +14,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 
+mod bind;
+
+pub use crate::{bind_params, choice_names};
+pub use bind::{entry_binds, field_binds, names_are, position, Bind, Choice, Typed};
+
 /// The type and valid range of a hyperparameter.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Kind {
@@ -141,7 +146,7 @@ const fn const_contains(words: &[&str], word: &str) -> bool {
     false
 }
 
-const fn const_str_eq(a: &str, b: &str) -> bool {
+pub(crate) const fn const_str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -570,6 +575,11 @@ impl Params {
                     ),
                 )
             })
+    }
+
+    /// The values in schema order (what [`bind_params!`] structs read by place).
+    pub fn values(&self) -> &[Value] {
+        &self.values
     }
 
     /// The schema these values follow.

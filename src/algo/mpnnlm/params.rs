@@ -1,0 +1,243 @@
+//! `mpnnlm`'s hyperparameters, declared once, and the settings a run
+//! reads from them.
+
+use super::creation;
+use super::model::Shape;
+use super::trainer::Target;
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
+use crate::train::parallel::{self, Schedule};
+
+/// The hyperparameters (paper values where the thesis gives them, else the
+/// choices in `docs/methods/mpnnlm.md`).
+pub static SCHEMA: &[ParamSpec] = &[
+    ParamSpec::int("dim", 1, 1000, 50, "prototype dimension d (thesis: 50)"),
+    ParamSpec::int(
+        "context",
+        1,
+        16,
+        4,
+        "previous prototypes fed to the network, n (thesis: 4)",
+    ),
+    ParamSpec::int("hidden", 1, 4096, 100, "hidden tanh units (thesis: 100)"),
+    ParamSpec::int("epochs", 1, 1000, 1, "passes over the training split"),
+    ParamSpec::float(
+        "lr",
+        0.0,
+        10.0,
+        0.001,
+        "learning rate of momentum SGD (constant; the step is about lr / (1 - momentum))",
+    )
+    .live(),
+    ParamSpec::float("momentum", 0.0, 0.999, 0.9, "momentum of SGD").live(),
+    ParamSpec::int(
+        "sample",
+        0,
+        10_000_000,
+        1000,
+        "other prototypes drawn for the training denominator (0 = full normaliser)",
+    )
+    .live(),
+    ParamSpec::choice(
+        "proposal",
+        ProposalName::NAMES,
+        "unigram",
+        "where the sampled denominator draws the other words: by training count (or its 0.75 power), importance-weighted (Bengio & Senecal), or uniformly among the prototypes (lets the frequent words escape most samples: model ppl stays above the unigram's)",
+    ),
+    ParamSpec::choice(
+        "target",
+        Target::NAMES,
+        "posterior",
+        "drawn: only the prototype drawn from the posterior trains towards the prediction, the word's others are pushed away; posterior: all of the word's prototypes move towards it, weighted by the posterior (the thesis, step 2)",
+    )
+    .live(),
+    ParamSpec::choice(
+        "prototypes",
+        Prototypes::NAMES,
+        "log10",
+        "at most floor(log10 count) prototypes per word, or one (single-prototype model)",
+    ),
+    ParamSpec::float(
+        "max_ppl",
+        0.0,
+        1e12,
+        400.0,
+        "criterion 1: create prototypes only while held-out perplexity is below this",
+    )
+    .live(),
+    ParamSpec::int(
+        "min_selections",
+        0,
+        1_000_000_000,
+        400,
+        "criterion 2: every prototype of the word selected at least this often",
+    )
+    .live(),
+    ParamSpec::float(
+        "min_distance",
+        0.0,
+        1e6,
+        1.0,
+        "criterion 4: a new prototype at least this far (Euclidean) from the word's others",
+    )
+    .live(),
+    ParamSpec::int(
+        "history",
+        2,
+        10_000,
+        100,
+        "last predictions per word kept for clustering (thesis: 100)",
+    ),
+    ParamSpec::float(
+        "min_split",
+        0.0,
+        0.5,
+        0.1,
+        "smallest share of the predictions on the minor side of the chosen split (thesis: 10%)",
+    )
+    .live(),
+    ParamSpec::choice(
+        "placement",
+        creation::Placement::NAMES,
+        "centroid",
+        "a new prototype at its cluster's centroid of predictions (thesis), or the word's prototype shifted by the cluster's departure from the mean prediction",
+    )
+    .live(),
+    ParamSpec::int(
+        "step_tokens",
+        1,
+        100_000_000,
+        100_000,
+        "training tokens per step; held-out perplexity and creation are checked after each",
+    ),
+    ParamSpec::int(
+        "heldout_tokens",
+        0,
+        100_000_000,
+        1000,
+        "held-out tokens scored for the model perplexity (0 = none)",
+    ),
+    parallel::schedule("hogwild"),
+];
+
+/// The validated settings of one run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Network shape.
+    pub shape: Shape,
+    /// Passes over the corpus.
+    pub epochs: usize,
+    /// Learning rate (live).
+    pub lr: f64,
+    /// Momentum (live).
+    pub momentum: f64,
+    /// Other prototypes sampled for the denominator; 0 = all (live).
+    pub sample: usize,
+    /// Power of the counts of the sampled denominator's proposal (`None`:
+    /// uniform among the prototypes).
+    pub proposal: Option<f64>,
+    /// What the target's prototypes train towards (live).
+    pub target: Target,
+    /// Several prototypes per word allowed.
+    pub multi: bool,
+    /// Creation thresholds (live).
+    pub criteria: creation::Criteria,
+    /// Predictions kept per word.
+    pub history: usize,
+    /// Tokens per step.
+    pub step_tokens: usize,
+    /// Held-out tokens for the model perplexity.
+    pub heldout_tokens: usize,
+    /// How several threads share the updates.
+    pub schedule: Schedule,
+}
+
+/// The sampled denominator's proposal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProposalName {
+    Unigram,
+    Unigram075,
+    Uniform,
+}
+choice_names!(ProposalName {
+    Unigram = "unigram",
+    Unigram075 = "unigram0.75",
+    Uniform = "uniform",
+});
+
+/// How many prototypes a word may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prototypes {
+    Log10,
+    One,
+}
+choice_names!(Prototypes {
+    Log10 = "log10",
+    One = "one",
+});
+
+choice_names!(Target {
+    Drawn = "drawn",
+    Posterior = "posterior",
+});
+
+bind_params! {
+    /// The values of [`SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct Values for SCHEMA {
+        dim: usize,
+        context: usize,
+        hidden: usize,
+        epochs: usize,
+        lr: f64,
+        momentum: f64,
+        sample: usize,
+        proposal: ProposalName,
+        target: Target,
+        prototypes: Prototypes,
+        max_ppl: f64,
+        min_selections: u32,
+        min_distance: f64,
+        history: usize,
+        min_split: f64,
+        placement: creation::Placement,
+        step_tokens: usize,
+        heldout_tokens: usize,
+        schedule: Schedule,
+    }
+}
+
+impl Settings {
+    /// Reads the settings from validated parameters of [`SCHEMA`].
+    pub fn from_params(p: &Params) -> Settings {
+        let v = Values::from_params(p);
+        Settings {
+            shape: Shape {
+                dim: v.dim,
+                context: v.context,
+                hidden: v.hidden,
+            },
+            epochs: v.epochs,
+            lr: v.lr,
+            momentum: v.momentum,
+            sample: v.sample,
+            proposal: match v.proposal {
+                ProposalName::Unigram => Some(1.0),
+                ProposalName::Unigram075 => Some(0.75),
+                ProposalName::Uniform => None,
+            },
+            target: v.target,
+            multi: v.prototypes == Prototypes::Log10,
+            criteria: creation::Criteria {
+                max_ppl: v.max_ppl,
+                min_selections: v.min_selections,
+                min_distance: v.min_distance,
+                min_split: v.min_split,
+                placement: v.placement,
+            },
+            history: v.history,
+            step_tokens: v.step_tokens,
+            heldout_tokens: v.heldout_tokens,
+            schedule: v.schedule,
+        }
+    }
+}
