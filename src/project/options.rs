@@ -34,6 +34,7 @@ pub static OPTIONS: &[ParamSpec] = &[
     crate::geometry::ube::options::ITERS,
     crate::geometry::ube::options::LR,
     crate::geometry::ube::options::UPDATE,
+    crate::geometry::ube::options::MIN_K,
     crate::project::umap::N_NEIGHBORS,
     crate::project::umap::MIN_DIST,
     crate::project::umap::SPREAD,
@@ -131,6 +132,7 @@ bind_params! {
         iters: usize,
         lr: f64,
         update: crate::geometry::ube::Update,
+        min_k: usize,
         n_neighbors: usize,
         min_dist: f64,
         spread: f64,
@@ -173,7 +175,7 @@ mod tests {
             shown("ube"),
             [
                 "method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update",
-                "knn"
+                "min_k", "knn"
             ]
         );
         assert_eq!(

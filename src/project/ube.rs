@@ -7,7 +7,7 @@
 use ndarray::Array2;
 
 use crate::geometry::knn::{Search, KNN};
-use crate::geometry::ube::options::{COVERAGE, ITERS, K_MAX, LR, UPDATE};
+use crate::geometry::ube::options::{COVERAGE, ITERS, K_MAX, LR, MIN_K, UPDATE};
 use crate::geometry::ube::{sphere, Config, Ube, Update};
 use crate::project::projection::{go_on, Input, Laid, Loss, Progress, Projection, Tick};
 use crate::schema::{bind_params, Choice, ParamSpec, Params};
@@ -47,7 +47,7 @@ fn lay_out(input: Input<'_>, p: &Params, progress: &mut dyn Progress) -> Result<
 
 /// UBE's projection options (`wordbench project --method ube --set name=value`),
 /// each declared once and shared with the word method `--algo ube`.
-pub static SCHEMA: &[ParamSpec] = &[K_MAX, COVERAGE, ITERS, LR, UPDATE, KNN];
+pub static SCHEMA: &[ParamSpec] = &[K_MAX, COVERAGE, ITERS, LR, UPDATE, MIN_K, KNN];
 
 /// A run of dimension `dim` from the options `p`.
 pub fn config(p: &Params, dim: usize, seed: u64) -> Config {
@@ -58,6 +58,7 @@ pub fn config(p: &Params, dim: usize, seed: u64) -> Config {
         iters: v.iters,
         lr: v.lr,
         update: v.update,
+        min_k: v.min_k,
         seed,
         knn: v.knn,
         ..Config::new(dim)
@@ -73,6 +74,7 @@ bind_params! {
         iters: usize,
         lr: f64,
         update: Update,
+        min_k: usize,
         knn: Search,
     }
 }
@@ -163,6 +165,9 @@ mod tests {
         let p = Params::parse(SCHEMA, "ube", [("iters", "4"), ("update", "newton")]).unwrap();
         let c = config(&p, 3, 7);
         assert_eq!((c.dim, c.iters, c.k_max, c.seed), (3, 4, 50, 7));
+        assert_eq!(c.min_k, 1, "the thesis' elbow alone by default");
+        let authors = Params::parse(SCHEMA, "ube", [("min_k", "15"), ("k_max", "90")]).unwrap();
+        assert_eq!(config(&authors, 3, 7).min_k, 15);
         assert_eq!(c.update, Update::Newton);
         assert!(describe(&c).contains("newton"));
         let x = crate::project::testdata::gaussian_blobs(40, 5, 2, 1);

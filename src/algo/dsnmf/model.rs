@@ -15,8 +15,6 @@
 //! processed in fixed blocks in parallel and every sum over rows is the sum
 //! of the blocks' partial sums in block order, so results do not depend on
 //! the thread count.
-// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the AVX2 block kernel is a `#[target_feature]` function.
-#![allow(unsafe_code)]
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -195,7 +193,7 @@ impl Model {
 
     /// Rows `rows` of the pass: fills their `(ZW)` rows in `out`, returns
     /// their share of the sums. Compiled twice, with and without AVX2, and
-    /// chosen once per block.
+    /// chosen once per block ([`crate::fast::isa`]).
     fn evaluate_block(
         &self,
         s: &Csr,
@@ -203,24 +201,13 @@ impl Model {
         rows: std::ops::Range<usize>,
         out: &mut [f64],
     ) -> BlockSums {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { self.evaluate_block_avx2(s, scales, rows, out) };
-        }
-        self.evaluate_block_body(s, scales, rows, out)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn evaluate_block_avx2(
-        &self,
-        s: &Csr,
-        scales: &Scales,
-        rows: std::ops::Range<usize>,
-        out: &mut [f64],
-    ) -> BlockSums {
-        self.evaluate_block_body(s, scales, rows, out)
+        crate::fast::isa::widest(EvaluateBlock {
+            model: self,
+            s,
+            scales,
+            rows,
+            out,
+        })
     }
 
     #[inline(always)]
@@ -384,6 +371,25 @@ fn sum_in_order(parts: Vec<Vec<f64>>, len: usize) -> Vec<f64> {
 /// without AVX2), shared with the other methods in [`crate::fast::mixed`].
 pub(crate) mod kernel {
     pub use crate::fast::mixed::{axpy_f64 as axpy, dot_f64 as dot};
+}
+
+/// [`Model::evaluate_block`]'s loop, for [`crate::fast::isa::widest`].
+struct EvaluateBlock<'a> {
+    model: &'a Model,
+    s: &'a Csr,
+    scales: &'a Scales,
+    rows: std::ops::Range<usize>,
+    out: &'a mut [f64],
+}
+
+impl crate::fast::isa::Kernel for EvaluateBlock<'_> {
+    type Output = BlockSums;
+
+    #[inline(always)]
+    fn run(self) -> BlockSums {
+        self.model
+            .evaluate_block_body(self.s, self.scales, self.rows, self.out)
+    }
 }
 
 #[cfg(test)]

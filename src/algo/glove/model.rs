@@ -17,7 +17,7 @@
 //! the first update is plain SGD with rate `lr`. A live change of `lr`
 //! therefore scales the updates and what they add to the sums from the next
 //! step on.
-// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the AVX2 kernel is a `#[target_feature]` function and reads Hogwild rows.
+// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the training loop reads Hogwild rows (`fast::hogwild`).
 #![allow(unsafe_code)]
 
 use ndarray::{s, Array2, ArrayView2};
@@ -165,26 +165,31 @@ pub(crate) fn train_part(
     cells: &[Cell],
     lr: f32,
 ) -> f64 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { train_part_avx2(words, contexts, dim, cells, lr) };
-        }
-    }
-    train_part_generic(words, contexts, dim, cells, lr)
+    crate::fast::isa::widest(TrainPart {
+        words,
+        contexts,
+        dim,
+        cells,
+        lr,
+    })
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn train_part_avx2(
-    words: &Hogwild<'_>,
-    contexts: &Hogwild<'_>,
+/// [`train_part`]'s loop, for [`crate::fast::isa::widest`].
+struct TrainPart<'a, 'h> {
+    words: &'a Hogwild<'h>,
+    contexts: &'a Hogwild<'h>,
     dim: usize,
-    cells: &[Cell],
+    cells: &'a [Cell],
     lr: f32,
-) -> f64 {
-    train_part_generic(words, contexts, dim, cells, lr)
+}
+
+impl crate::fast::isa::Kernel for TrainPart<'_, '_> {
+    type Output = f64;
+
+    #[inline(always)]
+    fn run(self) -> f64 {
+        train_part_generic(self.words, self.contexts, self.dim, self.cells, self.lr)
+    }
 }
 
 #[inline(always)]

@@ -50,6 +50,7 @@ fn build(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trai
         iters: v.iters,
         lr: v.lr,
         update: v.update,
+        min_k: v.min_k,
         seed: input.seed,
         ..Config::new(v.dim)
     };

@@ -1,7 +1,7 @@
 //! `ube`'s hyperparameters, declared once, and the settings a run
 //! reads from them.
 
-use crate::geometry::ube::options::{COVERAGE, ITERS, K_MAX, LR, UPDATE};
+use crate::geometry::ube::options::{COVERAGE, ITERS, K_MAX, LR, MIN_K, UPDATE};
 use crate::geometry::ube::Update;
 use crate::schema::{bind_params, ParamSpec};
 
@@ -19,6 +19,7 @@ pub static SCHEMA: &[ParamSpec] = &[
     ITERS,
     LR,
     UPDATE,
+    MIN_K,
     ParamSpec::int(
         "window",
         1,
@@ -45,6 +46,7 @@ bind_params! {
         iters: usize,
         lr: f64,
         update: Update,
+        min_k: usize,
         window: usize,
         max_vocab: usize,
     }

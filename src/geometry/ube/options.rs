@@ -40,6 +40,15 @@ pub const LR: ParamSpec = ParamSpec::float(
     "learning rate of sweep 1; sweep t uses lr / sqrt(t), or with update=authors a sigmoid down to lr/10 (the thesis and the authors' code: 0.1)",
 );
 
+/// Neighbours every point keeps, whatever its elbow.
+pub const MIN_K: ParamSpec = ParamSpec::int(
+    "min_k",
+    1,
+    10_000,
+    1,
+    "neighbours every point keeps at least, whatever its elbow (the thesis: 1, the elbow alone; the authors' code: 15); at most k_max",
+);
+
 /// The update rule.
 pub const UPDATE: ParamSpec = ParamSpec::choice(
     "update",

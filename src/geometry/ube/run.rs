@@ -100,6 +100,15 @@ impl Config {
                 format!("{} (expected at least 2)", self.k_max),
             ));
         }
+        if self.min_k > self.k_max {
+            return Err(Error::param(
+                "min_k",
+                format!(
+                    "{} (expected at most k_max = {}: a point keeps at most the neighbours searched)",
+                    self.min_k, self.k_max
+                ),
+            ));
+        }
         if !(self.coverage > 0.0 && self.coverage.is_finite()) {
             return Err(Error::param(
                 "coverage",

@@ -102,9 +102,16 @@ fn bad_settings_are_refused() {
         lr: 0.0,
         ..Config::new(3)
     };
-    assert!(Ube::new(x, bad_lr).is_err());
+    assert!(Ube::new(x.clone(), bad_lr).is_err());
     let tiny = ndarray::Array2::<f32>::zeros((2, 3));
     assert!(Ube::new(tiny, Config::new(3)).is_err());
+    let floor_above_search = Config {
+        k_max: 10,
+        min_k: 11,
+        ..Config::new(3)
+    };
+    let e = Ube::new(x, floor_above_search).err().unwrap().to_string();
+    assert!(e.contains("min_k") && e.contains("k_max = 10"), "{e}");
 }
 
 /// Four points on the circle, edges 0–1 and 2–3 (weight ½ each way).

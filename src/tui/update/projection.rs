@@ -732,7 +732,7 @@ mod tests {
             names(&app),
             [
                 "method", "count", "labels", "seed", "k_max", "coverage", "iters", "lr", "update",
-                "knn"
+                "min_k", "knn"
             ]
         );
         // Down walks the rows shown: focus, then the options ube reads.
