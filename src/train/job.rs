@@ -14,6 +14,7 @@ use super::phase::{self, Meter};
 use super::trainer::{Method, TrainInput, Trainer};
 use crate::cooc::progress;
 use crate::embedding::Embedding;
+use crate::schema::{Params, Value};
 use crate::{Error, Result};
 
 /// Settings of the runner itself (not of the method).
@@ -100,7 +101,7 @@ enum Source {
     /// `method.build` on a corpus (with held-out perplexity).
     Corpus(TrainInput),
     /// A closure, run with this many threads (no perplexity).
-    Built(usize, BuildTrainer),
+    Built(usize, Params, BuildTrainer),
 }
 
 impl Job {
@@ -112,14 +113,16 @@ impl Job {
     /// Starts a trainer built by `build` (one that reads no corpus, such as a
     /// t-SNE projection) with `threads` threads. `method` names the job and
     /// holds the schema that `Command::Set` is checked against; its `build`
-    /// is not called. Held-out perplexity is not measured.
+    /// is not called; `params` are the values the trainer was built with,
+    /// which live changes update. Held-out perplexity is not measured.
     pub fn spawn_with(
         method: &'static Method,
         threads: usize,
+        params: Params,
         config: JobConfig,
         build: BuildTrainer,
     ) -> Job {
-        Job::start(method, Source::Built(threads, build), config)
+        Job::start(method, Source::Built(threads, params, build), config)
     }
 
     fn start(method: &'static Method, source: Source, config: JobConfig) -> Job {
@@ -190,7 +193,7 @@ fn run(
 ) {
     let asked = match &source {
         Source::Corpus(input) => input.threads,
-        Source::Built(threads, _) => *threads,
+        Source::Built(threads, ..) => *threads,
     };
     // Callers cap and warn already; this guards library users and runs
     // relaunched from a session written on a larger machine.
@@ -311,6 +314,8 @@ fn divergence(loss: f64, best: &mut f64) -> Option<String> {
 struct Runner<'a> {
     method: &'static Method,
     trainer: Box<dyn Trainer>,
+    /// The run's values, with the live changes applied so far.
+    params: Params,
     sample: Option<HeldoutSample>,
     config: JobConfig,
     events: &'a Sender<Event>,
@@ -331,11 +336,12 @@ impl<'a> Runner<'a> {
         };
         let input = match source {
             Source::Corpus(input) => input,
-            Source::Built(_, build) => {
+            Source::Built(_, params, build) => {
                 let trainer = build(&mut log).map_err(|e| (e.to_string(), None))?;
                 return Ok(Runner {
                     method,
                     trainer,
+                    params,
                     sample: None,
                     config,
                     events,
@@ -382,6 +388,7 @@ impl<'a> Runner<'a> {
         Ok(Runner {
             method,
             trainer,
+            params: input.params.clone(),
             sample,
             config,
             events,
@@ -573,6 +580,16 @@ impl<'a> Runner<'a> {
         }
     }
 
+    /// Sets the live value `name` in the run's values and hands them to the
+    /// trainer; the values change only if the trainer takes them.
+    fn set_live(&mut self, name: &str, value: Value) -> Result<Value> {
+        let mut next = self.params.clone();
+        let value = next.set(self.method.name, name, &value)?;
+        self.trainer.set(&next)?;
+        self.params = next;
+        Ok(value)
+    }
+
     fn apply(&mut self, step: u64, name: &str, text: &str) {
         let spec = self.method.schema.iter().find(|s| s.name == name);
         let result = match spec {
@@ -591,12 +608,10 @@ impl<'a> Runner<'a> {
                 ))
             }
             Some(s) if !s.live => Err("cannot be changed during a run".to_string()),
-            Some(s) => s.parse(text).map_err(|e| e.to_string()).and_then(|v| {
-                self.trainer
-                    .set(name, &v)
-                    .map(|_| v)
-                    .map_err(|e| e.to_string())
-            }),
+            Some(s) => s
+                .parse(text)
+                .and_then(|v| self.set_live(name, v))
+                .map_err(|e| e.to_string()),
         };
         let event = match result {
             Ok(value) => Event::ParamApplied {
@@ -668,7 +683,7 @@ mod tests {
         // The budget's clock alone.
         assert!(perplexity_due(3, 100, 5.0, 4.0, 99.0, 0.05));
     }
-    use crate::schema::{bind_params, ParamSpec, Value};
+    use crate::schema::{bind_params, ParamSpec};
     use crate::train::trainer::{ScoreView, StepReport};
 
     /// Gradient descent on `½‖x − target‖²` per word: a trainer whose every
@@ -708,14 +723,9 @@ mod tests {
                 lr: self.lr,
             })
         }
-        fn set(&mut self, name: &str, value: &Value) -> Result<()> {
-            match (name, value) {
-                ("lr", Value::Float(v)) => {
-                    self.lr = *v;
-                    Ok(())
-                }
-                _ => Err(Error::param(name, "not live")),
-            }
+        fn set(&mut self, params: &Params) -> Result<()> {
+            self.lr = Values::from_params(params).lr;
+            Ok(())
         }
         fn finished(&self) -> bool {
             self.x.iter().all(|&v| f64::from(v - 1.0).abs() < self.tol)

@@ -43,9 +43,13 @@ pub trait Trainer: Send {
     /// Runs step number `step` (0-based).
     fn step(&mut self, step: u64) -> Result<StepReport>;
 
-    /// Applies a live hyperparameter change (already validated against the schema).
-    fn set(&mut self, name: &str, _value: &Value) -> Result<()> {
-        Err(Error::param(name, "cannot be changed during a run"))
+    /// Applies a live change: `params` are the run's values with one live
+    /// value changed (validated against the schema by the job, which calls
+    /// this only for a parameter the schema marks live). A trainer reads its
+    /// typed settings from them and takes over its live fields, so no
+    /// parameter is named here.
+    fn set(&mut self, _params: &Params) -> Result<()> {
+        Ok(())
     }
 
     /// True once the run has nothing left to do before `total_steps` (an

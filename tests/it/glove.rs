@@ -383,10 +383,13 @@ fn live_learning_rate_change_is_echoed_and_replayable() {
         .build()
         .unwrap();
     let replay = pool.install(|| {
-        let mut trainer = (GLOVE.build)(&input(&corpus, &sets, 6, 1), &mut |_| {}).unwrap();
+        let inp = input(&corpus, &sets, 6, 1);
+        let mut trainer = (GLOVE.build)(&inp, &mut |_| {}).unwrap();
+        let mut changed = inp.params.clone();
+        changed.set("glove", "lr", &Value::Float(0.01)).unwrap();
         for step in 0..t {
             if step == s {
-                trainer.set("lr", &Value::Float(0.01)).unwrap();
+                trainer.set(&changed).unwrap();
             }
             trainer.step(step).unwrap();
         }

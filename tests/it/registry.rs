@@ -35,8 +35,10 @@ fn every_method_builds_from_its_defaults_and_takes_its_live_parameters() {
             method
                 .check_change(spec.name, &value.to_string())
                 .unwrap_or_else(|e| panic!("{}: {e}", method.name));
+            let mut changed = params.clone();
+            changed.set(method.name, spec.name, &value).unwrap();
             trainer
-                .set(spec.name, &value)
+                .set(&changed)
                 .unwrap_or_else(|e| panic!("{} refuses its live {}: {e}", method.name, spec.name));
         }
         for spec in method.schema.iter().filter(|s| !s.live) {

@@ -18,7 +18,7 @@ use super::model::{Evaluation, Model};
 use super::Settings;
 use crate::embedding::Embedding;
 use crate::linalg::Csr;
-use crate::schema::Value;
+use crate::schema::Params;
 use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -161,14 +161,9 @@ impl Trainer for DsnmfTrainer {
         })
     }
 
-    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
-        match (name, value) {
-            ("tol", Value::Float(tol)) => {
-                self.settings.tol = *tol;
-                Ok(())
-            }
-            _ => Err(Error::param(name, "cannot be changed during a run")),
-        }
+    fn set(&mut self, params: &Params) -> Result<()> {
+        self.settings.tol = Settings::from_params(params).tol;
+        Ok(())
     }
 
     fn finished(&self) -> bool {

@@ -14,7 +14,7 @@ use super::strata::Strata;
 use super::Settings;
 use crate::embedding::Embedding;
 use crate::fast::hogwild::Hogwild;
-use crate::schema::Value;
+use crate::schema::Params;
 use crate::train::parallel;
 use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
@@ -212,14 +212,9 @@ impl Trainer for GloveTrainer {
         })
     }
 
-    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
-        match (name, value) {
-            ("lr", Value::Float(lr)) => {
-                self.settings.lr = *lr;
-                Ok(())
-            }
-            _ => Err(Error::param(name, "cannot be changed during a run")),
-        }
+    fn set(&mut self, params: &Params) -> Result<()> {
+        self.settings.lr = Settings::from_params(params).lr;
+        Ok(())
     }
 
     /// The model's own estimate of `ln X_wc`, `w·c + b + b̃` (as augmented

@@ -38,7 +38,7 @@ use super::vptree::{brute_force, splitmix, Bound, NeighborHeap, Query, VpTree, G
 use super::{Repulsion, Settings};
 use crate::embedding::Embedding;
 use crate::geometry::random::random_sphere;
-use crate::schema::Value;
+use crate::schema::Params;
 use crate::train::{ScoreView, StepReport, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -557,14 +557,9 @@ impl Trainer for KubweTrainer {
         }
     }
 
-    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
-        match (name, value) {
-            ("lr", Value::Float(lr)) => {
-                self.settings.lr = *lr;
-                Ok(())
-            }
-            _ => Err(Error::param(name, "cannot be changed during a run")),
-        }
+    fn set(&mut self, params: &Params) -> Result<()> {
+        self.settings.lr = Settings::from_params(params).lr;
+        Ok(())
     }
 
     /// KUBWE has no context vectors: the score of `(w, c)` is the cosine

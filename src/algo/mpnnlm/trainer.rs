@@ -16,7 +16,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use super::baselines::Baselines;
-use super::creation::{self, History, Outcome, Placement, Record};
+use super::creation::{self, History, Outcome, Record};
 use super::heldout::{self, Heldout};
 use super::lanes::Lanes;
 use super::model::{Layout, Model, Net, Scratch};
@@ -25,7 +25,7 @@ use super::Settings;
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::replicas::Rows;
-use crate::schema::{Typed, Value};
+use crate::schema::Params;
 use crate::train::parallel::Schedule;
 use crate::train::phase::{self, Unit};
 use crate::train::plan::{stream_seed, Plan};
@@ -669,20 +669,11 @@ impl Trainer for MpnnlmTrainer {
         })
     }
 
-    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
-        let c = &mut self.settings.criteria;
-        match (name, value) {
-            ("lr", Value::Float(x)) => self.settings.lr = *x,
-            ("momentum", Value::Float(x)) => self.settings.momentum = *x,
-            ("sample", Value::Int(x)) => self.settings.sample = *x as usize,
-            ("target", Value::Choice(_)) => self.settings.target = Target::from_value(value),
-            ("max_ppl", Value::Float(x)) => c.max_ppl = *x,
-            ("min_selections", Value::Int(x)) => c.min_selections = *x as u32,
-            ("min_distance", Value::Float(x)) => c.min_distance = *x,
-            ("min_split", Value::Float(x)) => c.min_split = *x,
-            ("placement", Value::Choice(_)) => c.placement = Placement::from_value(value),
-            _ => return Err(Error::param(name, "cannot be changed during a run")),
-        }
+    fn set(&mut self, params: &Params) -> Result<()> {
+        let live = Settings::from_params(params);
+        let s = &mut self.settings;
+        (s.lr, s.momentum, s.sample, s.target) = (live.lr, live.momentum, live.sample, live.target);
+        s.criteria = live.criteria;
         Ok(())
     }
 

@@ -29,7 +29,7 @@ use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::hogwild::SharedMatrix;
 use crate::fast::replicas::{Replicas, Rows};
-use crate::schema::{Params, Value};
+use crate::schema::Params;
 use crate::train::parallel;
 use crate::train::plan::{stream_seed, Plan, Schedule};
 use crate::train::{ScoreView, StepReport, TrainInput, Trainer};
@@ -448,15 +448,12 @@ impl Trainer for Word2Vec {
         })
     }
 
-    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
-        match (name, value) {
-            ("lr", Value::Float(x)) => {
-                let p = self.plan.step_progress(self.next_step);
-                self.schedule.set(*x, p);
-                Ok(())
-            }
-            _ => Err(Error::param(name, "cannot be changed during a run")),
-        }
+    fn set(&mut self, params: &Params) -> Result<()> {
+        // `lr` is the one live value: set mid-run, it becomes the current rate.
+        let lr = Settings::from_params(params).lr;
+        let p = self.plan.step_progress(self.next_step);
+        self.schedule.set(lr, p);
+        Ok(())
     }
 
     fn scores(&self) -> Option<ScoreView<'_>> {

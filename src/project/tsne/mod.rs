@@ -33,7 +33,7 @@ use self::optimize::{Optimizer, Phase, Schedule};
 use crate::embedding::Embedding;
 use crate::geometry::pca::{pca, PcaSolver};
 use crate::geometry::random::gaussian;
-use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params, Value};
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
 use crate::train::{Job, JobConfig, Method, StepReport, TrainInput, Trainer};
 use crate::words::WordIndex;
 use crate::{Error, Result};
@@ -486,18 +486,11 @@ impl Trainer for Tsne {
         Ok(report)
     }
 
-    fn set(&mut self, name: &str, value: &Value) -> Result<()> {
-        match (name, value) {
-            ("learning_rate", Value::Float(v)) => {
-                self.schedule.learning_rate = (*v > 0.0).then_some(*v);
-                Ok(())
-            }
-            ("exaggeration", Value::Float(v)) => {
-                self.schedule.exaggeration = *v;
-                Ok(())
-            }
-            _ => Err(Error::param(name, "cannot be changed during a run")),
-        }
+    fn set(&mut self, params: &Params) -> Result<()> {
+        let live = TsneConfig::from_params(params, 0).schedule;
+        self.schedule.learning_rate = live.learning_rate;
+        self.schedule.exaggeration = live.exaggeration;
+        Ok(())
     }
 
     fn scores(&self) -> Option<crate::train::ScoreView<'_>> {
@@ -538,16 +531,26 @@ pub fn check_memory(n: usize, k: usize, budget: u64) -> Result<()> {
     crate::memory::check("perplexity", &what, needed, budget)
 }
 
-/// Starts t-SNE on `vectors` (one row per word of `words`) as an engine job
-/// with `threads` threads; the job's `Finished` embedding holds the 2-D layout.
-pub fn spawn(words: WordIndex, vectors: Array2<f32>, config: TsneConfig, threads: usize) -> Job {
+/// Starts t-SNE on `vectors` (one row per word of `words`) with the
+/// options `params` (of [`SCHEMA`]) and `seed` as an engine job with
+/// `threads` threads; the job's `Finished` embedding holds the 2-D layout,
+/// and its live options (`learning_rate`, `exaggeration`) change mid-run.
+pub fn spawn(
+    words: WordIndex,
+    vectors: Array2<f32>,
+    params: Params,
+    seed: u64,
+    threads: usize,
+) -> Job {
     let job_config = JobConfig {
         perplexity: false,
         ..JobConfig::default()
     };
+    let config = TsneConfig::from_params(&params, seed);
     Job::spawn_with(
         &TSNE,
         threads,
+        params,
         job_config,
         Box::new(move |log| {
             let tsne = Tsne::prepare(words, vectors.view(), &config, log)?;
@@ -597,7 +600,11 @@ mod tests {
     }
 
     fn short(gradient: &str) -> TsneConfig {
-        let p = Params::parse(
+        TsneConfig::from_params(&short_params(gradient), 3)
+    }
+
+    fn short_params(gradient: &str) -> Params {
+        Params::parse(
             SCHEMA,
             "tsne",
             [
@@ -607,8 +614,7 @@ mod tests {
                 ("perplexity", "10"),
             ],
         )
-        .unwrap();
-        TsneConfig::from_params(&p, 3)
+        .unwrap()
     }
 
     #[test]
@@ -735,7 +741,7 @@ mod tests {
     #[test]
     fn runs_on_the_engine_with_live_settings() {
         let x = gaussian_blobs(200, 6, 2, 2);
-        let job = spawn(words(200), x, short("bh"), 1);
+        let job = spawn(words(200), x, short_params("bh"), 3, 1);
         job.send(crate::train::Command::Set(
             "learning_rate".into(),
             "50".into(),
