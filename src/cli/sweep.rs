@@ -182,10 +182,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
         }
     }
     eprintln!(
-        "{:.1}s, {} corpus read(s), {} co-occurrence count(s); wrote {} and {}",
+        "{:.1}s, {} corpus read(s), {} co-occurrence count(s), {} shared factorisation(s); wrote {} and {}",
         summary.seconds,
         summary.corpora,
         summary.counted,
+        summary.factored,
         csv_path.display(),
         session_path.display()
     );

@@ -3,7 +3,8 @@
 //! when it ends, and stopped at a rung when the pruner says so.
 //!
 //! Work is shared between runs: every run reads the co-occurrence counts
-//! from one [`CountCache`], and a corpus is read once per distinct set of
+//! (and a spectral run its factorisation, when only `power` differs) from
+//! one [`CountCache`], and a corpus is read once per distinct set of
 //! corpus options. When runs train at once, the next one starts only after
 //! the one before it has built its trainer, so runs that need the same
 //! counts wait for the first count instead of counting again.
@@ -134,6 +135,9 @@ pub struct Summary {
     pub counted: usize,
     /// Corpora read (one per distinct set of corpus options).
     pub corpora: usize,
+    /// Factorisations made and shared (spectral runs that differ only in
+    /// how they weight the singular vectors reuse one).
+    pub factored: usize,
     /// Wall seconds of the whole sweep.
     pub seconds: f64,
 }
@@ -196,6 +200,7 @@ pub fn run(plan: &Plan, counts: Arc<CountCache>, mut on: impl FnMut(Update)) -> 
     Ok(Summary {
         counted: counts.counted(),
         corpora: corpora.len(),
+        factored: counts.products_made(),
         seconds: start.elapsed().as_secs_f64(),
     })
 }
