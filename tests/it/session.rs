@@ -709,3 +709,52 @@ fn a_power_sweep_factorises_once_and_each_run_equals_its_own_training() {
     let v = |i: usize| shared[i].embedding.as_ref().unwrap().vectors().to_owned();
     assert_ne!(v(0), v(1));
 }
+
+#[test]
+fn pruning_on_a_similarity_set_scores_the_vectors_at_each_rung() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = root().join("tests/fixtures/eval/similarity.tsv");
+    let set = set.to_str().unwrap();
+    let flags = |on: &'static str| {
+        vec![
+            "--grid",
+            "window=1,3,6",
+            "--grid",
+            "lr=0.01,0.05",
+            "--prune",
+            "3",
+            "--prune-on",
+            on,
+            "--similarity",
+            set,
+            "--metric",
+            "similarity",
+        ]
+    };
+    let refused = sweep(&tmp.path().join("bad"), &flags("rw"));
+    assert!(!refused.status.success());
+    let e = String::from_utf8_lossy(&refused.stderr);
+    assert!(e.contains("--prune-on") && e.contains("rw"), "{e}");
+    let dir = tmp.path().join("ok");
+    let out = sweep(&dir, &flags("similarity"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("on similarity"), "{err}");
+    let s = session::load(&dir.join("sweep.ron")).unwrap();
+    let prune = s.sweeps[0].spec.prune.as_ref().unwrap();
+    assert_eq!(
+        prune.on,
+        Some(wordbench::sweep::Metric::Similarity("similarity".into()))
+    );
+    let pruned: Vec<(u32, Option<u64>)> = s
+        .runs
+        .iter()
+        .filter(|r| r.tags.iter().any(|t| t == "pruned"))
+        .map(|r| (r.number, r.stop_step()))
+        .collect();
+    assert!(!pruned.is_empty(), "six runs at eta 3 prune some");
+    assert!(
+        pruned.iter().all(|(_, step)| *step == Some(1)),
+        "{pruned:?}"
+    );
+}
