@@ -54,6 +54,10 @@ pub struct SweepArgs {
     /// 1/ETA of the runs so far go past each rung (1/ETA² and 1/ETA of the run).
     #[arg(long, value_name = "ETA", value_parser = clap::value_parser!(u32).range(2..=10))]
     pub prune: Option<u32>,
+    /// What --prune compares at a rung: `perplexity` (held-out) or a
+    /// similarity set (`simlex`, `ws353`, a --similarity file's name) scored on the vectors there.
+    #[arg(long, value_name = "SIGNAL", default_value = "perplexity")]
+    pub prune_on: String,
     /// At most this many runs (the first ones of the grid).
     #[arg(long, value_name = "N", value_parser = count(1, 10_000))]
     pub max_runs: Option<usize>,
@@ -91,6 +95,9 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let mut eval = bundled_plan();
     eval.similarity.extend(args.similarity.iter().cloned());
     check_metric(&spec.metric, &eval.similarity)?;
+    if let Some(signal) = spec.prune.as_ref().and_then(|p| p.on.as_ref()) {
+        check_metric(signal, &eval.similarity).map_err(|e| anyhow::anyhow!("--prune-on: {e}"))?;
+    }
     let names: Vec<String> = spec
         .grid
         .iter()
@@ -136,8 +143,10 @@ pub fn run(args: SweepArgs) -> Result<()> {
         spec.threads,
         spec.metric,
         spec.prune.as_ref().map_or(String::new(), |p| format!(
-            ", pruned by successive halving (eta {})",
-            p.eta
+            ", pruned by successive halving (eta {}) on {}",
+            p.eta,
+            p.on.as_ref()
+                .map_or("perplexity".to_string(), Metric::to_string)
         ))
     );
     let bar = bar(args.quiet, plan.trials.len());
@@ -182,10 +191,11 @@ pub fn run(args: SweepArgs) -> Result<()> {
         }
     }
     eprintln!(
-        "{:.1}s, {} corpus read(s), {} co-occurrence count(s); wrote {} and {}",
+        "{:.1}s, {} corpus read(s), {} co-occurrence count(s), {} shared factorisation(s); wrote {} and {}",
         summary.seconds,
         summary.corpora,
         summary.counted,
+        summary.factored,
         csv_path.display(),
         session_path.display()
     );
@@ -236,7 +246,10 @@ fn spec(args: &SweepArgs, method: &'static wordbench::train::Method) -> Result<S
         ranges,
         samples: args.random.unwrap_or(0),
         metric: Metric::parse(&args.metric)?,
-        prune: args.prune.map(|eta| Prune::halving(eta, 2)).transpose()?,
+        prune: args
+            .prune
+            .map(|eta| Prune::halving(eta, 2)?.on(Metric::parse(&args.prune_on)?))
+            .transpose()?,
         max_runs: args.max_runs,
         time_budget,
         seed: args.seed,

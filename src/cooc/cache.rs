@@ -31,6 +31,9 @@ pub struct CountCache {
     entries: Mutex<Vec<Entry>>,
     /// Matrices counted (misses), for sweeps that show what sharing saved.
     counted: AtomicUsize,
+    /// Results made from the counts that later runs reuse whole
+    /// (factorisations; [`super::products`]).
+    pub(super) products: super::products::Products,
 }
 
 #[derive(Debug)]
@@ -53,6 +56,7 @@ impl CountCache {
             capacity,
             entries: Mutex::new(Vec::new()),
             counted: AtomicUsize::new(0),
+            products: super::products::Products::new(capacity),
         }
     }
 

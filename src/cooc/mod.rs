@@ -36,6 +36,7 @@ pub mod count;
 pub mod jm;
 pub mod marginals;
 pub mod pmi;
+pub mod products;
 pub mod progress;
 mod runs;
 pub mod scale;
@@ -54,6 +55,7 @@ pub use count::{
 pub use jm::{jelinek_mercer, unigram_probabilities, JmPmi, DEFAULT_KAPPA};
 pub use marginals::Marginals;
 pub use pmi::{pmi, LogBase, PmiConfig};
+pub use products::{Claim, Product};
 pub use progress::{CountPhase, CountProgress};
 pub use scale::{log1p_counts, scaled_to_sum, sqrt_counts, without_diagonal};
 pub use summary::Summary;

@@ -110,6 +110,10 @@ pub struct Prune {
     pub eta: u32,
     /// Rungs, as fractions of a run's steps, ascending.
     pub rungs: Vec<f64>,
+    /// What is compared at a rung: a similarity set's Spearman on the
+    /// vectors there (`Some`), or the held-out perplexity (`None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<Metric>,
 }
 
 impl Prune {
@@ -126,7 +130,27 @@ impl Prune {
             .rev()
             .map(|k| 1.0 / f64::from(eta).powi(k as i32))
             .collect();
-        Ok(Prune { eta, rungs })
+        Ok(Prune {
+            eta,
+            rungs,
+            on: None,
+        })
+    }
+
+    /// The same pruning, comparing runs at a rung by `signal`: `perplexity`
+    /// (the default) or a similarity set, scored on the vectors there.
+    pub fn on(self, signal: Metric) -> Result<Prune> {
+        let on = match signal {
+            Metric::Perplexity => None,
+            Metric::Similarity(name) => Some(Metric::Similarity(name)),
+            other => {
+                return Err(Error::param(
+                    "prune-on",
+                    format!("{other}: prune on perplexity or a similarity set"),
+                ))
+            }
+        };
+        Ok(Prune { on, ..self })
     }
 }
 

@@ -3,7 +3,8 @@
 //! when it ends, and stopped at a rung when the pruner says so.
 //!
 //! Work is shared between runs: every run reads the co-occurrence counts
-//! from one [`CountCache`], and a corpus is read once per distinct set of
+//! (and a spectral run its factorisation, when only `power` differs) from
+//! one [`CountCache`], and a corpus is read once per distinct set of
 //! corpus options. When runs train at once, the next one starts only after
 //! the one before it has built its trainer, so runs that need the same
 //! counts wait for the first count instead of counting again.
@@ -134,6 +135,9 @@ pub struct Summary {
     pub counted: usize,
     /// Corpora read (one per distinct set of corpus options).
     pub corpora: usize,
+    /// Factorisations made and shared (spectral runs that differ only in
+    /// how they weight the singular vectors reuse one).
+    pub factored: usize,
     /// Wall seconds of the whole sweep.
     pub seconds: f64,
 }
@@ -196,6 +200,7 @@ pub fn run(plan: &Plan, counts: Arc<CountCache>, mut on: impl FnMut(Update)) -> 
     Ok(Summary {
         counted: counts.counted(),
         corpora: corpora.len(),
+        factored: counts.products_made(),
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -252,6 +257,7 @@ fn train_one(
     let mut recorder = Recorder::new(plan.method.name, &params, plan.spec.seed, plan.spec.threads)
         .on_corpus(reference);
     recorder.run_mut().label = Some(trial.label());
+    let words = corpus.vocab().index().clone();
     let input = TrainInput {
         corpus,
         params,
@@ -265,6 +271,7 @@ fn train_one(
             .prune
             .as_ref()
             .map_or_else(Vec::new, |p| p.rungs.clone()),
+        checkpoint_vectors: signal_set(plan).is_some(),
         ..JobConfig::default()
     };
     let job = Job::spawn(plan.method, input, config);
@@ -285,8 +292,13 @@ fn train_one(
                 step,
                 index: rung,
                 perplexity,
+                words: vectors,
             } => {
-                if gate.reached(index, rung, perplexity) {
+                let value = match signal_set(plan) {
+                    Some(set) => vectors.and_then(|v| early_score(&words, &v, set)),
+                    None => perplexity,
+                };
+                if gate.reached(index, rung, value) {
                     job.send(Command::Resume);
                 } else {
                     pruned_at = Some(step);
@@ -321,6 +333,41 @@ fn train_one(
         seconds: start.elapsed().as_secs_f64(),
         ..outcome
     }
+}
+
+/// The similarity set a pruned sweep compares runs by at a rung, when it
+/// prunes on one rather than on perplexity.
+fn signal_set(plan: &Plan) -> Option<&Path> {
+    let Some(Metric::Similarity(name)) = plan.spec.prune.as_ref()?.on.as_ref() else {
+        return None;
+    };
+    plan.eval
+        .similarity
+        .iter()
+        .find(|p| p.file_stem().is_some_and(|s| s.to_string_lossy() == *name))
+        .map(PathBuf::as_path)
+}
+
+/// The value a rung compares for vectors `words` (one row per vocabulary
+/// id): minus their Spearman on the similarity `set`, so lower is better
+/// as for perplexity; none when they cannot be scored.
+fn early_score(
+    index: &crate::words::WordIndex,
+    words: &ndarray::Array2<f32>,
+    set: &Path,
+) -> Option<f64> {
+    let n = index.len().min(words.nrows());
+    let mut index = index.clone();
+    index.truncate(n);
+    let embedding = Embedding::new(index, words.slice(ndarray::s![..n, ..]).to_owned()).ok()?;
+    let plan = EvalPlan {
+        similarity: vec![set.to_path_buf()],
+        analogy: None,
+        ..EvalPlan::default()
+    };
+    let report = plan.run(&embedding).ok()?;
+    let rho = report.similarity.first()?.spearman;
+    rho.is_finite().then_some(-rho)
 }
 
 /// The plan's evaluation of `embedding`, if the plan has datasets.
@@ -438,5 +485,40 @@ impl Gate {
             *r = Rung::Ended;
         }
         self.changed.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::words::WordIndex;
+
+    #[test]
+    fn an_early_score_is_minus_the_spearman_of_the_vectors_it_is_given() {
+        let set = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/eval/similarity.tsv"
+        ));
+        let words: Vec<String> = [
+            "love", "sex", "tiger", "cat", "computer", "keyboard", "money",
+        ]
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+        let n = words.len();
+        let index = WordIndex::from_words(words);
+        // Rows beyond the vocabulary (a padded score matrix) are dropped.
+        let vectors = ndarray::Array2::from_shape_fn((n + 2, 3), |(i, j)| {
+            ((i * 7 + j * 3) % 5) as f32 + 0.5 * j as f32
+        });
+        let score = early_score(&index, &vectors, set).unwrap();
+        let own = Embedding::new(index, vectors.slice(ndarray::s![..n, ..]).to_owned()).unwrap();
+        let plan = EvalPlan {
+            similarity: vec![set.to_path_buf()],
+            ..EvalPlan::default()
+        };
+        let rho = plan.run(&own).unwrap().similarity[0].spearman;
+        assert!(rho.is_finite());
+        assert_eq!(score, -rho);
     }
 }

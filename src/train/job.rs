@@ -40,6 +40,9 @@ pub struct JobConfig {
     /// and waits for `Resume` or `Stop`: a sweep's pruner decides there
     /// whether the run goes on, at a step that does not depend on timing.
     pub checkpoints: Vec<f64>,
+    /// At a checkpoint, also hand out a copy of the word vectors, for a
+    /// cheap evaluation there (a sweep pruning on a similarity score).
+    pub checkpoint_vectors: bool,
 }
 
 impl Default for JobConfig {
@@ -52,6 +55,7 @@ impl Default for JobConfig {
             stop_at: None,
             cut_at: None,
             checkpoints: Vec::new(),
+            checkpoint_vectors: false,
         }
     }
 }
@@ -528,10 +532,18 @@ impl<'a> Runner<'a> {
         perplexity: Option<f64>,
         clock: &mut Clock,
     ) -> bool {
+        let words = if self.config.checkpoint_vectors {
+            self.trainer
+                .scores()
+                .map(|v| std::sync::Arc::new(v.words.to_owned()))
+        } else {
+            None
+        };
         let _ = self.events.send(Event::Checkpoint {
             step,
             index,
             perplexity,
+            words,
         });
         clock.pause();
         let go_on = loop {
@@ -885,6 +897,7 @@ mod tests {
         for go_on in [true, false] {
             let config = JobConfig {
                 checkpoints: vec![0.25, 0.5],
+                checkpoint_vectors: go_on,
                 ..JobConfig::default()
             };
             let job = Job::spawn(&TOY, input(&[("steps", "20")]), config);
@@ -895,8 +908,10 @@ mod tests {
                         step,
                         index,
                         perplexity,
+                        words,
                     } => {
                         assert!(perplexity.is_some(), "measured at the checkpoint");
+                        assert_eq!(words.is_some(), go_on, "vectors only when asked");
                         held.push((step, index));
                         job.send(if go_on {
                             Command::Resume

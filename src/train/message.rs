@@ -113,6 +113,10 @@ pub enum Event {
         index: usize,
         /// Held-out perplexity measured there (none without a held-out split).
         perplexity: Option<f64>,
+        /// The word vectors there, one row per vocabulary id, when
+        /// [`JobConfig::checkpoint_vectors`](crate::train::JobConfig::checkpoint_vectors)
+        /// asks (and the method has them mid-run).
+        words: Option<std::sync::Arc<ndarray::Array2<f32>>>,
     },
     /// The job was stopped before `step` (by `Command::Stop` or a scheduled stop).
     Stopped {

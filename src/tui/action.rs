@@ -218,6 +218,8 @@ pub enum Action {
     ExportPlotPrompt,
     /// Ask where to export the HParams chart.
     ExportChartPrompt,
+    /// Open the sweep form (HParams) for the Train screen's method.
+    DeclareSweep,
     /// Reset the selected field to its default.
     ResetField,
     /// Pause or resume the running job.
@@ -270,6 +272,11 @@ pub enum Action {
     /// Ask for another file to save the session to (after the session
     /// file changed on disk).
     SaveSessionElsewhere,
+    /// Run `n` of a sweep ended: evaluate it and add it to its sweep's table.
+    SweepRunEnded(usize),
+    /// Run `n` of a pruned sweep reached rung `1` with this perplexity:
+    /// it goes on or stops there.
+    SweepCheckpoint(usize, usize, Option<f64>),
 
     // -- user-level actions (journaled) --
     /// Set a corpus option (`path`, `format`, `min-count`...) from text.
@@ -283,6 +290,11 @@ pub enum Action {
     SetParam(String, String),
     /// Start a run of the chosen method.
     StartTraining,
+    /// Set a field of the sweep form (`grid`, `range`, `random`, `metric`,
+    /// `prune`) from text, opening the form for the Train screen's method.
+    SetSweepField(String, String),
+    /// Queue the runs of the sweep the form declares.
+    StartSweep,
     /// Pause the running job.
     Pause,
     /// Resume it.
@@ -366,6 +378,8 @@ impl Action {
                 | Action::SelectMethod(_)
                 | Action::SetParam(..)
                 | Action::StartTraining
+                | Action::SetSweepField(..)
+                | Action::StartSweep
                 | Action::Pause
                 | Action::Resume
                 | Action::StopTraining

@@ -19,6 +19,7 @@ use super::model::neighbors::NeighborsView;
 use super::model::projection::ProjectionView;
 use super::model::runs::RunsView;
 use super::model::session::SessionState;
+use super::model::sweep_form::SweepForm;
 use super::model::train::TrainView;
 use super::msg::Effect;
 use super::run::RunEntry;
@@ -165,6 +166,10 @@ pub struct App {
     pub classify: ClassifyView,
     /// HParams screen state.
     pub hparams: HParamsView,
+    /// The sweep form, while open (on the HParams screen).
+    pub sweep_form: Option<SweepForm>,
+    /// Where each run of a pruned sweep stood at its rungs, by run number.
+    pub rungs: std::collections::BTreeMap<u32, Vec<crate::sweep::prune::Rung>>,
     /// Terminal width in columns (for mouse hit-testing).
     pub width: u16,
     /// Terminal height in rows (for mouse hit-testing).
@@ -216,6 +221,8 @@ impl App {
             projection: ProjectionView::default(),
             classify: ClassifyView::new(crate::assets::path(crate::assets::LABELLED)),
             hparams: HParamsView::default(),
+            sweep_form: None,
+            rungs: Default::default(),
             width: 80,
             height: 24,
             session: SessionState::new(options.session.clone()),
@@ -308,7 +315,8 @@ impl App {
             Screen::Neighbors => self.neighbors.editing,
             Screen::Projection => self.projection.typing(),
             Screen::Classify => self.classify.typing(),
-            Screen::Runs | Screen::Evaluate | Screen::HParams => false,
+            Screen::HParams => self.sweep_form.as_ref().is_some_and(SweepForm::typing),
+            Screen::Runs | Screen::Evaluate => false,
         }
     }
 

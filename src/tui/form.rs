@@ -112,6 +112,14 @@ impl Form {
         parsed
     }
 
+    /// Sets (or clears) field `i`'s error from a check its spec alone
+    /// cannot make (the sweep form checks a grid against the method).
+    pub fn set_error(&mut self, i: usize, error: Option<String>) {
+        if let Some(e) = self.errors.get_mut(i) {
+            *e = error;
+        }
+    }
+
     /// Puts field `i` back to its default.
     pub fn reset(&mut self, i: usize) {
         self.raw[i] = default_text(&self.specs[i]);

@@ -300,6 +300,13 @@ static FIXED: &[Binding] = &[
         "reset field to default",
         false,
     ),
+    b(
+        TRAIN,
+        &[c('w')],
+        Action::DeclareSweep,
+        "sweep… (declare one on 8 HParams)",
+        false,
+    ),
     // Runs
     b(RUNS, UP_DOWN, Action::Down, "select run", false),
     b(
@@ -463,7 +470,21 @@ static FIXED: &[Binding] = &[
         false,
     ),
     // HParams
-    b(HPARAMS, UP_DOWN, Action::Down, "select run", false),
+    b(HPARAMS, UP_DOWN, Action::Down, "select run or field", false),
+    b(
+        HPARAMS,
+        &[c('w')],
+        Action::DeclareSweep,
+        "sweep… (the Train method)",
+        false,
+    ),
+    b(
+        HPARAMS,
+        &[c('s')],
+        Action::StartSweep,
+        "start the sweep of the form",
+        false,
+    ),
     b(
         HPARAMS,
         LEFT_RIGHT,

@@ -630,9 +630,9 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     .unwrap();
     assert_eq!(ended, 6);
     assert_eq!(
-        (summary.counted, summary.corpora),
-        (1, 1),
-        "six runs, one count"
+        (summary.counted, summary.corpora, summary.factored),
+        (1, 1, 2),
+        "six runs, one count, an SVD per cds (power only weights its vectors)"
     );
     // A corpus option swept reads the corpus again per value (and counts again).
     let mut plan = plan;
@@ -640,4 +640,121 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     plan.trials = sweep::expand(&plan.spec, method).unwrap();
     let summary = sweep::run(&plan, Arc::new(CountCache::default()), |_| {}).unwrap();
     assert_eq!((summary.counted, summary.corpora), (2, 2));
+}
+
+#[test]
+fn a_power_sweep_factorises_once_and_each_run_equals_its_own_training() {
+    use std::sync::Arc;
+    use wordbench::cooc::CountCache;
+    use wordbench::corpus::options::OPTIONS;
+    use wordbench::schema::Params;
+    use wordbench::sweep::{self, spec, Metric, Outcome, Plan, SweepSpec, Update};
+    let tmp = tempfile::tempdir().unwrap();
+    let method = wordbench::algo::find("svd").unwrap();
+    let plan = |grid: &str| {
+        let spec = SweepSpec {
+            fixed: [("dim".to_string(), "8".to_string())].into(),
+            grid: vec![spec::parse_grid(method, grid).unwrap()],
+            parallel: 2,
+            ..SweepSpec::new("svd", Metric::Loss)
+        };
+        Plan {
+            trials: sweep::expand(&spec, method).unwrap(),
+            spec,
+            method,
+            corpus: root().join("tests/fixtures/corpus/lee_background.txt"),
+            corpus_options: Params::defaults(OPTIONS),
+            session_file: tmp.path().join("s.ron"),
+            eval: Default::default(),
+        }
+    };
+    let run = |grid: &str| {
+        let mut ended: Vec<Outcome> = Vec::new();
+        let summary = sweep::run(&plan(grid), Arc::new(CountCache::default()), |u| {
+            if let Update::Ended(o) = u {
+                ended.push(*o);
+            }
+        })
+        .unwrap();
+        ended.sort_by_key(|o| o.index);
+        (summary, ended)
+    };
+    let (summary, shared) = run("power=0,0.5,1");
+    assert_eq!(
+        (summary.counted, summary.factored),
+        (1, 1),
+        "three runs, one SVD"
+    );
+    let losses = |o: &Outcome| -> Vec<f64> {
+        o.run
+            .as_ref()
+            .unwrap()
+            .metrics
+            .iter()
+            .map(|p| p.loss)
+            .collect()
+    };
+    for (o, power) in shared.iter().zip(["0", "0.5", "1"]) {
+        let (alone, own) = run(&format!("power={power}"));
+        assert_eq!(alone.factored, 1);
+        let own = &own[0];
+        let (a, b) = (
+            o.embedding.as_ref().unwrap(),
+            own.embedding.as_ref().unwrap(),
+        );
+        assert_eq!(a.vectors(), b.vectors(), "power {power}: the same vectors");
+        assert_eq!(losses(o), losses(own), "power {power}: the same curve");
+    }
+    // The weighting differs: U, then U Sigma^0.5.
+    let v = |i: usize| shared[i].embedding.as_ref().unwrap().vectors().to_owned();
+    assert_ne!(v(0), v(1));
+}
+
+#[test]
+fn pruning_on_a_similarity_set_scores_the_vectors_at_each_rung() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = root().join("tests/fixtures/eval/similarity.tsv");
+    let set = set.to_str().unwrap();
+    let flags = |on: &'static str| {
+        vec![
+            "--grid",
+            "window=1,3,6",
+            "--grid",
+            "lr=0.01,0.05",
+            "--prune",
+            "3",
+            "--prune-on",
+            on,
+            "--similarity",
+            set,
+            "--metric",
+            "similarity",
+        ]
+    };
+    let refused = sweep(&tmp.path().join("bad"), &flags("rw"));
+    assert!(!refused.status.success());
+    let e = String::from_utf8_lossy(&refused.stderr);
+    assert!(e.contains("--prune-on") && e.contains("rw"), "{e}");
+    let dir = tmp.path().join("ok");
+    let out = sweep(&dir, &flags("similarity"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("on similarity"), "{err}");
+    let s = session::load(&dir.join("sweep.ron")).unwrap();
+    let prune = s.sweeps[0].spec.prune.as_ref().unwrap();
+    assert_eq!(
+        prune.on,
+        Some(wordbench::sweep::Metric::Similarity("similarity".into()))
+    );
+    let pruned: Vec<(u32, Option<u64>)> = s
+        .runs
+        .iter()
+        .filter(|r| r.tags.iter().any(|t| t == "pruned"))
+        .map(|r| (r.number, r.stop_step()))
+        .collect();
+    assert!(!pruned.is_empty(), "six runs at eta 3 prune some");
+    assert!(
+        pruned.iter().all(|(_, step)| *step == Some(1)),
+        "{pruned:?}"
+    );
 }

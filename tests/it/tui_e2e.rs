@@ -966,3 +966,69 @@ fn a_reopened_session_s_format_does_not_stick_to_another_corpus() {
     assert!(lee.stats().heldout_tokens > 0);
     assert_eq!(reopened.app.corpus.options.text("format"), "auto");
 }
+
+#[test]
+fn a_sweep_declared_in_the_form_queues_its_runs_and_fills_the_hparams_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("s.ron");
+    let mut d = Driver::start(&options());
+    assert!(d.wait_until(LONG, |a| a.corpus.loaded.is_some()));
+    d.act(Action::GoTo(Screen::Train));
+    d.act(Action::SelectMethod("sgns".into()));
+    for (k, v) in [("dim", "8"), ("epochs", "1"), ("threads", "1")] {
+        d.act(Action::SetParam(k.into(), v.into()));
+    }
+    // The form by keys: `w` opens it on HParams, Enter types the grid.
+    key(&mut d, KeyCode::Char('w'));
+    assert_eq!(d.app.screen, Screen::HParams);
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "window=2,0");
+    key(&mut d, KeyCode::Enter);
+    // Refused in the form, with the parameter named; nothing starts.
+    assert!(
+        d.app.status.text.contains("window"),
+        "{}",
+        d.app.status.text
+    );
+    key(&mut d, KeyCode::Char('s'));
+    assert!(d.app.runs.is_empty() && d.app.session.sweeps.is_empty());
+    key(&mut d, KeyCode::Enter);
+    keys(&mut d, "window=2,3");
+    key(&mut d, KeyCode::Enter);
+    d.act(Action::SetSweepField("metric".into(), "similarity".into()));
+    key(&mut d, KeyCode::Char('s'));
+    assert_eq!(d.app.runs.len(), 2, "{}", d.app.status.text);
+    assert!(d.app.sweep_form.is_none());
+    for r in &d.app.runs {
+        assert_eq!(r.record().tags, ["sweep-1"]);
+    }
+    assert_eq!(d.app.runs[1].status, RunStatus::Queued);
+    assert_eq!(d.app.runs[1].record().label.as_deref(), Some("window=3"));
+    assert!(d.wait_until(LONG, |a| a
+        .runs
+        .iter()
+        .all(|r| r.status == RunStatus::Finished && r.evaluation().is_some())
+        && a.session.sweeps[0].runs.len() == 2));
+    let table = wordbench::tui::update::hparams::table(&d.app).unwrap();
+    assert_eq!(table.names, ["window"]);
+    let values: Vec<&str> = table.rows.iter().map(|r| r.values[0].as_str()).collect();
+    assert_eq!(values, ["2", "3"]);
+    let metric = wordbench::sweep::Metric::Similarity("similarity".into());
+    assert!(table.rows.iter().all(|r| r.value(&metric).is_some()));
+    assert_eq!(
+        d.app.runs[0]
+            .record()
+            .params
+            .get("dim")
+            .unwrap()
+            .to_string(),
+        "8"
+    );
+    // Saved with its runs.
+    d.act(Action::SaveSession(file.display().to_string()));
+    assert!(d.wait_until(LONG, |a| !a.unsaved()));
+    let saved = session::load(&file).unwrap();
+    assert_eq!(saved.sweeps.len(), 1);
+    assert_eq!(saved.sweeps[0].runs, [1, 2]);
+    assert_eq!(saved.sweeps[0].spec.grid[0].values, ["2", "3"]);
+}

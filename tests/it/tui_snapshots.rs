@@ -1058,3 +1058,38 @@ fn hparams_screen_without_a_sweep_says_how_to_make_one() {
     wordbench::tui::act(&mut app, Action::GoTo(Screen::HParams));
     insta::assert_snapshot!(render(&app, 80, 24));
 }
+
+#[test]
+fn sweep_form_declares_the_runs_of_the_train_method() {
+    let mut app = base();
+    wordbench::tui::act(&mut app, Action::SelectMethod("sgns".into()));
+    wordbench::tui::act(&mut app, Action::SetParam("dim".into(), "50".into()));
+    wordbench::tui::act(&mut app, Action::SetParam("threads".into(), "1".into()));
+    wordbench::tui::act(&mut app, Action::DeclareSweep);
+    for (k, v) in [
+        ("grid", "window=2,5,10; negative=2,5"),
+        ("random", "2"),
+        ("range", "lr=0.005..0.1:log"),
+        ("prune", "3"),
+    ] {
+        wordbench::tui::act(&mut app, Action::SetSweepField(k.into(), v.into()));
+    }
+    wordbench::tui::act(&mut app, Action::Down);
+    insta::assert_snapshot!(render(&app, 120, 40));
+}
+
+#[test]
+fn sweep_form_at_80x24_refuses_a_range_naming_the_parameter() {
+    let mut app = base();
+    wordbench::tui::act(&mut app, Action::SelectMethod("sgns".into()));
+    wordbench::tui::act(&mut app, Action::DeclareSweep);
+    wordbench::tui::act(
+        &mut app,
+        Action::SetSweepField("grid".into(), "window=2,5".into()),
+    );
+    wordbench::tui::act(
+        &mut app,
+        Action::SetSweepField("range".into(), "lr=0.1..0.01".into()),
+    );
+    insta::assert_snapshot!(render(&app, 80, 24));
+}

@@ -26,6 +26,7 @@
 
 pub mod matrix;
 pub mod params;
+pub mod shared;
 pub mod trainer;
 
 use std::path::Path;
@@ -34,7 +35,7 @@ use std::time::Instant;
 pub use params::{Input, Settings, Target, EIGENWORD_SCHEMA, SVD_NS_SCHEMA, SVD_SCHEMA};
 pub use trainer::{Solver, SpectralTrainer};
 
-use crate::cooc::{LogBase, Summary};
+use crate::cooc::{LogBase, Product, Summary};
 use crate::linalg::{Csr, Lanczos, SymmetricCsr, TruncatedSvd};
 use crate::train::{Method, TrainInput, Trainer};
 use crate::{Error, Result};
@@ -126,6 +127,26 @@ pub fn build(
         settings.max_vocab,
         input.corpus.path(),
     )?;
+    let vocab_len = input.corpus.vocab().len();
+    let key = shared::key(&settings, input.seed, input.threads);
+    let claim = match input
+        .counts
+        .product::<shared::SharedSolve>(&input.corpus, &key)
+    {
+        Product::Ready(solve) => {
+            log(format!(
+                "{name}: reusing the factorisation an earlier run made of the same matrix \
+                 (same counts, transform, dim and solver settings)"
+            ));
+            let mut index = input.corpus.vocab().index().clone();
+            index.truncate(solve.vectors.nrows());
+            let solver = Solver::Shared { solve, at: 0 };
+            return Ok(Box::new(SpectralTrainer::new(
+                solver, settings, index, vocab_len,
+            )));
+        }
+        Product::Make(claim) => claim,
+    };
     let t = Instant::now();
     let x = input
         .counts
@@ -168,12 +189,9 @@ pub fn build(
     ));
     let mut index = input.corpus.vocab().index().clone();
     index.truncate(n);
-    Ok(Box::new(SpectralTrainer::new(
-        solver,
-        settings,
-        index,
-        input.corpus.vocab().len(),
-    )))
+    Ok(Box::new(
+        SpectralTrainer::new(solver, settings, index, vocab_len).offering(claim),
+    ))
 }
 
 /// A short name of the factorised matrix.

@@ -7,10 +7,13 @@
 //! [`finished`](Trainer::finished) and the engine ends the run there.
 
 use std::cell::OnceCell;
+use std::sync::Arc;
 
 use ndarray::{Array2, ArrayView2};
 
 use super::params::{Settings, Target};
+use super::shared::{weighted, SharedSolve};
+use crate::cooc::Claim;
 use crate::embedding::Embedding;
 use crate::linalg::{Lanczos, Status, SymmetricCsr, TruncatedSvd};
 use crate::train::{ScoreView, StepReport, Trainer};
@@ -23,6 +26,14 @@ pub enum Solver {
     Eigen(Lanczos<SymmetricCsr>),
     /// SVD and SVD-NS: leading singular triplets.
     Svd(TruncatedSvd),
+    /// A solve an earlier run made ([`super::shared`]): its steps replayed
+    /// as it reported them.
+    Shared {
+        /// The solve.
+        solve: Arc<SharedSolve>,
+        /// Steps replayed.
+        at: usize,
+    },
 }
 
 impl Solver {
@@ -30,6 +41,10 @@ impl Solver {
         match self {
             Solver::Eigen(l) => l.step(),
             Solver::Svd(s) => s.step(),
+            Solver::Shared { solve, at } => {
+                *at = (*at + 1).min(solve.statuses.len().saturating_sub(1));
+                solve.statuses[*at]
+            }
         }
     }
 
@@ -37,6 +52,7 @@ impl Solver {
         match self {
             Solver::Eigen(l) => l.status(),
             Solver::Svd(s) => s.status(),
+            Solver::Shared { solve, at } => solve.statuses[*at],
         }
     }
 }
@@ -50,6 +66,9 @@ pub struct SpectralTrainer {
     /// Word and context vectors for perplexity, built on demand from the
     /// Ritz vectors of the last restart (cleared at every restart).
     scores: OnceCell<(Array2<f32>, Array2<f32>)>,
+    /// The claim on this solve's factorisation, offered to later runs when
+    /// the solve ends, with the statuses they replay.
+    offer: Option<(Claim, Vec<Status>)>,
 }
 
 impl SpectralTrainer {
@@ -63,7 +82,15 @@ impl SpectralTrainer {
             index,
             vocab_len,
             scores: OnceCell::new(),
+            offer: None,
         }
+    }
+
+    /// The same trainer, offering its factorisation under `claim` when its
+    /// solve ends.
+    pub fn offering(mut self, claim: Claim) -> Self {
+        self.offer = Some((claim, vec![self.solver.status()]));
+        self
     }
 
     /// The solver's status.
@@ -85,6 +112,9 @@ impl SpectralTrainer {
                 let v = s.right_vectors(u, theta);
                 Some((self.padded(u, Some(&sigma)), self.padded(v.view(), None)))
             }
+            // The solve's final scores, once its last step is replayed.
+            Solver::Shared { solve, at } if *at + 1 == solve.statuses.len() => solve.scores.clone(),
+            Solver::Shared { .. } => None,
         }
     }
 
@@ -108,6 +138,9 @@ impl Trainer for SpectralTrainer {
     fn step(&mut self, _step: u64) -> Result<StepReport> {
         let before = self.solver.status();
         let after = self.solver.step();
+        if let Some((_, statuses)) = &mut self.offer {
+            statuses.push(after);
+        }
         if after.restarts != before.restarts || after.done != before.done {
             self.scores = OnceCell::new();
         }
@@ -136,24 +169,40 @@ impl Trainer for SpectralTrainer {
     }
 
     fn into_embedding(self: Box<Self>) -> Result<Embedding> {
+        let done = self.status().done;
+        // What a later run's perplexity reads at its end, as this one's did.
+        let final_scores = match (&self.offer, done) {
+            (Some(_), true) => self
+                .scores()
+                .map(|v| (v.words.to_owned(), v.contexts.to_owned())),
+            _ => None,
+        };
         let SpectralTrainer {
             solver,
             settings,
             index,
+            offer,
             ..
         } = *self;
-        let vectors = match (solver, settings.target) {
-            (Solver::Eigen(l), _) => l.finish().vectors,
-            (Solver::Svd(s), Target::Svd { power }) => {
+        let (vectors, values) = match solver {
+            Solver::Eigen(l) => (l.finish().vectors, Vec::new()),
+            Solver::Svd(s) => {
                 let svd = s.finish();
-                let mut u = svd.u;
-                for (mut col, &sigma) in u.columns_mut().into_iter().zip(&svd.s) {
-                    let w = if power == 0.0 { 1.0 } else { sigma.powf(power) };
-                    col.mapv_inplace(|x| x * w);
-                }
-                u
+                (svd.u, svd.s)
             }
-            (Solver::Svd(s), Target::Eigen) => s.finish().u,
+            Solver::Shared { solve, .. } => (solve.vectors.clone(), solve.values.clone()),
+        };
+        if let (Some((claim, statuses)), true) = (offer, done) {
+            claim.fulfil(Arc::new(SharedSolve {
+                statuses,
+                vectors: vectors.clone(),
+                values: values.clone(),
+                scores: final_scores,
+            }));
+        }
+        let vectors = match settings.target {
+            Target::Svd { power } if !values.is_empty() => weighted(vectors, &values, power),
+            _ => vectors,
         };
         Embedding::new(index, vectors.mapv(|x| x as f32))
     }

@@ -13,4 +13,5 @@ pub mod neighbors;
 pub mod projection;
 pub mod runs;
 pub mod session;
+pub mod sweep_form;
 pub mod train;

@@ -11,15 +11,22 @@ use ratatui::widgets::canvas::{Canvas, Line as CanvasLine};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Row, Table, TableState};
 use ratatui::Frame;
 
+use super::fields;
 use super::format::value;
 use super::runs::picks_mark;
 use super::{block, theme};
 use crate::tui::app::App;
 use crate::tui::model::hparams::{short, Table as HpTable};
+use crate::tui::model::sweep_form::SweepForm;
 use crate::tui::update::hparams::table;
+use crate::tui::update::sweep;
 
-/// Draws the HParams screen.
+/// Draws the HParams screen (the sweep form in its place while open).
 pub fn draw(frame: &mut Frame, area: Rect, app: &App) {
+    if let Some(form) = &app.sweep_form {
+        draw_form(frame, area, app, form);
+        return;
+    }
     let Some(t) = table(app) else {
         let p = Paragraph::new(vec![
             Line::default(),
@@ -325,4 +332,56 @@ fn draw_parallel(frame: &mut Frame, area: Rect, app: &App, t: &HpTable) {
             }
         });
     frame.render_widget(canvas, area);
+}
+
+/// The sweep form: its fields, the selected field's help, what every run
+/// shares, and the runs it declares (or what refuses).
+fn draw_form(frame: &mut Frame, area: Rect, app: &App, form: &SweepForm) {
+    let method = crate::algo::methods()[form.method];
+    let mut lines = fields::form_lines(&form.form, true);
+    lines.push(Line::default());
+    lines.push(fields::field_help(&form.form));
+    lines.push(Line::default());
+    let shared = sweep::shared(app).ok();
+    let fixed: Vec<String> = shared
+        .iter()
+        .flat_map(|s| s.fixed.iter().map(|(k, v)| format!("{k}={v}")))
+        .collect();
+    let fixed = if fixed.is_empty() {
+        "defaults".to_string()
+    } else {
+        fixed.join(" ")
+    };
+    let (seed, threads) = shared.map_or((0, 1), |s| (s.seed, s.threads));
+    lines.push(Line::from(vec![
+        Span::styled(" every run: ", theme::accent()),
+        Span::raw(format!(
+            "{} {fixed} · seed {seed} · {threads} thread(s) (2 Train's fields)",
+            method.name
+        )),
+    ]));
+    match sweep::declared(app) {
+        Some(Ok((spec, trials))) => {
+            let labels: Vec<String> = trials.iter().take(4).map(|t| t.label()).collect();
+            let more = if trials.len() > 4 { " · …" } else { "" };
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {} runs", trials.len()), theme::good()),
+                Span::raw(format!(
+                    ", ranked by {}{}: {}{more}",
+                    spec.metric,
+                    spec.prune
+                        .as_ref()
+                        .map_or(String::new(), |p| format!(", pruned (eta {})", p.eta)),
+                    labels.join(" · ")
+                )),
+            ]));
+        }
+        Some(Err(e)) => lines.push(Line::styled(format!(" ✗ {e}"), theme::error())),
+        None => {}
+    }
+    let title = format!("Sweep of {}: s starts it, Esc closes", method.name);
+    let p = Paragraph::new(lines)
+        .wrap(ratatui::widgets::Wrap { trim: false })
+        .block(block(&title, true));
+    frame.render_widget(p, area);
 }

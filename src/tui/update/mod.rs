@@ -18,6 +18,7 @@ pub mod neighbors;
 pub mod projection;
 pub mod runs;
 pub mod session;
+pub mod sweep;
 pub mod train;
 pub mod writes;
 
@@ -208,6 +209,11 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             app.train.smoothing = app.train.next_smoothing();
             Vec::new()
         }
+        Action::DeclareSweep => sweep::open(app),
+        Action::SetSweepField(name, text) => sweep::set_field(app, &name, &text),
+        Action::StartSweep => sweep::start(app),
+        Action::SweepRunEnded(run) => sweep::run_ended(app, run),
+        Action::SweepCheckpoint(run, rung, ppl) => sweep::checkpoint(app, run, rung, ppl),
         Action::CycleXAxis if app.screen == Screen::HParams => hparams::navigate(app, action),
         Action::CycleXAxis => {
             app.train.axis = app.train.axis.next();
@@ -248,7 +254,10 @@ fn route(app: &mut App, action: Action, journal: bool) -> Vec<Effect> {
             Screen::Evaluate => evaluate::navigate(app, nav),
             Screen::Projection => projection::navigate(app, nav),
             Screen::Classify => classify::navigate(app, nav),
-            Screen::HParams => hparams::navigate(app, nav),
+            Screen::HParams => match sweep::navigate(app, &nav) {
+                Some(effects) => effects,
+                None => hparams::navigate(app, nav),
+            },
         },
     }
 }

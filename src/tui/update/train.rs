@@ -289,7 +289,9 @@ pub fn toggle_overlay(app: &mut App) -> Vec<Effect> {
     Vec::new()
 }
 
-fn launch(
+/// Starts a run of `method` on the loaded corpus, or queues it behind the
+/// run training now (the sweep form queues its runs through it too).
+pub(super) fn launch(
     app: &mut App,
     method: &'static Method,
     mut params: Params,
@@ -507,6 +509,13 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
             | Event::ParamRejected { .. }
     );
     let sync = matches!(event, Event::Progress(_) | Event::Resumed { .. });
+    let checkpoint = match event {
+        Event::Checkpoint {
+            index, perplexity, ..
+        } => Some((index, perplexity)),
+        _ => None,
+    };
+    let ended = matches!(event, Event::Finished(_) | Event::Failed { .. });
     let finished = entry.observe(event);
     if sync {
         entry.sync_clock(app.tick);
@@ -533,6 +542,12 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
         app.follow_up(Action::RefreshNeighbors);
         app.follow_up(Action::Autosave);
     }
+    if let Some((rung, perplexity)) = checkpoint {
+        app.follow_up(Action::SweepCheckpoint(run, rung, perplexity));
+    }
+    if ended {
+        app.follow_up(Action::SweepRunEnded(run));
+    }
     judge_replay(app, run);
     Vec::new()
 }
@@ -552,6 +567,7 @@ pub fn job_ended(app: &mut App, run: usize) -> Vec<Effect> {
                 format!("run #{}: {message}", app.run_number(run)),
             );
             app.follow_up(Action::Autosave);
+            app.follow_up(Action::SweepRunEnded(run));
             judge_replay(app, run);
         }
     }
