@@ -9,7 +9,7 @@
 //! several rows summed into one in a single pass.
 //!
 //! A hot loop generic over [`Lanes`] is compiled once per instruction set
-//! and one copy is picked at run time; they give slightly different bits
+//! and one copy is picked at run time ([`widest`]); they give slightly different bits
 //! (FMA rounds once, the sums are grouped by the register width), so a run
 //! records which it used only through its result — replays on the same
 //! machine match bit for bit.
@@ -45,6 +45,65 @@ pub trait Lanes: Copy + Send + Sync {
             self.axpy(gj, &x[j * d..(j + 1) * d], y);
         }
     }
+}
+
+/// A computation generic over [`Lanes`], run by [`widest`] compiled for
+/// the instruction set it picks. `run` should be `#[inline(always)]`, so
+/// that its body (not a call) is compiled with that instruction set.
+pub trait Kernel {
+    /// What the computation returns.
+    type Output;
+    /// Runs the computation with `lanes`.
+    fn run<L: Lanes>(self, lanes: L) -> Self::Output;
+}
+
+/// The widest instruction set [`widest`] may pick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    /// AVX2 + FMA at most.
+    Avx2,
+    /// AVX-512F at most.
+    Avx512,
+}
+
+/// Runs `kernel` compiled for the widest instruction set that the CPU has
+/// and `limit` allows (AVX-512F, AVX2+FMA, or portable code).
+#[inline]
+pub fn widest<K: Kernel>(limit: Width, kernel: K) -> K::Output {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if limit == Width::Avx512 {
+            if let Some(lanes) = Avx512::detect() {
+                // SAFETY: an `Avx512` value proves the CPU has AVX-512F, AVX2 and FMA.
+                return unsafe { run_avx512(lanes, kernel) };
+            }
+        }
+        if let Some(lanes) = Avx2::detect() {
+            // SAFETY: an `Avx2` value proves the CPU has AVX2 and FMA.
+            return unsafe { run_avx2(lanes, kernel) };
+        }
+    }
+    kernel.run(Portable)
+}
+
+/// `kernel.run` compiled for AVX2 and FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_avx2<K: Kernel>(lanes: Avx2, kernel: K) -> K::Output {
+    kernel.run(lanes)
+}
+
+/// `kernel.run` compiled for AVX-512F (with AVX2 and FMA).
+///
+/// # Safety
+/// The CPU must support AVX-512F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn run_avx512<K: Kernel>(lanes: Avx512, kernel: K) -> K::Output {
+    kernel.run(lanes)
 }
 
 /// Plain Rust, for any CPU (the compiler vectorises what it can).

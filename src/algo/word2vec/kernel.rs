@@ -23,6 +23,7 @@
 
 use super::sigmoid::{softplus, Sigmoid};
 use crate::fast::mixed::dot_f32;
+use crate::fast::replicas::Rows;
 
 pub use crate::fast::lanes::{Lanes, Portable};
 
@@ -44,6 +45,27 @@ pub fn ns_update<L: Lanes, G: Sigmoid>(
     let g = (label - sigmoid.sigma(f)) * lr;
     lanes.axpy(g, out, neu1e);
     lanes.axpy(g, h, out);
+    sigmoid.neg_log_sigma(if label > 0.5 { f } else { -f })
+}
+
+/// [`ns_update`] on row `i` of a table, through its safe row operations
+/// ([`Rows::dot_row`], [`Rows::step_row`]): the same arithmetic in the same
+/// order, so the same bits.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn ns_update_row<L: Lanes, G: Sigmoid, R: Rows>(
+    lanes: L,
+    rows: &R,
+    i: usize,
+    h: &[f32],
+    label: f32,
+    lr: f32,
+    sigmoid: &G,
+    neu1e: &mut [f32],
+) -> f32 {
+    let f = rows.dot_row(lanes, i, h);
+    let g = (label - sigmoid.sigma(f)) * lr;
+    rows.step_row(lanes, i, g, h, neu1e);
     sigmoid.neg_log_sigma(if label > 0.5 { f } else { -f })
 }
 

@@ -22,18 +22,15 @@
 //! for the baseline instruction set, for AVX2+FMA and for AVX-512F (the
 //! latter used for `batch=window` only), and the widest the CPU supports
 //! is chosen at run time.
-// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the AVX2 and AVX-512 kernels are `#[target_feature]` functions and read Hogwild rows of `fast::hogwild`.
-#![allow(unsafe_code)]
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::alias::AliasSampler;
-use super::kernel::{ns_update, window_gradient, Lanes, Portable};
+use super::kernel::{ns_update_row, window_gradient, Lanes};
 use super::sigmoid::Sigmoid;
 use crate::fast::hogwild::Hogwild;
-#[cfg(target_arch = "x86_64")]
-use crate::fast::lanes::{Avx2, Avx512};
+use crate::fast::lanes::{widest, Kernel, Width};
 use crate::fast::replicas::Rows;
 
 /// SGNS or CBOW.
@@ -129,51 +126,44 @@ pub fn train_chunk<'s, G: Sigmoid, R: Rows>(
 ) -> Tally {
     // AVX-512 only where it was measured faster: the window products (about
     // 7% less CPU time on text8-head), not the pair loop's dot/axpy (no gain).
-    #[cfg(target_arch = "x86_64")]
-    if let (true, Some(avx)) = (model.window_batch, Avx512::detect()) {
-        // SAFETY: an `Avx512` value proves the CPU supports AVX-512F, AVX2 and FMA.
-        return unsafe { train_chunk_avx512(avx, model, sentences, lr, rng, scratch) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if let Some(avx) = Avx2::detect() {
-        // SAFETY: an `Avx2` value proves the CPU supports AVX2 and FMA.
-        return unsafe { train_chunk_avx2(avx, model, sentences, lr, rng, scratch) };
-    }
-    train_chunk_inline(Portable, model, sentences, lr, rng, scratch)
+    let limit = if model.window_batch {
+        Width::Avx512
+    } else {
+        Width::Avx2
+    };
+    let chunk = Chunk {
+        model,
+        sentences,
+        lr,
+        rng,
+        scratch,
+    };
+    widest(limit, chunk)
 }
 
-/// [`train_chunk`] compiled for AVX2 and FMA.
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn train_chunk_avx2<'s, G: Sigmoid, R: Rows>(
-    lanes: Avx2,
-    model: &Model<'_, G, R>,
-    sentences: impl Iterator<Item = &'s [u32]>,
+/// One call of [`train_chunk`], compiled per instruction set by [`widest`].
+struct Chunk<'m, 'a, G, R, I> {
+    model: &'m Model<'a, G, R>,
+    sentences: I,
     lr: f32,
-    rng: &mut Xoshiro256PlusPlus,
-    scratch: &mut Scratch,
-) -> Tally {
-    train_chunk_inline(lanes, model, sentences, lr, rng, scratch)
+    rng: &'m mut Xoshiro256PlusPlus,
+    scratch: &'m mut Scratch,
 }
 
-/// [`train_chunk`] compiled for AVX-512F (with AVX2 and FMA).
-///
-/// # Safety
-/// The CPU must support AVX-512F, AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
-unsafe fn train_chunk_avx512<'s, G: Sigmoid, R: Rows>(
-    lanes: Avx512,
-    model: &Model<'_, G, R>,
-    sentences: impl Iterator<Item = &'s [u32]>,
-    lr: f32,
-    rng: &mut Xoshiro256PlusPlus,
-    scratch: &mut Scratch,
-) -> Tally {
-    train_chunk_inline(lanes, model, sentences, lr, rng, scratch)
+impl<'s, G: Sigmoid, R: Rows, I: Iterator<Item = &'s [u32]>> Kernel for Chunk<'_, '_, G, R, I> {
+    type Output = Tally;
+
+    #[inline(always)]
+    fn run<L: Lanes>(self, lanes: L) -> Tally {
+        train_chunk_inline(
+            lanes,
+            self.model,
+            self.sentences,
+            self.lr,
+            self.rng,
+            self.scratch,
+        )
+    }
 }
 
 #[inline(always)]
@@ -247,28 +237,10 @@ fn example<L: Lanes, G: Sigmoid, R: Rows>(
             targets.push(target);
         }
     }
-    let sigmoid = model.sigmoid;
-    // SAFETY (both `row` calls): output rows are used one at a time, and `h`
-    // is an input row or a scratch buffer, never an output row.
-    let mut loss = ns_update(
-        lanes,
-        h,
-        unsafe { model.output.row(centre as usize) },
-        1.0,
-        lr,
-        sigmoid,
-        neu1e,
-    );
+    let (output, sigmoid) = (&model.output, model.sigmoid);
+    let mut loss = ns_update_row(lanes, output, centre as usize, h, 1.0, lr, sigmoid, neu1e);
     for &target in targets.iter() {
-        loss += ns_update(
-            lanes,
-            h,
-            unsafe { model.output.row(target as usize) },
-            0.0,
-            lr,
-            sigmoid,
-            neu1e,
-        );
+        loss += ns_update_row(lanes, output, target as usize, h, 0.0, lr, sigmoid, neu1e);
     }
     loss
 }
@@ -294,7 +266,9 @@ fn sgns_sentence<L: Lanes, G: Sigmoid, R: Rows>(
     scratch: &mut Scratch,
 ) -> Tally {
     let (sen, targets) = (&scratch.sentence, &mut scratch.targets);
-    let neu1e = &mut scratch.neu1e[..];
+    // `h` is a copy of the context's input row: the same values the row
+    // holds during the example (only output rows change meanwhile).
+    let (h, neu1e) = (&mut scratch.neu1[..], &mut scratch.neu1e[..]);
     let mut tally = Tally::default();
     for (i, &centre) in sen.iter().enumerate() {
         prefetch_ahead(model, sen, i);
@@ -304,11 +278,10 @@ fn sgns_sentence<L: Lanes, G: Sigmoid, R: Rows>(
             if j == i {
                 continue;
             }
-            // SAFETY: the only input row in use by this thread.
-            let h = unsafe { model.input.row(context as usize) };
+            model.input.read_row(context as usize, h);
             neu1e.fill(0.0);
             tally.loss += example(lanes, model, h, centre, lr, rng, targets, neu1e) as f64;
-            lanes.axpy(1.0, neu1e, h);
+            model.input.add_to_row(lanes, context as usize, 1.0, neu1e);
             tally.examples += 1;
         }
     }
@@ -320,8 +293,7 @@ fn sgns_sentence<L: Lanes, G: Sigmoid, R: Rows>(
 fn gather<R: Rows>(rows: &R, ids: &[u32], d: usize, buf: &mut Vec<f32>) {
     buf.resize(ids.len() * d, 0.0);
     for (dst, &id) in buf.chunks_exact_mut(d).zip(ids) {
-        // SAFETY: one row of the table at a time, read and dropped here.
-        dst.copy_from_slice(unsafe { rows.row(id as usize) });
+        rows.read_row(id as usize, dst);
     }
 }
 
@@ -371,12 +343,14 @@ fn sgns_window_sentence<L: Lanes, G: Sigmoid, R: Rows>(
         let loss = window_gradient(lanes, ctx_rows, target_rows, d, lr, model.sigmoid, g, gt);
         let (m, n) = (contexts.len(), targets.len());
         for (&c, coef) in contexts.iter().zip(g.chunks_exact(n)) {
-            // SAFETY: one input row at a time.
-            lanes.combine(coef, target_rows, unsafe { model.input.row(c as usize) });
+            model
+                .input
+                .combine_into_row(lanes, c as usize, coef, target_rows);
         }
         for (&t, coef) in targets.iter().zip(gt.chunks_exact(m)) {
-            // SAFETY: one output row at a time.
-            lanes.combine(coef, ctx_rows, unsafe { model.output.row(t as usize) });
+            model
+                .output
+                .combine_into_row(lanes, t as usize, coef, ctx_rows);
         }
         tally.loss += loss as f64;
         tally.examples += m as u64;
@@ -406,8 +380,7 @@ fn cbow_sentence<L: Lanes, G: Sigmoid, R: Rows>(
         neu1.fill(0.0);
         for (j, &context) in sen.iter().enumerate().take(hi).skip(lo) {
             if j != i {
-                // SAFETY: one input row at a time, read only here.
-                lanes.axpy(1.0, unsafe { model.input.row(context as usize) }, neu1);
+                model.input.add_row_to(lanes, context as usize, 1.0, neu1);
             }
         }
         let inv = 1.0 / count as f32;
@@ -416,8 +389,7 @@ fn cbow_sentence<L: Lanes, G: Sigmoid, R: Rows>(
         tally.loss += example(lanes, model, neu1, centre, lr, rng, targets, neu1e) as f64;
         for (j, &context) in sen.iter().enumerate().take(hi).skip(lo) {
             if j != i {
-                // SAFETY: one input row at a time.
-                lanes.axpy(1.0, neu1e, unsafe { model.input.row(context as usize) });
+                model.input.add_to_row(lanes, context as usize, 1.0, neu1e);
             }
         }
         tally.examples += 1;
