@@ -7,8 +7,9 @@
 //!   (SGNS/CBOW, GloVe), the race word2vec.c and glove.c accept by design;
 //! - [`replicas`]: the deterministic alternative, a replica of a table per
 //!   worker, the rows they changed merged in a fixed order after each round;
-//! - [`lanes`]: `f32` dot products and `axpy` for the hot loops, in a
-//!   portable version and an AVX2+FMA one chosen at run time;
+//! - [`lanes`]: `f32` dot products and `axpy` for the hot loops, and the
+//!   small dense products of SGNS's window batches, in a portable version,
+//!   an AVX2+FMA one and an AVX-512 one chosen at run time;
 //! - [`mixed`]: the same operations accumulated in `f64` for methods whose
 //!   sums must not depend on the instruction set (GloVe, DSNMF, Lanczos),
 //!   and on `f64` rows (PSDVec, Lanczos);

@@ -24,11 +24,14 @@
 //! merge's pass over the touched rows after every round.
 //!
 //! [`Rows`] is the row access the hot loops are written against, so the same
-//! loop runs on a [`Hogwild`] table or a lane's [`Tracked`] one.
+//! loop runs on a [`Hogwild`] table or a lane's [`Tracked`] one; its safe
+//! operations (copy a row out, dot, `axpy` and the negative-sampling step on
+//! a row) are all that SGNS and CBOW need, so their loops hold no `unsafe`.
 
 use rayon::prelude::*;
 
 use super::hogwild::Hogwild;
+use super::lanes::Lanes;
 
 /// Row access for a training loop: a shared Hogwild table or a lane's own.
 pub trait Rows {
@@ -42,6 +45,61 @@ pub trait Rows {
     /// handle may overlap.
     #[allow(clippy::mut_from_ref)]
     unsafe fn row(&self, i: usize) -> &mut [f32];
+
+    // The safe operations below are the hot loops' whole use of a row: each
+    // forms the row's slice, uses it with the arguments and lets it go before
+    // returning, so no two slices of this handle are ever alive at once. An
+    // argument can be a slice of the same table only if the caller took it
+    // with the unsafe `row`, whose contract forbids keeping it across this
+    // call. Other threads may write the row meanwhile: the Hogwild race
+    // (`super::hogwild`), accepted by design.
+
+    /// Copies row `i` into `dst` (over their common length).
+    #[inline(always)]
+    fn read_row(&self, i: usize, dst: &mut [f32]) {
+        // SAFETY: the only slice of this handle alive in this call (above).
+        let row = unsafe { self.row(i) };
+        let n = row.len().min(dst.len());
+        dst[..n].copy_from_slice(&row[..n]);
+    }
+
+    /// `h · row i`.
+    #[inline(always)]
+    fn dot_row<L: Lanes>(&self, lanes: L, i: usize, h: &[f32]) -> f32 {
+        // SAFETY: as in `read_row`.
+        lanes.dot(h, unsafe { self.row(i) })
+    }
+
+    /// `dst += alpha · row i`.
+    #[inline(always)]
+    fn add_row_to<L: Lanes>(&self, lanes: L, i: usize, alpha: f32, dst: &mut [f32]) {
+        // SAFETY: as in `read_row`.
+        lanes.axpy(alpha, unsafe { self.row(i) }, dst);
+    }
+
+    /// `row i += alpha · x`.
+    #[inline(always)]
+    fn add_to_row<L: Lanes>(&self, lanes: L, i: usize, alpha: f32, x: &[f32]) {
+        // SAFETY: as in `read_row`.
+        lanes.axpy(alpha, x, unsafe { self.row(i) });
+    }
+
+    /// `row i += Σ_j g[j]·x_j` over the rows `x_j` of `x` ([`Lanes::combine`]).
+    #[inline(always)]
+    fn combine_into_row<L: Lanes>(&self, lanes: L, i: usize, g: &[f32], x: &[f32]) {
+        // SAFETY: as in `read_row`.
+        lanes.combine(g, x, unsafe { self.row(i) });
+    }
+
+    /// A negative-sampling step on row `o`: `neu1e += g·o`, then `o += g·h`
+    /// (`neu1e` sees the row before its update, as in word2vec.c).
+    #[inline(always)]
+    fn step_row<L: Lanes>(&self, lanes: L, i: usize, g: f32, h: &[f32], neu1e: &mut [f32]) {
+        // SAFETY: as in `read_row`.
+        let row = unsafe { self.row(i) };
+        lanes.axpy(g, row, neu1e);
+        lanes.axpy(g, h, row);
+    }
 }
 
 impl Rows for Hogwild<'_> {

@@ -143,15 +143,18 @@ fn cbow_loss_and_perplexity_fall() {
 }
 
 fn check_topics(method: &'static Method, epochs: &str, schedule: &str) {
-    let (e, _) = run(
-        method,
-        input(
-            method,
-            &[("dim", "24"), ("epochs", epochs), ("schedule", schedule)],
-            3,
-            2,
-        ),
-    );
+    check_topics_with(method, epochs, schedule, &[]);
+}
+
+fn check_topics_with(
+    method: &'static Method,
+    epochs: &str,
+    schedule: &str,
+    extra: &[(&str, &str)],
+) {
+    let mut sets = vec![("dim", "24"), ("epochs", epochs), ("schedule", schedule)];
+    sets.extend_from_slice(extra);
+    let (e, _) = run(method, input(method, &sets, 3, 2));
     let (same, diff) = topic_cosines(&e);
     assert!(
         same > diff + 0.3,
@@ -191,6 +194,14 @@ fn sgns_puts_topic_words_together() {
     check_topics(&SGNS, "10", "hogwild");
 }
 
+/// `batch=window` (shared negatives per centre) learns the topics too,
+/// under both schedules.
+#[test]
+fn sgns_window_batches_put_topic_words_together() {
+    check_topics_with(&SGNS, "10", "deterministic", &[("batch", "window")]);
+    check_topics_with(&SGNS, "10", "hogwild", &[("batch", "window")]);
+}
+
 #[test]
 fn cbow_puts_topic_words_together() {
     check_topics(&CBOW, "20", "deterministic");
@@ -199,15 +210,16 @@ fn cbow_puts_topic_words_together() {
 
 #[test]
 fn single_thread_runs_are_bit_for_bit_reproducible() {
-    for method in [&SGNS, &CBOW] {
-        let sets = [("dim", "16"), ("epochs", "2")];
-        let (a, pa) = run(method, input(method, &sets, 42, 1));
-        let (b, pb) = run(method, input(method, &sets, 42, 1));
+    let pairs: &[(&str, &str)] = &[("dim", "16"), ("epochs", "2")];
+    let windows: &[(&str, &str)] = &[("dim", "16"), ("epochs", "2"), ("batch", "window")];
+    for (method, sets) in [(&SGNS, pairs), (&CBOW, pairs), (&SGNS, windows)] {
+        let (a, pa) = run(method, input(method, sets, 42, 1));
+        let (b, pb) = run(method, input(method, sets, 42, 1));
         assert_eq!(a.vectors(), b.vectors(), "{}", method.name);
         assert_eq!(a.context(), b.context(), "{}", method.name);
         let losses = |p: &[Progress]| p.iter().map(|x| x.loss.to_bits()).collect::<Vec<_>>();
         assert_eq!(losses(&pa), losses(&pb));
-        let (c, _) = run(method, input(method, &sets, 43, 1));
+        let (c, _) = run(method, input(method, sets, 43, 1));
         assert_ne!(a.vectors(), c.vectors(), "another seed gives other vectors");
     }
 }
@@ -238,12 +250,24 @@ fn train_on_pool(arch: Architecture, input: &TrainInput, pool: usize) -> (Vec<u3
 
 #[test]
 fn the_deterministic_schedule_depends_on_the_thread_count_only() {
-    for (method, arch) in [(&SGNS, Architecture::SkipGram), (&CBOW, Architecture::Cbow)] {
-        let sets = [
+    let runs = [
+        (&SGNS, Architecture::SkipGram, "pair"),
+        (&CBOW, Architecture::Cbow, ""),
+        (&SGNS, Architecture::SkipGram, "window"),
+    ];
+    for (method, arch, batch) in runs {
+        let with_batch = |sets: &[(&'static str, &'static str)]| {
+            let mut sets = sets.to_vec();
+            if !batch.is_empty() {
+                sets.push(("batch", batch));
+            }
+            sets
+        };
+        let sets = with_batch(&[
             ("dim", "16"),
             ("epochs", "2"),
             ("schedule", "deterministic"),
-        ];
+        ]);
         let two = input(method, &sets, 42, 2);
         let first = train_on_pool(arch, &two, 2);
         assert_eq!(first.1.len(), 2, "a step per epoch");
@@ -254,7 +278,7 @@ fn the_deterministic_schedule_depends_on_the_thread_count_only() {
         let one = input(method, &sets, 42, 1);
         let hogwild = input(
             method,
-            &[("dim", "16"), ("epochs", "2"), ("schedule", "hogwild")],
+            &with_batch(&[("dim", "16"), ("epochs", "2"), ("schedule", "hogwild")]),
             42,
             1,
         );
@@ -487,4 +511,21 @@ fn reread_from_disk_each_epoch_trains_the_same_vectors_bit_for_bit() {
         };
         assert_eq!(bits(&streamed), bits(&in_memory), "{}", method.name);
     }
+}
+
+#[test]
+fn the_batch_option_is_sgns_only_and_changes_the_update() {
+    let sets = |batch| [("dim", "16"), ("epochs", "1"), ("batch", batch)];
+    let (pair, _) = run(&SGNS, input(&SGNS, &sets("pair"), 7, 1));
+    let (window, _) = run(&SGNS, input(&SGNS, &sets("window"), 7, 1));
+    assert_ne!(pair.vectors(), window.vectors());
+    let err = SGNS
+        .params([("batch", "sentence")])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("batch"), "{err}");
+    assert!(
+        CBOW.params([("batch", "window")]).is_err(),
+        "CBOW has no batch option"
+    );
 }

@@ -23,6 +23,7 @@
 
 use super::sigmoid::{softplus, Sigmoid};
 use crate::fast::mixed::dot_f32;
+use crate::fast::replicas::Rows;
 
 pub use crate::fast::lanes::{Lanes, Portable};
 
@@ -45,6 +46,67 @@ pub fn ns_update<L: Lanes, G: Sigmoid>(
     lanes.axpy(g, out, neu1e);
     lanes.axpy(g, h, out);
     sigmoid.neg_log_sigma(if label > 0.5 { f } else { -f })
+}
+
+/// [`ns_update`] on row `i` of a table, through its safe row operations
+/// ([`Rows::dot_row`], [`Rows::step_row`]): the same arithmetic in the same
+/// order, so the same bits.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn ns_update_row<L: Lanes, G: Sigmoid, R: Rows>(
+    lanes: L,
+    rows: &R,
+    i: usize,
+    h: &[f32],
+    label: f32,
+    lr: f32,
+    sigmoid: &G,
+    neu1e: &mut [f32],
+) -> f32 {
+    let f = rows.dot_row(lanes, i, h);
+    let g = (label - sigmoid.sigma(f)) * lr;
+    rows.step_row(lanes, i, g, h, neu1e);
+    sigmoid.neg_log_sigma(if label > 0.5 { f } else { -f })
+}
+
+/// A window's examples as one small dense product (`batch=window`): the `m`
+/// context rows `ctx` against the `n` target rows `out` (the centre's first,
+/// then the shared negatives), both `d` wide and copied out of the tables.
+/// Fills `g` (`m × n`) with `g[a·n + b] = (label_b - σ(ctx_a·out_b))·lr` and
+/// `gt` with its transpose; returns the summed loss of the `m·n` terms.
+///
+/// The step is then `ctx_a += Σ_b g[a·n + b]·out_b` and
+/// `out_b += Σ_a gt[b·m + a]·ctx_a` ([`Lanes::combine`]), both from the
+/// values before the step: every gradient is computed before any row is
+/// written, the sum of [`ns_update`]'s steps over the window's pairs taken
+/// at one point.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn window_gradient<L: Lanes, G: Sigmoid>(
+    lanes: L,
+    ctx: &[f32],
+    out: &[f32],
+    d: usize,
+    lr: f32,
+    sigmoid: &G,
+    g: &mut Vec<f32>,
+    gt: &mut Vec<f32>,
+) -> f32 {
+    let (m, n) = (ctx.len() / d.max(1), out.len() / d.max(1));
+    g.resize(m * n, 0.0);
+    gt.resize(m * n, 0.0);
+    let mut loss = 0.0;
+    for (a, row) in g.chunks_exact_mut(n.max(1)).enumerate().take(m) {
+        lanes.dots(&ctx[a * d..(a + 1) * d], out, row);
+        for (b, x) in row.iter_mut().enumerate() {
+            let f = *x;
+            let positive = b == 0;
+            loss += sigmoid.neg_log_sigma(if positive { f } else { -f });
+            *x = (if positive { 1.0 } else { 0.0 } - sigmoid.sigma(f)) * lr;
+            gt[b * m + a] = *x;
+        }
+    }
+    loss
 }
 
 /// The example's loss in `f64`: `outputs[0]` is the positive target, the rest
@@ -102,5 +164,50 @@ mod tests {
             assert!((p[i] as f64 - pos[i] as f64 + lr as f64 * douts[0][i]).abs() < 1e-7);
             assert!((n[i] as f64 - neg[i] as f64 + lr as f64 * douts[1][i]).abs() < 1e-7);
         }
+    }
+
+    /// Two contexts, a positive and two negatives in `d = 3`: the window step
+    /// is the sum of the pairs' gradient steps, all taken at the old values.
+    #[test]
+    fn window_step_sums_the_pairs_gradients() {
+        let d = 3;
+        let ctx = [0.3f32, -0.2, 0.5, -0.1, 0.4, 0.2];
+        let out = [0.1f32, 0.4, -0.3, -0.5, 0.2, 0.25, 0.6, -0.1, 0.05];
+        let rows = |t: &[f32]| t.chunks(d).map(|r| r.to_vec()).collect::<Vec<_>>();
+        let (c, o) = (rows(&ctx), rows(&out));
+        let orefs: Vec<&[f32]> = o.iter().map(|r| &r[..]).collect();
+        let lr = 0.1f32;
+        let (mut g, mut gt) = (Vec::new(), Vec::new());
+        let loss = window_gradient(Portable, &ctx, &out, d, lr, &ExactSigmoid, &mut g, &mut gt);
+        let want: f64 = c.iter().map(|h| ns_loss(h, &orefs)).sum();
+        assert!((loss as f64 - want).abs() < 1e-6);
+        assert_eq!((g.len(), gt[2]), (6, g[1]), "gt is g transposed");
+        let (mut new_ctx, mut new_out) = (ctx, out);
+        for a in 0..2 {
+            Portable.combine(&g[a * 3..a * 3 + 3], &out, &mut new_ctx[a * d..(a + 1) * d]);
+        }
+        for b in 0..3 {
+            Portable.combine(
+                &gt[b * 2..b * 2 + 2],
+                &ctx,
+                &mut new_out[b * d..(b + 1) * d],
+            );
+        }
+        let grads: Vec<_> = c.iter().map(|h| ns_gradient(h, &orefs)).collect();
+        for a in 0..2 {
+            for i in 0..d {
+                let step = -(lr as f64) * grads[a].0[i];
+                assert!((new_ctx[a * d + i] as f64 - ctx[a * d + i] as f64 - step).abs() < 1e-7);
+            }
+        }
+        for b in 0..3 {
+            for i in 0..d {
+                let step = -(lr as f64) * (grads[0].1[b][i] + grads[1].1[b][i]);
+                assert!((new_out[b * d + i] as f64 - out[b * d + i] as f64 - step).abs() < 1e-7);
+            }
+        }
+        // By hand, the first term: ctx_0·out_0 = 0.03 - 0.08 - 0.15 = -0.2,
+        // g = (1 - σ(-0.2))·0.1 = 0.0549834.
+        assert!((g[0] - 0.054_983_4).abs() < 1e-6);
     }
 }

@@ -9,6 +9,10 @@
 //! - linear learning-rate decay from `lr` to `lr·min_lr` over the run
 //!   ([`crate::train::plan`]), evaluated every chunk of ~10k words;
 //! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
+//! - SGNS only, `batch=window`: the contexts of one centre share one draw of
+//!   negatives and are updated together (Ji et al. 2016, "Parallelizing
+//!   Word2Vec in Shared and Distributed Memory"; Intel's pWord2Vec), see
+//!   [`worker`]; the default `batch=pair` keeps word2vec.c's semantics;
 //! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
 //! - parallel updates by Hogwild-style lock-free races (`schedule=hogwild`,
 //!   the default, [`crate::fast::hogwild`]) or a deterministic schedule
@@ -77,8 +81,25 @@ const fn schema(lr: f64) -> [ParamSpec; 9] {
     ]
 }
 
+/// How SGNS batches its updates: word2vec.c's one example per (context,
+/// centre) pair, or one per window with shared negatives ([`worker`]).
+const BATCH: ParamSpec = ParamSpec::choice(
+    "batch",
+    &["pair", "window"],
+    "pair",
+    "pair: each (context, centre) pair draws its own negatives (word2vec.c); window: a centre's contexts share one draw, updated as one small dense product (pWord2Vec)",
+);
+
+/// The shared entries with SGNS's `batch` before `schedule`.
+const fn sgns_schema() -> [ParamSpec; 10] {
+    let [dim, window, negative, sample, epochs, lr, min_lr, sigmoid, schedule] = schema(0.025);
+    [
+        dim, window, negative, sample, epochs, lr, min_lr, sigmoid, BATCH, schedule,
+    ]
+}
+
 /// SGNS hyperparameters (word2vec defaults, lr 0.025).
-pub static SGNS_SCHEMA: &[ParamSpec] = &schema(0.025);
+pub static SGNS_SCHEMA: &[ParamSpec] = &sgns_schema();
 
 /// CBOW hyperparameters (word2vec defaults, lr 0.05).
 pub static CBOW_SCHEMA: &[ParamSpec] = &schema(0.05);
@@ -96,8 +117,10 @@ mod tests {
             (s.sample, s.lr, s.min_lr, s.table),
             (1e-3, 0.025, 1e-4, true)
         );
+        assert!(!s.window_batch, "word2vec.c's pairs by default");
         let c = Settings::from_params(&Params::defaults(CBOW_SCHEMA));
         assert_eq!(c.lr, 0.05);
+        assert!(!c.window_batch, "CBOW has no batch choice");
     }
 
     #[test]

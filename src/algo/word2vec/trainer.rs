@@ -58,6 +58,9 @@ pub struct Settings {
     pub min_lr: f64,
     /// σ by word2vec's table (`true`) or exactly.
     pub table: bool,
+    /// SGNS: one update per window with shared negatives (`batch=window`)
+    /// instead of one per (context, centre) pair. Always false for CBOW.
+    pub window_batch: bool,
     /// How threads share the updates.
     pub schedule: parallel::Schedule,
 }
@@ -74,6 +77,8 @@ impl Settings {
             lr: p.f64("lr"),
             min_lr: p.f64("min_lr"),
             table: p.choice("sigmoid") == "table",
+            window_batch: p.schema().iter().any(|s| s.name == "batch")
+                && p.choice("batch") == "window",
             schedule: parallel::Schedule::from_params(p),
         }
     }
@@ -233,6 +238,7 @@ impl Word2Vec {
                     keep: &self.keep,
                     window: self.settings.window,
                     negative: self.settings.negative,
+                    window_batch: self.settings.window_batch,
                     sigmoid: $sigmoid,
                 }
             };
@@ -287,6 +293,7 @@ struct Setup<'a, G> {
     keep: &'a [u64],
     window: usize,
     negative: usize,
+    window_batch: bool,
     sigmoid: &'a G,
 }
 
@@ -300,6 +307,7 @@ impl<'a, G> Setup<'a, G> {
             keep: self.keep,
             window: self.window,
             negative: self.negative,
+            window_batch: self.window_batch,
             sigmoid: self.sigmoid,
         }
     }
