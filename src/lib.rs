@@ -6,8 +6,9 @@
 //! - [`corpus`]: streaming readers, tokenizer, vocabulary, held-out split;
 //! - [`cooc`]: windowed co-occurrence counting into CSR (within a memory budget,
 //!   spilling sorted runs to disk) and the PMI family of transforms;
-//! - [`counts`]: the counts file (vocabulary + sparse counts on disk) and imports of
-//!   GloVe's and Spark's counts;
+//! - [`counts`]: the counts file (vocabulary + sparse counts on disk), opening one
+//!   as a corpus ([`counts::open`]), and imports of GloVe's and Spark's counts;
+//! - [`window`]: the context window (size, direction, distance weighting);
 //! - [`algo`]: the training methods and the registry every front end looks them up in;
 //! - [`train`]: the engine that runs a method as a background job;
 //! - [`schema`]: hyperparameters and options declared once (name, type, range,
@@ -69,6 +70,7 @@ pub mod sweep;
 pub mod topk;
 pub mod train;
 pub mod tui;
+pub mod window;
 pub mod words;
 
 pub use error::{Error, Result};

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use serde::Serialize;
-use wordbench::corpus::{Corpus, CorpusStats};
+use wordbench::corpus::CorpusStats;
 
 use super::args::{CorpusCommand, StatsArgs};
 
@@ -25,7 +25,7 @@ struct StatsJson<'a> {
 }
 
 fn stats(args: StatsArgs) -> Result<()> {
-    let corpus = Corpus::open(&args.corpus, args.opts.config()?)?;
+    let corpus = wordbench::counts::open(&args.corpus, args.opts.config()?)?;
     super::corpus_warnings(&corpus);
     let vocab = corpus.vocab();
     let top: Vec<(&str, u64)> = (0..args.top.min(vocab.len()))

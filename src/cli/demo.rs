@@ -8,7 +8,6 @@ use anyhow::Result;
 use wordbench::cooc::{
     count_corpus, pmi, CountConfig, LogBase, Marginals, PmiConfig, Summary, Weighting, Window,
 };
-use wordbench::corpus::Corpus;
 use wordbench::explicit::word_neighbors;
 
 use super::args::DemoArgs;
@@ -25,7 +24,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         .unwrap_or_else(|| assets::path(assets::DEFAULT_CORPUS));
     let mut out = std::io::stdout().lock();
     let t = Instant::now();
-    let corpus = Corpus::open_for_training(&path, args.opts.config()?)?;
+    let corpus = wordbench::counts::open_for_training(&path, args.opts.config()?)?;
     super::corpus_warnings(&corpus);
     let s = corpus.stats();
     writeln!(

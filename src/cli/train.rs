@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use wordbench::cooc::{CountPhase, CountProgress};
-use wordbench::corpus::{Corpus, CorpusConfig};
+use wordbench::corpus::CorpusConfig;
 use wordbench::format;
 use wordbench::outputs::{Guard, Kind};
 use wordbench::schema::Params;
@@ -99,7 +99,7 @@ pub fn train(args: TrainArgs) -> Result<()> {
     let autosave_every = wordbench::train::parse_seconds("--autosave-secs", &args.autosave_secs)?;
     let config = args.opts.config()?;
     check_counts_input(&args, &config)?;
-    let corpus = Corpus::open_for_training(args.input(), config)?;
+    let corpus = wordbench::counts::open_for_training(args.input(), config)?;
     super::corpus_warnings(&corpus);
     // Corpus-sized defaults take their value now, before the session
     // records the settings: a replay reads the concrete value.

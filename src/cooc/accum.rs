@@ -27,7 +27,7 @@ use std::sync::Arc;
 use super::runs::{bits_for, radix_sort};
 use super::spill::{Slot, SpillDir};
 use super::stack::RunStack;
-use super::window::{Window, WindowKind};
+use crate::window::{Window, WindowKind};
 use crate::{Error, Result};
 
 /// Target number of row bands.
@@ -387,7 +387,7 @@ impl Accumulator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cooc::window::Weighting;
+    use crate::window::Weighting;
 
     #[test]
     fn layout_is_product_bounded() {

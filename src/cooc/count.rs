@@ -22,8 +22,8 @@ use super::assemble::{fold_tables, CsrBuilder, Parts, RowSink, StreamParts};
 use super::progress::{self, CountPhase, CountProgress};
 use super::runs::Run;
 use super::spill::{Slot, SpillDir};
-use super::window::{Window, WindowKind};
 use crate::corpus::{Batch, Corpus, Split};
+use crate::window::{Window, WindowKind};
 use crate::{Error, Result};
 
 /// The largest matrix a count can produce (pair keys must fit 56 bits).
@@ -469,7 +469,7 @@ pub fn count_naive(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cooc::window::Weighting;
+    use crate::window::Weighting;
 
     fn batch(sentences: &[&[u32]]) -> Batch {
         Batch::of_sentences(sentences)

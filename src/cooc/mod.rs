@@ -44,8 +44,8 @@ pub mod spill;
 mod stack;
 pub mod summary;
 pub mod tfidf;
-pub mod window;
 
+pub use crate::window::{Weighting, Window, WindowKind, MAX_WINDOW};
 pub use assemble::RowSink;
 pub use cache::CountCache;
 pub use count::{
@@ -60,4 +60,3 @@ pub use progress::{CountPhase, CountProgress};
 pub use scale::{log1p_counts, scaled_to_sum, sqrt_counts, without_diagonal};
 pub use summary::Summary;
 pub use tfidf::{tfidf, TfIdf};
-pub use window::{Weighting, Window, WindowKind, MAX_WINDOW};

@@ -25,6 +25,7 @@ use sprs::CsMat;
 
 use super::cells::{as_csr, map_cells, Pattern};
 use super::marginals::Marginals;
+use crate::schema::choice_names;
 use crate::{Error, Result};
 
 /// The base of the logarithm in PMI-like values.
@@ -36,6 +37,11 @@ pub enum LogBase {
     /// Base 2: values in bits (Soleimani's experiments).
     Two,
 }
+
+choice_names!(LogBase {
+    Two = "2",
+    E = "e",
+});
 
 impl LogBase {
     /// `log_base(x)` for `x > 0`.

@@ -29,6 +29,7 @@ pub use reader::{HeldoutConfig, ReadConfig, ReadLimits, ReadReport, Split, Visit
 pub use tokenize::{Numbers, TokenizerConfig};
 pub use vocab::{VocabConfig, Vocabulary};
 
+use crate::window::Window;
 use crate::{Error, Result};
 
 /// Everything that decides how a corpus file becomes word ids.
@@ -115,13 +116,23 @@ impl Default for OpenLimits {
     }
 }
 
-/// A counts file's matrix and what it was counted with.
+/// A matrix counted elsewhere and what it was counted with.
 #[derive(Debug, Clone)]
 pub struct Counted {
     /// The co-occurrence matrix, in vocabulary id order.
     pub matrix: Arc<sprs::CsMat<f64>>,
     /// Window and tokens.
-    pub meta: crate::counts::CountsMeta,
+    pub meta: CountsMeta,
+}
+
+/// What a precounted matrix records besides the vocabulary: how it was
+/// counted (a counts file keeps it in its header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CountsMeta {
+    /// The window the counts were made with (`None`: not known).
+    pub window: Option<Window>,
+    /// In-vocabulary tokens counted (0: not known).
+    pub tokens: u64,
 }
 
 impl Corpus {
@@ -163,20 +174,6 @@ impl Corpus {
         limits: OpenLimits,
         stop: &AtomicBool,
     ) -> Result<Corpus> {
-        if crate::counts::is_counts_file(path) {
-            let set = config.text_options_set();
-            if !set.is_empty() {
-                return Err(Error::format(
-                    path,
-                    format!(
-                        "a counts file keeps the vocabulary it was counted with, so {} cannot apply; \
-                         give them to `wordbench counts` instead, or leave them at their defaults",
-                        set.join(", ")
-                    ),
-                ));
-            }
-            return Corpus::from_counts_file(path, config);
-        }
         let mut config = config;
         let (format, format_warning) = config.read.format.resolve_noting(path)?;
         config.read.format = format;
@@ -222,28 +219,37 @@ impl Corpus {
         })
     }
 
-    /// Opens a counts file as a corpus without text.
-    fn from_counts_file(path: &Path, config: CorpusConfig) -> Result<Corpus> {
-        let counts = crate::counts::read(path)?;
-        let n = counts.vocab.len();
+    /// A corpus without text that stands for the counted corpus: its
+    /// vocabulary and co-occurrence matrix, counted elsewhere (a counts
+    /// file, opened by `counts::open`). Every count-based method
+    /// takes its matrix; its training split is an error and its held-out
+    /// split is empty.
+    pub fn precounted(
+        path: &Path,
+        config: CorpusConfig,
+        vocab: Vocabulary,
+        matrix: sprs::CsMat<f64>,
+        meta: CountsMeta,
+    ) -> Result<Corpus> {
+        let n = vocab.len();
         if n == 0 {
             return Err(Error::format(path, "counts file has an empty vocabulary"));
         }
         let stats = CorpusStats {
-            tokens: counts.meta.tokens,
+            tokens: meta.tokens,
             types: n,
             vocabulary: n,
-            train_tokens_in_vocab: counts.vocab.total(),
+            train_tokens_in_vocab: vocab.total(),
             ..CorpusStats::default()
         };
         Ok(Corpus {
             path: path.to_path_buf(),
             config,
-            vocab: counts.vocab,
+            vocab,
             stats,
             counted: Some(Counted {
-                matrix: Arc::new(counts.matrix),
-                meta: counts.meta,
+                matrix: Arc::new(matrix),
+                meta,
             }),
             warnings: Vec::new(),
         })
@@ -500,31 +506,6 @@ impl Visitor for Counter {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_counts_file_refuses_the_options_that_shape_a_vocabulary_from_text() {
-        let dir = tempfile::tempdir().unwrap();
-        let vocab = Vocabulary::from_sorted(vec![("the".into(), 9), ("a".into(), 4)]).unwrap();
-        let mut tri = sprs::TriMat::new((2, 2));
-        tri.add_triplet(0, 1, 2.0);
-        tri.add_triplet(1, 0, 2.0);
-        let meta = crate::counts::CountsMeta {
-            window: None,
-            tokens: 13,
-        };
-        let file = dir.path().join("c.wbc");
-        crate::counts::write(&file, &vocab, &tri.to_csr(), meta).unwrap();
-        assert!(Corpus::open(&file, CorpusConfig::default()).is_ok());
-        let mut config = CorpusConfig::default();
-        config.vocab.min_count = 2;
-        config.read.tokenizer.lowercase = !config.read.tokenizer.lowercase;
-        assert_eq!(config.text_options_set(), ["keep_case", "min_count"]);
-        let err = Corpus::open(&file, config).unwrap_err().to_string();
-        assert!(
-            err.contains("c.wbc") && err.contains("keep_case, min_count cannot apply"),
-            "{err}"
-        );
-    }
 
     #[test]
     fn a_stopped_read_fails_naming_the_file() {

@@ -53,14 +53,7 @@ const TRAILER: usize = 24;
 /// Bytes per cell.
 const CELL: usize = 16;
 
-/// What a counts file records besides the vocabulary and the matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct CountsMeta {
-    /// The window the counts were made with (`None`: not known).
-    pub window: Option<Window>,
-    /// In-vocabulary tokens counted (0: not known).
-    pub tokens: u64,
-}
+pub use crate::corpus::CountsMeta;
 
 /// A counts file read back.
 #[derive(Debug, Clone)]

@@ -14,12 +14,63 @@ pub mod import;
 mod parquet_parts;
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 pub use file::{is_counts_file, read, write, Counts, CountsMeta, CountsWriter};
 
 use crate::cooc::{feed_corpus, CountConfig, CountProgress, Counter};
-use crate::corpus::{Corpus, Vocabulary};
-use crate::Result;
+use crate::corpus::{Corpus, CorpusConfig, Vocabulary};
+use crate::{Error, Result};
+
+/// Opens `path` as a corpus: a counts file (`wordbench counts`) stands for
+/// the corpus it counted ([`Corpus::precounted`]: its vocabulary and matrix
+/// for every count-based method), anything else is read as text
+/// ([`Corpus::open`]). Every command and screen that takes a corpus opens it
+/// here; the corpus module itself knows no counts file.
+pub fn open(path: impl AsRef<Path>, config: CorpusConfig) -> Result<Corpus> {
+    let path = path.as_ref();
+    if is_counts_file(path) {
+        return open_counted(path, config);
+    }
+    Corpus::open(path, config)
+}
+
+/// [`open`] for training ([`Corpus::open_for_training_until`] for a text),
+/// giving up once `stop` is set.
+pub fn open_for_training_until(
+    path: &Path,
+    config: CorpusConfig,
+    stop: &AtomicBool,
+) -> Result<Corpus> {
+    if is_counts_file(path) {
+        return open_counted(path, config);
+    }
+    Corpus::open_for_training_until(path, config, stop)
+}
+
+/// [`open_for_training_until`] that never gives up.
+pub fn open_for_training(path: impl AsRef<Path>, config: CorpusConfig) -> Result<Corpus> {
+    open_for_training_until(path.as_ref(), config, &AtomicBool::new(false))
+}
+
+/// A counts file as a corpus. The options that shape a vocabulary from text
+/// cannot apply (the file keeps the vocabulary it was counted with) and are
+/// refused by name rather than ignored.
+fn open_counted(path: &Path, config: CorpusConfig) -> Result<Corpus> {
+    let set = config.text_options_set();
+    if !set.is_empty() {
+        return Err(Error::format(
+            path,
+            format!(
+                "a counts file keeps the vocabulary it was counted with, so {} cannot apply; \
+                 give them to `wordbench counts` instead, or leave them at their defaults",
+                set.join(", ")
+            ),
+        ));
+    }
+    let counts = read(path)?;
+    Corpus::precounted(path, config, counts.vocab, counts.matrix, counts.meta)
+}
 
 /// What counting a corpus into a file did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,4 +132,34 @@ pub fn head_of(vocab: &Vocabulary, n: usize) -> Vocabulary {
         .map(|i| (vocab.word(i).to_string(), vocab.counts()[i as usize]))
         .collect();
     Vocabulary::from_sorted(pairs).expect("a vocabulary's head is sorted")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_counts_file_refuses_the_options_that_shape_a_vocabulary_from_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let vocab = Vocabulary::from_sorted(vec![("the".into(), 9), ("a".into(), 4)]).unwrap();
+        let mut tri = sprs::TriMat::new((2, 2));
+        tri.add_triplet(0, 1, 2.0);
+        tri.add_triplet(1, 0, 2.0);
+        let meta = CountsMeta {
+            window: None,
+            tokens: 13,
+        };
+        let file = dir.path().join("c.wbc");
+        write(&file, &vocab, &tri.to_csr(), meta).unwrap();
+        assert!(open(&file, CorpusConfig::default()).is_ok());
+        let mut config = CorpusConfig::default();
+        config.vocab.min_count = 2;
+        config.read.tokenizer.lowercase = !config.read.tokenizer.lowercase;
+        assert_eq!(config.text_options_set(), ["keep_case", "min_count"]);
+        let err = open(&file, config).unwrap_err().to_string();
+        assert!(
+            err.contains("c.wbc") && err.contains("keep_case, min_count cannot apply"),
+            "{err}"
+        );
+    }
 }

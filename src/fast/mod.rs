@@ -13,8 +13,6 @@
 //! - [`mixed`]: the same operations accumulated in `f64` for methods whose
 //!   sums must not depend on the instruction set (GloVe, DSNMF, Lanczos),
 //!   and on `f64` rows (PSDVec, Lanczos);
-//! - [`isa`]: plain Rust hot loops compiled a second time for AVX2 and FMA,
-//!   chosen at run time;
 //! - [`prefetch`]: cache hints for rows read from random places;
 //! - [`blocked`]: register-blocked `f64` kernels for the tall-and-thin block
 //!   products of the Lanczos solver and the sparse × dense-block product.
@@ -28,7 +26,6 @@
 
 pub mod blocked;
 pub mod hogwild;
-pub mod isa;
 pub mod lanes;
 pub mod mixed;
 pub mod prefetch;

@@ -23,7 +23,6 @@ use std::sync::Arc;
 use super::corpus_ref::CorpusCheck;
 use super::finals::{self, FinalDiff};
 use super::{Outcome, Recorder, Run, RunEnd, Session, TimelineEvent};
-use crate::corpus::Corpus;
 use crate::embedding::Embedding;
 use crate::train::{Event, Job, JobConfig, Progress, TrainInput};
 use crate::{Error, Result};
@@ -251,7 +250,7 @@ pub fn replay(
             path.display()
         ));
     }
-    let corpus = Corpus::open_for_training(&path, reference.config)?;
+    let corpus = crate::counts::open_for_training(&path, reference.config)?;
     // A session records every value; one written before a parameter had a
     // corpus-sized default lacks it, and gets the rule's value here.
     params.resolve(corpus.size());

@@ -430,7 +430,7 @@ impl Corpora {
             return Ok((c.clone(), r.clone()));
         }
         let config = CorpusConfig::from_params(options);
-        let corpus = Arc::new(Corpus::open_for_training(path, config)?);
+        let corpus = Arc::new(crate::counts::open_for_training(path, config)?);
         let reference = CorpusRef::describe(path, *corpus.config(), session_file)?;
         open.insert(key, (corpus.clone(), reference.clone()));
         Ok((corpus, reference))

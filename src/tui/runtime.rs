@@ -19,7 +19,7 @@ use super::msg::{
 };
 use super::project_worker::{self, ensure_parent};
 use crate::classify::study::{Outcome, Study};
-use crate::corpus::{Corpus, CorpusConfig};
+use crate::corpus::CorpusConfig;
 use crate::embedding::{Combine, Embedding, NeighborParams};
 use crate::session::guard::{Expect, Fingerprint};
 use crate::session::{self, corpus_ref::CorpusCheck, CorpusRef, KeptVectors, Session};
@@ -272,8 +272,8 @@ fn open_corpus(
     stop: &CancelFlag,
 ) -> Result<OpenedCorpus, String> {
     let t = Instant::now();
-    let corpus =
-        Corpus::open_for_training_until(path, config, stop.flag()).map_err(|e| e.to_string())?;
+    let corpus = crate::counts::open_for_training_until(path, config, stop.flag())
+        .map_err(|e| e.to_string())?;
     Ok(OpenedCorpus {
         reference: reference(path, *corpus.config())?,
         corpus: Arc::new(corpus),

@@ -82,7 +82,7 @@ fn counts_files_round_trip_a_counted_corpus() {
     assert_eq!(&back.vocab, corpus.vocab());
     assert_eq!(back.meta.window, Some(config.window));
     // Opened as a corpus, the file gives its matrix to count-based methods...
-    let as_corpus = Corpus::open(&out, CorpusConfig::default()).unwrap();
+    let as_corpus = wordbench::counts::open(&out, CorpusConfig::default()).unwrap();
     assert_eq!(count_corpus(&as_corpus, &config).unwrap(), x);
     assert_eq!(as_corpus.vocab(), corpus.vocab());
     // ... refuses another window, and has no text.

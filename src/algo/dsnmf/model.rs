@@ -20,6 +20,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
+use crate::fast::lanes::{widest, Kernel, Lanes, Width};
 use crate::linalg::Csr;
 use crate::train::phase::{self, Unit};
 use crate::{Error, Result};
@@ -193,7 +194,8 @@ impl Model {
 
     /// Rows `rows` of the pass: fills their `(ZW)` rows in `out`, returns
     /// their share of the sums. Compiled twice, with and without AVX2, and
-    /// chosen once per block ([`crate::fast::isa`]).
+    /// chosen once per block ([`crate::fast::lanes::widest`]; the loop uses
+    /// no intrinsics, so both copies give the same bits).
     fn evaluate_block(
         &self,
         s: &Csr,
@@ -201,13 +203,16 @@ impl Model {
         rows: std::ops::Range<usize>,
         out: &mut [f64],
     ) -> BlockSums {
-        crate::fast::isa::widest(EvaluateBlock {
-            model: self,
-            s,
-            scales,
-            rows,
-            out,
-        })
+        widest(
+            Width::Avx2,
+            EvaluateBlock {
+                model: self,
+                s,
+                scales,
+                rows,
+                out,
+            },
+        )
     }
 
     #[inline(always)]
@@ -373,7 +378,7 @@ pub(crate) mod kernel {
     pub use crate::fast::mixed::{axpy_f64 as axpy, dot_f64 as dot};
 }
 
-/// [`Model::evaluate_block`]'s loop, for [`crate::fast::isa::widest`].
+/// [`Model::evaluate_block`]'s loop, for [`widest`].
 struct EvaluateBlock<'a> {
     model: &'a Model,
     s: &'a Csr,
@@ -382,11 +387,11 @@ struct EvaluateBlock<'a> {
     out: &'a mut [f64],
 }
 
-impl crate::fast::isa::Kernel for EvaluateBlock<'_> {
+impl Kernel for EvaluateBlock<'_> {
     type Output = BlockSums;
 
     #[inline(always)]
-    fn run(self) -> BlockSums {
+    fn run<L: Lanes>(self, _: L) -> BlockSums {
         self.model
             .evaluate_block_body(self.s, self.scales, self.rows, self.out)
     }

@@ -26,6 +26,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cells::Cell;
 use crate::fast::hogwild::Hogwild;
+use crate::fast::lanes::{widest, Kernel, Lanes, Width};
 use crate::fast::mixed::dot_f32;
 
 /// Width of a parameter row for vectors of `dim` (layout in the module docs).
@@ -165,16 +166,20 @@ pub(crate) fn train_part(
     cells: &[Cell],
     lr: f32,
 ) -> f64 {
-    crate::fast::isa::widest(TrainPart {
-        words,
-        contexts,
-        dim,
-        cells,
-        lr,
-    })
+    widest(
+        Width::Avx2,
+        TrainPart {
+            words,
+            contexts,
+            dim,
+            cells,
+            lr,
+        },
+    )
 }
 
-/// [`train_part`]'s loop, for [`crate::fast::isa::widest`].
+/// [`train_part`]'s loop, for [`widest`] (no intrinsics: both copies give
+/// the same bits).
 struct TrainPart<'a, 'h> {
     words: &'a Hogwild<'h>,
     contexts: &'a Hogwild<'h>,
@@ -183,11 +188,11 @@ struct TrainPart<'a, 'h> {
     lr: f32,
 }
 
-impl crate::fast::isa::Kernel for TrainPart<'_, '_> {
+impl Kernel for TrainPart<'_, '_> {
     type Output = f64;
 
     #[inline(always)]
-    fn run(self) -> f64 {
+    fn run<L: Lanes>(self, _: L) -> f64 {
         train_part_generic(self.words, self.contexts, self.dim, self.cells, self.lr)
     }
 }

@@ -4,7 +4,7 @@
 use crate::cooc::{LogBase, Weighting};
 use crate::linalg::params::BLOCK;
 use crate::linalg::{EigenConfig, Which};
-use crate::schema::{ParamSpec, Params};
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
 
 /// The matrix a method factorises (built by [`super::matrix`] with `crate::cooc`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -92,73 +92,137 @@ impl Settings {
         }
     }
 
-    /// Reads the settings shared by the three schemas.
-    fn common(p: &Params, input: Input, target: Target) -> Settings {
-        let nonzero = |name: &str| Some(p.usize(name)).filter(|&v| v > 0);
-        Settings {
-            dim: p.usize("dim"),
-            window: p.usize("window"),
-            weighting: if p.choice("weighting") == "harmonic" {
-                Weighting::Harmonic
-            } else {
-                Weighting::Uniform
-            },
-            max_vocab: nonzero("max_vocab"),
-            log_base: if p.choice("log_base") == "e" {
-                LogBase::E
-            } else {
-                LogBase::Two
-            },
-            cds: None,
-            input,
-            target,
-            psd_fix: false,
-            tol: p.f64("tol"),
-            block: p.usize("block"),
-            basis: nonzero("basis"),
-            max_steps: p.usize("max_steps") as u64,
-        }
-    }
-
     /// Settings of `svd` from its parameters.
     pub fn svd(p: &Params) -> Settings {
-        let input = match p.choice("input") {
-            "counts" => Input::Counts,
-            "sqrt" => Input::Sqrt,
-            "log" => Input::Log,
-            "sppmi" => Input::Sppmi { k: p.f64("neg") },
-            _ => Input::Ppmi,
+        let v = SvdValues::from_params(p);
+        let input = match v.input {
+            InputName::Counts => Input::Counts,
+            InputName::Sqrt => Input::Sqrt,
+            InputName::Log => Input::Log,
+            InputName::Ppmi => Input::Ppmi,
+            InputName::Sppmi => Input::Sppmi { k: v.neg },
         };
-        let cds = p.f64("cds");
         Settings {
-            cds: (cds != 1.0).then_some(cds),
-            ..Settings::common(
-                p,
-                input,
-                Target::Svd {
-                    power: p.f64("power"),
-                },
-            )
+            cds: (v.cds != 1.0).then_some(v.cds),
+            ..common!(v, input, Target::Svd { power: v.power })
         }
     }
 
     /// Settings of `eigenword` from its parameters.
     pub fn eigenword(p: &Params) -> Settings {
+        let v = EigenwordValues::from_params(p);
         Settings {
-            psd_fix: p.bool("psd_fix"),
-            ..Settings::common(p, Input::Thresholded { tau: p.f64("tau") }, Target::Eigen)
+            psd_fix: v.psd_fix,
+            ..common!(v, Input::Thresholded { tau: v.tau }, Target::Eigen)
         }
     }
 
     /// Settings of `svd-ns` from its parameters.
     pub fn svd_ns(p: &Params) -> Settings {
-        let tau = p.f64("tau");
-        let input = if p.bool("pmi_shift") {
-            Input::ShiftedThreshold { tau }
+        let v = SvdNsValues::from_params(p);
+        let input = if v.pmi_shift {
+            Input::ShiftedThreshold { tau: v.tau }
         } else {
-            Input::Thresholded { tau }
+            Input::Thresholded { tau: v.tau }
         };
-        Settings::common(p, input, Target::Svd { power: 0.0 })
+        common!(v, input, Target::Svd { power: 0.0 })
+    }
+}
+
+/// The settings every spectral schema has (from bound values `$v`), with
+/// the method's own input and target.
+macro_rules! common {
+    ($v:expr, $input:expr, $target:expr) => {{
+        let v = &$v;
+        Settings {
+            dim: v.dim,
+            window: v.window,
+            weighting: v.weighting,
+            max_vocab: v.max_vocab,
+            log_base: v.log_base,
+            cds: None,
+            input: $input,
+            target: $target,
+            psd_fix: false,
+            tol: v.tol,
+            block: v.block,
+            basis: v.basis,
+            max_steps: v.max_steps,
+        }
+    }};
+}
+use common;
+
+/// The matrix `svd` factorises, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InputName {
+    Counts,
+    Sqrt,
+    Log,
+    Ppmi,
+    Sppmi,
+}
+choice_names!(InputName {
+    Counts = "counts",
+    Sqrt = "sqrt",
+    Log = "log",
+    Ppmi = "ppmi",
+    Sppmi = "sppmi",
+});
+
+bind_params! {
+    /// The values of [`SVD_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct SvdValues for SVD_SCHEMA {
+        dim: usize,
+        input: InputName,
+        cds: f64,
+        neg: f64,
+        power: f64,
+        window: usize,
+        weighting: Weighting,
+        max_vocab: Option<usize>,
+        log_base: LogBase,
+        tol: f64,
+        block: usize,
+        basis: Option<usize>,
+        max_steps: u64,
+    }
+}
+
+bind_params! {
+    /// The values of [`EIGENWORD_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct EigenwordValues for EIGENWORD_SCHEMA {
+        dim: usize,
+        tau: f64,
+        psd_fix: bool,
+        window: usize,
+        weighting: Weighting,
+        max_vocab: Option<usize>,
+        log_base: LogBase,
+        tol: f64,
+        block: usize,
+        basis: Option<usize>,
+        max_steps: u64,
+    }
+}
+
+bind_params! {
+    /// The values of [`SVD_NS_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct SvdNsValues for SVD_NS_SCHEMA {
+        dim: usize,
+        tau: f64,
+        pmi_shift: bool,
+        window: usize,
+        weighting: Weighting,
+        max_vocab: Option<usize>,
+        log_base: LogBase,
+        tol: f64,
+        block: usize,
+        basis: Option<usize>,
+        max_steps: u64,
     }
 }
 
@@ -180,7 +244,7 @@ const WINDOW: ParamSpec = ParamSpec::int(
 
 const WEIGHTING: ParamSpec = ParamSpec::choice(
     "weighting",
-    &["uniform", "harmonic"],
+    Weighting::NAMES,
     "uniform",
     "a pair at distance d counts 1 (uniform) or 1/d (harmonic, GloVe's cooccur)",
 );
@@ -195,7 +259,7 @@ const MAX_VOCAB: ParamSpec = ParamSpec::int(
 
 const LOG_BASE: ParamSpec = ParamSpec::choice(
     "log_base",
-    &["2", "e"],
+    LogBase::NAMES,
     "2",
     "log base of PMI values and thresholds (Soleimani: 2, so tau is in bits)",
 );
@@ -223,11 +287,11 @@ const TAU: ParamSpec = ParamSpec::float(
 );
 
 /// Schema of `svd`.
-pub const SVD_SCHEMA: &[ParamSpec] = &[
+pub static SVD_SCHEMA: &[ParamSpec] = &[
     DIM,
     ParamSpec::choice(
         "input",
-        &["counts", "sqrt", "log", "ppmi", "sppmi"],
+        InputName::NAMES,
         "ppmi",
         "matrix factorised: X, sqrt X, log(1+X), PPMI or shifted PPMI",
     ),
@@ -257,7 +321,7 @@ pub const SVD_SCHEMA: &[ParamSpec] = &[
 ];
 
 /// Schema of `eigenword`.
-pub const EIGENWORD_SCHEMA: &[ParamSpec] = &[
+pub static EIGENWORD_SCHEMA: &[ParamSpec] = &[
     DIM,
     TAU,
     ParamSpec::flag(
@@ -276,7 +340,7 @@ pub const EIGENWORD_SCHEMA: &[ParamSpec] = &[
 ];
 
 /// Schema of `svd-ns`.
-pub const SVD_NS_SCHEMA: &[ParamSpec] = &[
+pub static SVD_NS_SCHEMA: &[ParamSpec] = &[
     DIM,
     TAU,
     ParamSpec::flag(

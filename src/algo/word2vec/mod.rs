@@ -28,16 +28,17 @@
 
 pub mod alias;
 pub mod kernel;
+pub mod params;
 pub mod sigmoid;
 pub mod source;
 pub mod trainer;
 pub mod worker;
 
-use crate::schema::ParamSpec;
-use crate::train::{parallel, Method, TrainInput, Trainer};
+use crate::train::{Method, TrainInput, Trainer};
 use crate::Result;
 
-pub use trainer::{Settings, Word2Vec};
+pub use params::{Settings, CBOW_SCHEMA, SGNS_SCHEMA};
+pub use trainer::Word2Vec;
 pub use worker::Architecture;
 
 /// Skip-gram with negative sampling.
@@ -64,72 +65,4 @@ fn build_sgns(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn
 
 fn build_cbow(input: &TrainInput, log: &mut dyn FnMut(String)) -> Result<Box<dyn Trainer>> {
     Ok(Box::new(Word2Vec::new(Architecture::Cbow, input, log)?))
-}
-
-/// The schema entries both methods share; `lr` differs in its default.
-const fn schema(lr: f64) -> [ParamSpec; 9] {
-    [
-        ParamSpec::int("dim", 1, 10_000, 100, "vector dimension (word2vec -size)"),
-        ParamSpec::int("window", 1, 100, 5, "maximal context words on each side; each centre uses a uniform 1..window"),
-        ParamSpec::int("negative", 1, 100, 5, "negative samples per example, drawn from unigram^0.75"),
-        ParamSpec::float("sample", 0.0, 1.0, 1e-3, "subsampling threshold t for frequent words (0 = off)"),
-        ParamSpec::int("epochs", 1, 1000, 5, "passes over the corpus (word2vec -iter)"),
-        ParamSpec::float("lr", 1e-6, 1.0, lr, "initial learning rate (alpha), decays linearly; set mid-run it becomes the current rate").live(),
-        ParamSpec::float("min_lr", 0.0, 1.0, 1e-4, "floor of the decayed learning rate, as a fraction of lr"),
-        ParamSpec::choice("sigmoid", &["table", "exact"], "table", "sigmoid by word2vec's 1000-cell table on [-6, 6], or exact"),
-        parallel::schedule("hogwild"),
-    ]
-}
-
-/// How SGNS batches its updates: word2vec.c's one example per (context,
-/// centre) pair, or one per window with shared negatives ([`worker`]).
-const BATCH: ParamSpec = ParamSpec::choice(
-    "batch",
-    &["pair", "window"],
-    "pair",
-    "pair: each (context, centre) pair draws its own negatives (word2vec.c); window: a centre's contexts share one draw, updated as one small dense product (pWord2Vec)",
-);
-
-/// The shared entries with SGNS's `batch` before `schedule`.
-const fn sgns_schema() -> [ParamSpec; 10] {
-    let [dim, window, negative, sample, epochs, lr, min_lr, sigmoid, schedule] = schema(0.025);
-    [
-        dim, window, negative, sample, epochs, lr, min_lr, sigmoid, BATCH, schedule,
-    ]
-}
-
-/// SGNS hyperparameters (word2vec defaults, lr 0.025).
-pub static SGNS_SCHEMA: &[ParamSpec] = &sgns_schema();
-
-/// CBOW hyperparameters (word2vec defaults, lr 0.05).
-pub static CBOW_SCHEMA: &[ParamSpec] = &schema(0.05);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::schema::Params;
-
-    #[test]
-    fn defaults_are_word2vecs() {
-        let s = Settings::from_params(&Params::defaults(SGNS_SCHEMA));
-        assert_eq!((s.dim, s.window, s.negative, s.epochs), (100, 5, 5, 5));
-        assert_eq!(
-            (s.sample, s.lr, s.min_lr, s.table),
-            (1e-3, 0.025, 1e-4, true)
-        );
-        assert!(!s.window_batch, "word2vec.c's pairs by default");
-        let c = Settings::from_params(&Params::defaults(CBOW_SCHEMA));
-        assert_eq!(c.lr, 0.05);
-        assert!(!c.window_batch, "CBOW has no batch choice");
-    }
-
-    #[test]
-    fn only_lr_is_live() {
-        let live: Vec<&str> = SGNS_SCHEMA
-            .iter()
-            .filter(|p| p.live)
-            .map(|p| p.name)
-            .collect();
-        assert_eq!(live, ["lr"]);
-    }
 }

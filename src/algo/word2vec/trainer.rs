@@ -25,6 +25,7 @@ use super::alias::AliasSampler;
 use super::sigmoid::{ExactSigmoid, Sigmoid, TableSigmoid};
 use super::source::{self, Sentences, Stream};
 use super::worker::{train_chunk, Architecture, Model, Scratch, Tally};
+use super::Settings;
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::hogwild::SharedMatrix;
@@ -38,51 +39,6 @@ use crate::{Error, Result};
 
 /// Words per step for each worker thread (a step of 2 threads is ~200k words).
 const STEP_WORDS_PER_THREAD: usize = 100_000;
-
-/// Hyperparameters, read once from the validated [`Params`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Settings {
-    /// Vector dimension.
-    pub dim: usize,
-    /// Maximal window on each side.
-    pub window: usize,
-    /// Negatives per example.
-    pub negative: usize,
-    /// Subsampling threshold `t` (0 = off).
-    pub sample: f64,
-    /// Passes over the corpus.
-    pub epochs: usize,
-    /// Initial learning rate.
-    pub lr: f64,
-    /// Floor of the decayed rate, as a fraction of `lr`.
-    pub min_lr: f64,
-    /// σ by word2vec's table (`true`) or exactly.
-    pub table: bool,
-    /// SGNS: one update per window with shared negatives (`batch=window`)
-    /// instead of one per (context, centre) pair. Always false for CBOW.
-    pub window_batch: bool,
-    /// How threads share the updates.
-    pub schedule: parallel::Schedule,
-}
-
-impl Settings {
-    /// Reads the settings from parameters that follow the word2vec schema.
-    pub fn from_params(p: &Params) -> Self {
-        Settings {
-            dim: p.usize("dim"),
-            window: p.usize("window"),
-            negative: p.usize("negative"),
-            sample: p.f64("sample"),
-            epochs: p.usize("epochs"),
-            lr: p.f64("lr"),
-            min_lr: p.f64("min_lr"),
-            table: p.choice("sigmoid") == "table",
-            window_batch: p.schema().iter().any(|s| s.name == "batch")
-                && p.choice("batch") == "window",
-            schedule: parallel::Schedule::from_params(p),
-        }
-    }
-}
 
 /// SGNS or CBOW in training.
 pub struct Word2Vec {

@@ -9,6 +9,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::schema::choice_names;
 use crate::{Error, Result};
 
 /// The longest window accepted (pairs are keyed with 8 bits of distance).
@@ -34,6 +35,11 @@ pub enum Weighting {
     /// A pair at distance `d` adds `1/d` (GloVe's `cooccur`).
     Harmonic,
 }
+
+choice_names!(Weighting {
+    Uniform = "uniform",
+    Harmonic = "harmonic",
+});
 
 /// A co-occurrence window: size `L`, direction and distance weighting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,198 @@
+//! `sgns`'s and `cbow`'s hyperparameters, declared once, and the settings a
+//! run reads from them.
+
+use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
+use crate::train::parallel;
+
+/// The schema entries both methods share; `lr` differs in its default.
+const fn schema(lr: f64) -> [ParamSpec; 9] {
+    [
+        ParamSpec::int("dim", 1, 10_000, 100, "vector dimension (word2vec -size)"),
+        ParamSpec::int("window", 1, 100, 5, "maximal context words on each side; each centre uses a uniform 1..window"),
+        ParamSpec::int("negative", 1, 100, 5, "negative samples per example, drawn from unigram^0.75"),
+        ParamSpec::float("sample", 0.0, 1.0, 1e-3, "subsampling threshold t for frequent words (0 = off)"),
+        ParamSpec::int("epochs", 1, 1000, 5, "passes over the corpus (word2vec -iter)"),
+        ParamSpec::float("lr", 1e-6, 1.0, lr, "initial learning rate (alpha), decays linearly; set mid-run it becomes the current rate").live(),
+        ParamSpec::float("min_lr", 0.0, 1.0, 1e-4, "floor of the decayed learning rate, as a fraction of lr"),
+        ParamSpec::choice("sigmoid", SigmoidChoice::NAMES, "table", "sigmoid by word2vec's 1000-cell table on [-6, 6], or exact"),
+        parallel::schedule("hogwild"),
+    ]
+}
+
+/// How SGNS batches its updates: word2vec.c's one example per (context,
+/// centre) pair, or one per window with shared negatives ([`worker`]).
+const BATCH: ParamSpec = ParamSpec::choice(
+    "batch",
+    Batch::NAMES,
+    "pair",
+    "pair: each (context, centre) pair draws its own negatives (word2vec.c); window: a centre's contexts share one draw, updated as one small dense product (pWord2Vec)",
+);
+
+/// The shared entries with SGNS's `batch` before `schedule`.
+const fn sgns_schema() -> [ParamSpec; 10] {
+    let [dim, window, negative, sample, epochs, lr, min_lr, sigmoid, schedule] = schema(0.025);
+    [
+        dim, window, negative, sample, epochs, lr, min_lr, sigmoid, BATCH, schedule,
+    ]
+}
+
+/// SGNS hyperparameters (word2vec defaults, lr 0.025).
+pub static SGNS_SCHEMA: &[ParamSpec] = &sgns_schema();
+
+/// CBOW hyperparameters (word2vec defaults, lr 0.05).
+pub static CBOW_SCHEMA: &[ParamSpec] = &schema(0.05);
+
+/// Hyperparameters, read once from the validated [`Params`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settings {
+    /// Vector dimension.
+    pub dim: usize,
+    /// Maximal window on each side.
+    pub window: usize,
+    /// Negatives per example.
+    pub negative: usize,
+    /// Subsampling threshold `t` (0 = off).
+    pub sample: f64,
+    /// Passes over the corpus.
+    pub epochs: usize,
+    /// Initial learning rate.
+    pub lr: f64,
+    /// Floor of the decayed rate, as a fraction of `lr`.
+    pub min_lr: f64,
+    /// σ by word2vec's table (`true`) or exactly.
+    pub table: bool,
+    /// SGNS: one update per window with shared negatives (`batch=window`)
+    /// instead of one per (context, centre) pair. Always false for CBOW.
+    pub window_batch: bool,
+    /// How threads share the updates.
+    pub schedule: parallel::Schedule,
+}
+
+impl Settings {
+    /// Reads the settings from parameters of [`SGNS_SCHEMA`] or
+    /// [`CBOW_SCHEMA`] (CBOW has no `batch`).
+    pub fn from_params(p: &Params) -> Self {
+        if p.schema().len() == CBOW_SCHEMA.len() {
+            return Cbow::from_params(p).settings();
+        }
+        let v = Sgns::from_params(p);
+        let cbow = Cbow {
+            dim: v.dim,
+            window: v.window,
+            negative: v.negative,
+            sample: v.sample,
+            epochs: v.epochs,
+            lr: v.lr,
+            min_lr: v.min_lr,
+            sigmoid: v.sigmoid,
+            schedule: v.schedule,
+        };
+        Settings {
+            window_batch: v.batch == Batch::Window,
+            ..cbow.settings()
+        }
+    }
+}
+
+/// How the sigmoid is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SigmoidChoice {
+    Table,
+    Exact,
+}
+choice_names!(SigmoidChoice {
+    Table = "table",
+    Exact = "exact",
+});
+
+/// How SGNS batches its updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Batch {
+    Pair,
+    Window,
+}
+choice_names!(Batch {
+    Pair = "pair",
+    Window = "window",
+});
+
+bind_params! {
+    /// The values of [`SGNS_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct Sgns for SGNS_SCHEMA {
+        dim: usize,
+        window: usize,
+        negative: usize,
+        sample: f64,
+        epochs: usize,
+        lr: f64,
+        min_lr: f64,
+        sigmoid: SigmoidChoice,
+        batch: Batch,
+        schedule: parallel::Schedule,
+    }
+}
+
+bind_params! {
+    /// The values of [`CBOW_SCHEMA`], a field per entry.
+    #[derive(Debug, Clone, Copy)]
+    struct Cbow for CBOW_SCHEMA {
+        dim: usize,
+        window: usize,
+        negative: usize,
+        sample: f64,
+        epochs: usize,
+        lr: f64,
+        min_lr: f64,
+        sigmoid: SigmoidChoice,
+        schedule: parallel::Schedule,
+    }
+}
+
+impl Cbow {
+    /// The settings of these values, with pairs (CBOW's only batching).
+    fn settings(self) -> Settings {
+        Settings {
+            dim: self.dim,
+            window: self.window,
+            negative: self.negative,
+            sample: self.sample,
+            epochs: self.epochs,
+            lr: self.lr,
+            min_lr: self.min_lr,
+            table: self.sigmoid == SigmoidChoice::Table,
+            window_batch: false,
+            schedule: self.schedule,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::Params;
+
+    #[test]
+    fn defaults_are_word2vecs() {
+        let s = Settings::from_params(&Params::defaults(SGNS_SCHEMA));
+        assert_eq!((s.dim, s.window, s.negative, s.epochs), (100, 5, 5, 5));
+        assert_eq!(
+            (s.sample, s.lr, s.min_lr, s.table),
+            (1e-3, 0.025, 1e-4, true)
+        );
+        assert!(!s.window_batch, "word2vec.c's pairs by default");
+        let c = Settings::from_params(&Params::defaults(CBOW_SCHEMA));
+        assert_eq!(c.lr, 0.05);
+        assert!(!c.window_batch, "CBOW has no batch choice");
+    }
+
+    #[test]
+    fn only_lr_is_live() {
+        let live: Vec<&str> = SGNS_SCHEMA
+            .iter()
+            .filter(|p| p.live)
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(live, ["lr"]);
+    }
+}
