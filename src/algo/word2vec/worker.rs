@@ -74,8 +74,10 @@ pub struct Scratch {
     targets: Vec<u32>,
     neu1: Vec<f32>,
     neu1e: Vec<f32>,
-    /// `batch=window`: the window's context words, their rows, the target
-    /// rows, and the gradient coefficients (and their transpose).
+    /// `batch=window`: the next centre's targets, the window's context
+    /// words, their rows, the target rows, and the gradient coefficients
+    /// (and their transpose).
+    next_targets: Vec<u32>,
     contexts: Vec<u32>,
     ctx_rows: Vec<f32>,
     target_rows: Vec<f32>,
@@ -310,6 +312,7 @@ fn sgns_window_sentence<L: Lanes, G: Sigmoid, R: Rows>(
     let Scratch {
         sentence: sen,
         targets,
+        next_targets,
         contexts,
         ctx_rows,
         target_rows,
@@ -320,42 +323,61 @@ fn sgns_window_sentence<L: Lanes, G: Sigmoid, R: Rows>(
     } = scratch;
     let d = neu1.len();
     let mut tally = Tally::default();
-    for (i, &centre) in sen.iter().enumerate() {
+    // A centre's negatives are drawn one centre ahead, so that their rows,
+    // prefetched at the draw, are in cache when the window copies them.
+    if let Some(&first) = sen.first() {
+        draw_targets(model, first, rng, targets);
+    }
+    for i in 0..sen.len() {
         prefetch_ahead(model, sen, i);
         let r = reach(model.window, rng);
         let (lo, hi) = (i.saturating_sub(r), (i + r + 1).min(sen.len()));
-        if hi - lo <= 1 {
-            continue;
+        if let Some(&next) = sen.get(i + 1) {
+            draw_targets(model, next, rng, next_targets);
         }
-        targets.clear();
-        targets.push(centre);
-        for _ in 0..model.negative {
-            let target = model.sampler.sample(rng.next_u64());
-            if target != centre {
-                model.output.prefetch(target as usize);
-                targets.push(target);
+        if hi - lo > 1 {
+            contexts.clear();
+            contexts.extend(sen[lo..i].iter().chain(&sen[i + 1..hi]));
+            gather(&model.input, contexts, d, ctx_rows);
+            gather(&model.output, targets, d, target_rows);
+            let loss = window_gradient(lanes, ctx_rows, target_rows, d, lr, model.sigmoid, g, gt);
+            let (m, n) = (contexts.len(), targets.len());
+            for (&c, coef) in contexts.iter().zip(g.chunks_exact(n)) {
+                model
+                    .input
+                    .combine_into_row(lanes, c as usize, coef, target_rows);
             }
+            for (&t, coef) in targets.iter().zip(gt.chunks_exact(m)) {
+                model
+                    .output
+                    .combine_into_row(lanes, t as usize, coef, ctx_rows);
+            }
+            tally.loss += loss as f64;
+            tally.examples += m as u64;
         }
-        contexts.clear();
-        contexts.extend(sen[lo..i].iter().chain(&sen[i + 1..hi]));
-        gather(&model.input, contexts, d, ctx_rows);
-        gather(&model.output, targets, d, target_rows);
-        let loss = window_gradient(lanes, ctx_rows, target_rows, d, lr, model.sigmoid, g, gt);
-        let (m, n) = (contexts.len(), targets.len());
-        for (&c, coef) in contexts.iter().zip(g.chunks_exact(n)) {
-            model
-                .input
-                .combine_into_row(lanes, c as usize, coef, target_rows);
-        }
-        for (&t, coef) in targets.iter().zip(gt.chunks_exact(m)) {
-            model
-                .output
-                .combine_into_row(lanes, t as usize, coef, ctx_rows);
-        }
-        tally.loss += loss as f64;
-        tally.examples += m as u64;
+        std::mem::swap(targets, next_targets);
     }
     tally
+}
+
+/// `centre` and `negative` draws (a draw equal to the centre skipped), each
+/// drawn row prefetched.
+#[inline(always)]
+fn draw_targets<G, R: Rows>(
+    model: &Model<'_, G, R>,
+    centre: u32,
+    rng: &mut Xoshiro256PlusPlus,
+    out: &mut Vec<u32>,
+) {
+    out.clear();
+    out.push(centre);
+    for _ in 0..model.negative {
+        let target = model.sampler.sample(rng.next_u64());
+        if target != centre {
+            model.output.prefetch(target as usize);
+            out.push(target);
+        }
+    }
 }
 
 #[inline(always)]
