@@ -5,7 +5,7 @@
 //!
 //! Each field is text as a user types it and is read by the same functions
 //! as the CLI's flags ([`crate::sweep::spec::parse_grid`],
-//! [`parse_range`](crate::sweep::spec::parse_range), [`Metric::parse`],
+//! [`parse_range`], [`Metric::parse`],
 //! [`Prune::halving`], [`crate::sweep::expand()`]), so a bad value or
 //! range is refused in the form with the parameter named, before anything
 //! trains. Corpus options are not swept here: the workbench's runs train on
