@@ -129,6 +129,12 @@ impl<'a> Hogwild<'a> {
         }
     }
 
+    /// Whether `other` lends the same table (a copy of this handle).
+    #[inline]
+    pub fn same_table(&self, other: &Hogwild<'_>) -> bool {
+        std::ptr::eq(self.ptr, other.ptr)
+    }
+
     /// Number of rows.
     #[inline]
     pub fn rows(&self) -> usize {

@@ -3,6 +3,7 @@
 //! Training loops share four low-level tools, and each used to carry its own
 //! copy; one copy each, with its safety argument written once:
 //!
+//! - [`adagrad`]: GloVe's AdaGrad step on two Hogwild rows;
 //! - [`hogwild`]: rows of a table that many threads update without locks
 //!   (SGNS/CBOW, GloVe), the race word2vec.c and glove.c accept by design;
 //! - [`replicas`]: the deterministic alternative, a replica of a table per
@@ -24,6 +25,7 @@
 // Unsafe code is denied crate-wide (src/lib.rs) and allowed here: this module is where the fast paths' unsafe lines live.
 #![allow(unsafe_code)]
 
+pub mod adagrad;
 pub mod blocked;
 pub mod hogwild;
 pub mod lanes;

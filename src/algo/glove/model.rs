@@ -17,17 +17,15 @@
 //! the first update is plain SGD with rate `lr`. A live change of `lr`
 //! therefore scales the updates and what they add to the sums from the next
 //! step on.
-// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the training loop reads Hogwild rows (`fast::hogwild`).
-#![allow(unsafe_code)]
 
 use ndarray::{s, Array2, ArrayView2};
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cells::Cell;
+use crate::fast::adagrad;
 use crate::fast::hogwild::Hogwild;
 use crate::fast::lanes::{widest, Kernel, Lanes, Width};
-use crate::fast::mixed::dot_f32;
 
 /// Width of a parameter row for vectors of `dim` (layout in the module docs).
 pub fn row_width(dim: usize) -> usize {
@@ -104,51 +102,7 @@ impl Tables {
     }
 }
 
-/// One AdaGrad update for a cell with `ln X = log_count` and `f(X) = weight`,
-/// applied to a word row and a context row (layouts in the module docs);
-/// returns the cell's loss `½ f (w·c + b + b̃ − ln X)²` before the update.
-///
-/// Each vector entry moves by `lr·g / sqrt(G)` where `g` is the loss
-/// gradient and `G` the entry's running sum, and then `G += (lr·g)²`; both
-/// gradients are taken at the old values, as in glove.c.
-#[inline(always)]
-pub fn adagrad_step(
-    word: &mut [f32],
-    context: &mut [f32],
-    dim: usize,
-    log_count: f32,
-    weight: f32,
-    lr: f32,
-) -> f64 {
-    let (wp, wg) = word.split_at_mut(dim + 2);
-    let (cp, cg) = context.split_at_mut(dim + 2);
-    let (wv, wb) = wp.split_at_mut(dim);
-    let (cv, cb) = cp.split_at_mut(dim);
-    let (wb, cb) = (&mut wb[0], &mut cb[1]);
-    let (wgv, wgb) = wg.split_at_mut(dim);
-    let (cgv, cgb) = cg.split_at_mut(dim);
-    let (wgb, cgb) = (&mut wgb[0], &mut cgb[0]);
-    let diff = dot_f32(wv, cv) + *wb as f64 + *cb as f64 - log_count as f64;
-    let fdiff = weight as f64 * diff;
-    let g = (lr as f64 * fdiff) as f32;
-    let rows = wv
-        .iter_mut()
-        .zip(cv.iter_mut())
-        .zip(wgv.iter_mut().zip(cgv.iter_mut()));
-    for ((w, c), (gw, gc)) in rows {
-        let dw = g * *c;
-        let dc = g * *w;
-        *w -= dw / gw.sqrt();
-        *c -= dc / gc.sqrt();
-        *gw += dw * dw;
-        *gc += dc * dc;
-    }
-    *wb -= g / wgb.sqrt();
-    *cb -= g / cgb.sqrt();
-    *wgb += g * g;
-    *cgb += g * g;
-    0.5 * fdiff * diff
-}
+pub use crate::fast::adagrad::step as adagrad_step;
 
 /// How many cells ahead the rows are prefetched. The cells are in random
 /// order, so each one touches two rows that are rarely in cache; asking for
@@ -211,16 +165,16 @@ fn train_part_generic(
             words.prefetch(next.word as usize);
             contexts.prefetch(next.context as usize);
         }
-        // SAFETY: one word row and one context row (different tables) per
-        // cell, dropped before the next; concurrent use of the same rows by
-        // other threads is the Hogwild race `Hogwild::row` documents.
-        let (w, c) = unsafe {
-            (
-                words.row(cell.word as usize),
-                contexts.row(cell.context as usize),
-            )
-        };
-        loss += adagrad_step(w, c, dim, cell.log_count, cell.weight, lr);
+        loss += adagrad::hogwild_step(
+            words,
+            cell.word as usize,
+            contexts,
+            cell.context as usize,
+            dim,
+            cell.log_count,
+            cell.weight,
+            lr,
+        );
     }
     loss
 }
