@@ -250,9 +250,9 @@ macro_rules! choice_names {
     };
 }
 
-/// Declares a struct that reads one or more schemas with the same entries
-/// (`SGNS_SCHEMA | CBOW_SCHEMA` differ only in a default), a field per
-/// entry in schema order:
+/// Declares a struct that reads a schema, a field per entry in schema order
+/// (`for A | B` binds it to several schemas whose entries have the same
+/// names and kinds, differing only in defaults):
 ///
 /// ```
 /// use wordbench::schema::{bind_params, ParamSpec, Params};
@@ -333,19 +333,6 @@ macro_rules! bind_params {
                     $($field: <$ty as $crate::schema::Typed>::from_value(
                         values.next().expect("one value per entry"),
                     ),)+
-                }
-            }
-
-            /// Sets the field named `name` from `value`, which its entry has
-            /// validated; false if no field has that name.
-            #[allow(dead_code)]
-            pub fn set(&mut self, name: &str, value: &$crate::schema::Value) -> bool {
-                match name {
-                    $(stringify!($field) => {
-                        self.$field = <$ty as $crate::schema::Typed>::from_value(value);
-                        true
-                    })+
-                    _ => false,
                 }
             }
 
@@ -465,6 +452,26 @@ mod tests {
         let p = v.to_params();
         assert_eq!(p.f64("steps"), 10.0);
         assert_eq!(p.choice("side"), "left");
+    }
+
+    static FAST: &[ParamSpec] = &[ParamSpec::int("steps", 1, 100, 50, "steps")];
+    static SLOW: &[ParamSpec] = &[ParamSpec::int("steps", 1, 100, 5, "steps")];
+
+    bind_params! {
+        struct Steps for FAST | SLOW {
+            steps: u32,
+        }
+    }
+
+    #[test]
+    fn one_struct_reads_schemas_that_differ_only_in_defaults() {
+        assert_eq!(Steps::from_params(&Params::defaults(FAST)).steps, 50);
+        assert_eq!(Steps::from_params(&Params::defaults(SLOW)).steps, 5);
+        let back = Steps { steps: 7 }.to_params();
+        assert_eq!(
+            (back.schema().as_ptr(), back.usize("steps")),
+            (FAST.as_ptr(), 7)
+        );
     }
 
     #[test]
