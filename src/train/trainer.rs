@@ -47,9 +47,15 @@ pub trait Trainer: Send {
     /// value changed (validated against the schema by the job, which calls
     /// this only for a parameter the schema marks live). A trainer reads its
     /// typed settings from them and takes over its live fields, so no
-    /// parameter is named here.
+    /// parameter is named here. A method whose schema marks a parameter
+    /// live must override this: the default refuses, so the registry test
+    /// that changes every live parameter of every method catches one that
+    /// does not.
     fn set(&mut self, _params: &Params) -> Result<()> {
-        Ok(())
+        Err(Error::param(
+            "live change",
+            "this method takes no change during a run",
+        ))
     }
 
     /// True once the run has nothing left to do before `total_steps` (an
