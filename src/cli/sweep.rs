@@ -98,12 +98,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     if let Some(signal) = spec.prune.as_ref().and_then(|p| p.on.as_ref()) {
         check_metric(signal, &eval.similarity).map_err(|e| anyhow::anyhow!("--prune-on: {e}"))?;
     }
-    let names: Vec<String> = spec
-        .grid
-        .iter()
-        .map(|a| a.name.clone())
-        .chain(spec.ranges.iter().map(|a| a.name.clone()))
-        .collect();
+    let names: Vec<String> = spec.swept_names().map(String::from).collect();
     let (csv_path, session_path) = outputs(&args.out, &args.corpus, &names)?;
     let corpus_options = args.opts.params()?;
     let reference = session::CorpusRef::describe(

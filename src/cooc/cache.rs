@@ -132,12 +132,14 @@ fn same(kept: &Weak<Corpus>, corpus: &Arc<Corpus>) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::cooc::{Weighting, Window};
     use crate::corpus::CorpusConfig;
 
-    fn corpus() -> Arc<Corpus> {
+    /// The small paragraphs fixture, as the cache's tests and the products'
+    /// open it.
+    pub(in crate::cooc) fn corpus() -> Arc<Corpus> {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/corpus/paragraphs.txt"

@@ -182,15 +182,7 @@ impl Drop for Claim {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::CorpusConfig;
-
-    fn corpus() -> Arc<Corpus> {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/corpus/paragraphs.txt"
-        );
-        Arc::new(Corpus::open(path, CorpusConfig::default()).unwrap())
-    }
+    use crate::cooc::cache::tests::corpus;
 
     #[test]
     fn the_first_asker_makes_a_product_and_the_next_reuse_it() {

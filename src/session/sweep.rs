@@ -210,6 +210,15 @@ impl SweepSpec {
             parallel: 1,
         }
     }
+
+    /// The swept names: the grid's axes, then the ranges, in declaration
+    /// order (the columns of the sweep's table).
+    pub fn swept_names(&self) -> impl Iterator<Item = &str> {
+        self.grid
+            .iter()
+            .map(|a| a.name.as_str())
+            .chain(self.ranges.iter().map(|a| a.name.as_str()))
+    }
 }
 
 /// A sweep as declared, and the runs it made (ordinary runs of

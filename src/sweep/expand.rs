@@ -97,8 +97,7 @@ pub fn expand(spec: &SweepSpec, method: &Method) -> Result<Vec<Trial>> {
 }
 
 fn check_names(spec: &SweepSpec, method: &Method) -> Result<()> {
-    let mut names: Vec<&str> = spec.grid.iter().map(|a| a.name.as_str()).collect();
-    names.extend(spec.ranges.iter().map(|a| a.name.as_str()));
+    let names: Vec<&str> = spec.swept_names().collect();
     for (i, name) in names.iter().enumerate() {
         target(method, name)?;
         if names[..i].contains(name) {

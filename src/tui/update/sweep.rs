@@ -122,12 +122,7 @@ pub fn start(app: &mut App) -> Vec<Effect> {
         .max()
         .unwrap_or(0)
         + 1;
-    let names: Vec<String> = spec
-        .grid
-        .iter()
-        .map(|a| a.name.clone())
-        .chain(spec.ranges.iter().map(|a| a.name.clone()))
-        .collect();
+    let names: Vec<String> = spec.swept_names().map(String::from).collect();
     let checkpoints = spec
         .prune
         .as_ref()
