@@ -186,10 +186,12 @@ pub fn run(args: SweepArgs) -> Result<()> {
         }
     }
     eprintln!(
-        "{:.1}s, {} corpus read(s), {} co-occurrence count(s), {} shared factorisation(s); wrote {} and {}",
+        "{:.1}s, {} corpus read(s), {} co-occurrence count(s), {} transform(s), \
+         {} factorisation(s); wrote {} and {}",
         summary.seconds,
         summary.corpora,
         summary.counted,
+        summary.transformed,
         summary.factored,
         csv_path.display(),
         session_path.display()

@@ -3,15 +3,19 @@
 //! that differ only in how they use it (SVD's `power`). Kept by the
 //! [`CountCache`] every run of a session or sweep already shares.
 //!
+//! Two kinds are made today, both by the spectral methods: the transformed
+//! matrix (PPMI and the rest; shared by runs that differ only in the solve:
+//! `dim`, the solver's settings) and the finished solve (shared by runs that
+//! differ only in `power`).
+//!
 //! A product is known by its corpus (by `Arc`, held weakly, as the counts
 //! are) and a key its producer writes from every setting that determines
-//! it. The first run to ask *claims* the key and computes; a run asking for
+//! it. The products kept are the ones asked for most recently. The first run to ask *claims* the key and computes; a run asking for
 //! a claimed key waits for the claim to be fulfilled (then reuses it) or
 //! given up (a run stopped before its solve ended: then it claims the key
 //! itself). So two runs at once never compute the same product twice.
 
-use std::any::Any;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::any::{Any, TypeId};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
 
 use super::CountCache;
@@ -25,7 +29,8 @@ pub struct Products {
     capacity: usize,
     slots: Mutex<Vec<Slot>>,
     changed: Condvar,
-    made: AtomicUsize,
+    /// Products made, by type.
+    made: Mutex<Vec<(TypeId, usize)>>,
 }
 
 #[derive(Debug)]
@@ -61,13 +66,24 @@ impl Products {
             capacity,
             slots: Mutex::new(Vec::new()),
             changed: Condvar::new(),
-            made: AtomicUsize::new(0),
+            made: Mutex::new(Vec::new()),
         }
     }
 
-    /// Products made (claims fulfilled), kept or not.
-    pub fn made(&self) -> usize {
-        self.made.load(Ordering::Relaxed)
+    /// Products of type `T` made (claims fulfilled), kept or not.
+    pub fn made<T: Any>(&self) -> usize {
+        let made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        made.iter()
+            .find(|(t, _)| *t == TypeId::of::<T>())
+            .map_or(0, |&(_, n)| n)
+    }
+
+    fn count_made<T: Any>(&self) {
+        let mut made = self.made.lock().unwrap_or_else(|p| p.into_inner());
+        match made.iter_mut().find(|(t, _)| *t == TypeId::of::<T>()) {
+            Some((_, n)) => *n += 1,
+            None => made.push((TypeId::of::<T>(), 1)),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Slot>> {
@@ -100,6 +116,9 @@ impl CountCache {
             match slots[at].value.clone() {
                 Some(value) => {
                     if let Ok(value) = value.downcast::<T>() {
+                        // The most recently asked for are kept longest.
+                        let slot = slots.remove(at);
+                        slots.insert(0, slot);
                         return Product::Ready(value);
                     }
                     // Another type under the same key: this run makes its own.
@@ -127,9 +146,9 @@ impl CountCache {
         })
     }
 
-    /// Factorisations and other products made and offered for reuse.
-    pub fn products_made(&self) -> usize {
-        self.products.made()
+    /// Products of type `T` made and offered for reuse.
+    pub fn products_made<T: Any>(&self) -> usize {
+        self.products.made::<T>()
     }
 }
 
@@ -137,7 +156,7 @@ impl Claim {
     /// Keeps `value` for the runs that ask next (and wakes those waiting).
     pub fn fulfil<T: Any + Send + Sync>(mut self, value: Arc<T>) {
         let products = &self.cache.products;
-        products.made.fetch_add(1, Ordering::Relaxed);
+        products.count_made::<T>();
         let mut slots = products.lock();
         if let Some(at) = Products::position(&slots, &self.corpus, &self.key) {
             slots.remove(at);
@@ -205,7 +224,28 @@ mod tests {
             cache.product::<u32>(&corpus(), "k"),
             Product::Make(_)
         ));
-        assert_eq!(cache.products_made(), 1);
+        assert_eq!(
+            (cache.products_made::<u32>(), cache.products_made::<u64>()),
+            (1, 0),
+            "counted by type"
+        );
+    }
+
+    #[test]
+    fn the_products_asked_for_most_recently_are_kept() {
+        let cache = Arc::new(CountCache::new(2));
+        let c = corpus();
+        let make = |key: &str, v: u32| match cache.product::<u32>(&c, key) {
+            Product::Make(claim) => claim.fulfil(Arc::new(v)),
+            Product::Ready(_) => panic!("{key} was kept"),
+        };
+        make("a", 1);
+        make("b", 2);
+        // Asking for "a" again keeps it over "b" when "c" comes.
+        assert!(matches!(cache.product::<u32>(&c, "a"), Product::Ready(_)));
+        make("c", 3);
+        assert!(matches!(cache.product::<u32>(&c, "a"), Product::Ready(_)));
+        assert!(matches!(cache.product::<u32>(&c, "b"), Product::Make(_)));
     }
 
     #[test]
@@ -228,6 +268,6 @@ mod tests {
         let Product::Ready(v) = cache.product::<u32>(&c, "k") else {
             panic!()
         };
-        assert_eq!((*v, cache.products_made()), (2, 1));
+        assert_eq!((*v, cache.products_made::<u32>()), (2, 1));
     }
 }

@@ -402,19 +402,27 @@ pub fn parse_float(name: &str, text: &str, min: f64, max: f64) -> Result<f64> {
         })
 }
 
-/// Parses `text` as a duration in seconds (a finite number, 0 or more,
-/// fractions allowed), through [`parse_float`].
+/// Parses `text` as a duration: a finite number, 0 or more, fractions
+/// allowed, of seconds, or of the unit it ends with (`s`, `m` for minutes,
+/// `h`: `90s`, `30m`, `1.5h`), through [`parse_float`].
 pub fn parse_seconds(name: &str, text: &str) -> Result<Duration> {
     let bad = || {
         Error::param(
             name,
             format!(
-                "'{}' (expected a number of seconds, 0 or more)",
+                "'{}' (expected a number of seconds, 0 or more, or one with a unit: 90s, 30m, 2h)",
                 text.trim()
             ),
         )
     };
-    let secs = parse_float(name, text, 0.0, f64::MAX).map_err(|_| bad())?;
+    let trimmed = text.trim();
+    let (number, unit) = match trimmed.char_indices().last() {
+        Some((at, 's')) => (&trimmed[..at], 1.0),
+        Some((at, 'm')) => (&trimmed[..at], 60.0),
+        Some((at, 'h')) => (&trimmed[..at], 3600.0),
+        _ => (trimmed, 1.0),
+    };
+    let secs = parse_float(name, number, 0.0, f64::MAX).map_err(|_| bad())? * unit;
     Duration::try_from_secs_f64(secs).map_err(|_| bad())
 }
 
@@ -673,12 +681,22 @@ mod tests {
             Duration::from_millis(1500)
         );
         assert_eq!(parse_seconds("--every", "0").unwrap(), Duration::ZERO);
-        for bad in ["inf", "NaN", "-1", "1e400", "1e300", "soon"] {
+        for (text, secs) in [("90s", 90), ("30m", 1800), ("1.5h", 5400), (" 2 h", 7200)] {
+            assert_eq!(
+                parse_seconds("--every", text).unwrap(),
+                Duration::from_secs(secs),
+                "{text}"
+            );
+        }
+        for bad in [
+            "inf", "NaN", "-1", "1e400", "1e300", "soon", "m", "2d", "-1m", "1e300h",
+        ] {
             let e = parse_seconds("--every", bad).unwrap_err();
             assert_eq!(
                 e.to_string(),
                 format!(
-                    "invalid value for --every: '{bad}' (expected a number of seconds, 0 or more)"
+                    "invalid value for --every: '{bad}' (expected a number of seconds, 0 or more, \
+                     or one with a unit: 90s, 30m, 2h)"
                 )
             );
         }

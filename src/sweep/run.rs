@@ -3,7 +3,8 @@
 //! when it ends, and stopped at a rung when the pruner says so.
 //!
 //! Work is shared between runs: every run reads the co-occurrence counts
-//! (and a spectral run its factorisation, when only `power` differs) from
+//! (and a spectral run its transformed matrix, when only the solve differs,
+//! and its factorisation, when only `power` differs) from
 //! one [`CountCache`], and a corpus is read once per distinct set of
 //! corpus options. When runs train at once, the next one starts only after
 //! the one before it has built its trainer, so runs that need the same
@@ -18,6 +19,8 @@ use std::time::Instant;
 use super::expand::Trial;
 use super::prune::{decide, Decision, Rung};
 use super::spec::{target, Metric, SweepSpec};
+use crate::algo::spectral::matrix::Transformed;
+use crate::algo::spectral::shared::SharedSolve;
 use crate::cooc::CountCache;
 use crate::corpus::options::OPTIONS as CORPUS_OPTIONS;
 use crate::corpus::{Corpus, CorpusConfig};
@@ -135,6 +138,9 @@ pub struct Summary {
     pub counted: usize,
     /// Corpora read (one per distinct set of corpus options).
     pub corpora: usize,
+    /// Matrices transformed (spectral runs that differ only in the solve,
+    /// such as `dim`, reuse one).
+    pub transformed: usize,
     /// Factorisations made and shared (spectral runs that differ only in
     /// how they weight the singular vectors reuse one).
     pub factored: usize,
@@ -200,7 +206,8 @@ pub fn run(plan: &Plan, counts: Arc<CountCache>, mut on: impl FnMut(Update)) -> 
     Ok(Summary {
         counted: counts.counted(),
         corpora: corpora.len(),
-        factored: counts.products_made(),
+        transformed: counts.products_made::<Transformed>(),
+        factored: counts.products_made::<SharedSolve>(),
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -271,7 +278,7 @@ fn train_one(
             .prune
             .as_ref()
             .map_or_else(Vec::new, |p| p.rungs.clone()),
-        checkpoint_vectors: signal_set(plan).is_some(),
+        checkpoint_vectors: prune_set(&plan.spec, &plan.eval.similarity).is_some(),
         ..JobConfig::default()
     };
     let job = Job::spawn(plan.method, input, config);
@@ -294,7 +301,7 @@ fn train_one(
                 perplexity,
                 words: vectors,
             } => {
-                let value = match signal_set(plan) {
+                let value = match prune_set(&plan.spec, &plan.eval.similarity) {
                     Some(set) => vectors.and_then(|v| early_score(&words, &v, set)),
                     None => perplexity,
                 };
@@ -335,15 +342,13 @@ fn train_one(
     }
 }
 
-/// The similarity set a pruned sweep compares runs by at a rung, when it
-/// prunes on one rather than on perplexity.
-fn signal_set(plan: &Plan) -> Option<&Path> {
-    let Some(Metric::Similarity(name)) = plan.spec.prune.as_ref()?.on.as_ref() else {
+/// The similarity set (of `sets`) a pruned sweep compares runs by at a
+/// rung, when it prunes on one rather than on perplexity.
+pub fn prune_set<'a>(spec: &SweepSpec, sets: &'a [PathBuf]) -> Option<&'a Path> {
+    let Some(Metric::Similarity(name)) = spec.prune.as_ref()?.on.as_ref() else {
         return None;
     };
-    plan.eval
-        .similarity
-        .iter()
+    sets.iter()
         .find(|p| p.file_stem().is_some_and(|s| s.to_string_lossy() == *name))
         .map(PathBuf::as_path)
 }
@@ -351,7 +356,7 @@ fn signal_set(plan: &Plan) -> Option<&Path> {
 /// The value a rung compares for vectors `words` (one row per vocabulary
 /// id): minus their Spearman on the similarity `set`, so lower is better
 /// as for perplexity; none when they cannot be scored.
-fn early_score(
+pub fn early_score(
     index: &crate::words::WordIndex,
     words: &ndarray::Array2<f32>,
     set: &Path,

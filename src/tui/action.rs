@@ -274,8 +274,9 @@ pub enum Action {
     SaveSessionElsewhere,
     /// Run `n` of a sweep ended: evaluate it and add it to its sweep's table.
     SweepRunEnded(usize),
-    /// Run `n` of a pruned sweep reached rung `1` with this perplexity:
-    /// it goes on or stops there.
+    /// Run `n` of a pruned sweep reached rung `1` with this value of the
+    /// sweep's signal (held-out perplexity, or minus a similarity set's
+    /// Spearman: lower is better): it goes on or stops there.
     SweepCheckpoint(usize, usize, Option<f64>),
 
     // -- user-level actions (journaled) --

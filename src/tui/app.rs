@@ -170,6 +170,9 @@ pub struct App {
     pub sweep_form: Option<SweepForm>,
     /// Where each run of a pruned sweep stood at its rungs, by run number.
     pub rungs: std::collections::BTreeMap<u32, Vec<crate::sweep::prune::Rung>>,
+    /// The tick each sweep started in this workbench was queued at, by its
+    /// number (its time budget counts from there).
+    pub sweep_started: std::collections::BTreeMap<u32, u64>,
     /// Terminal width in columns (for mouse hit-testing).
     pub width: u16,
     /// Terminal height in rows (for mouse hit-testing).
@@ -223,6 +226,7 @@ impl App {
             hparams: HParamsView::default(),
             sweep_form: None,
             rungs: Default::default(),
+            sweep_started: Default::default(),
             width: 80,
             height: 24,
             session: SessionState::new(options.session.clone()),

@@ -110,6 +110,15 @@ pub enum Msg {
         /// Neighbours or the error.
         result: Result<Found, String>,
     },
+    /// A pruned sweep's run was scored at a rung ([`Effect::ScoreRung`]).
+    RungScored {
+        /// Run index.
+        run: usize,
+        /// The rung.
+        rung: usize,
+        /// Minus the Spearman (lower is better), none when not scorable.
+        value: Option<f64>,
+    },
     /// An evaluation finished.
     Evaluated {
         /// Run index.
@@ -239,6 +248,20 @@ pub enum Effect {
         /// Datasets.
         plan: EvalPlan,
     },
+    /// Score a pruned sweep's run at a rung on the similarity set it is
+    /// pruned on.
+    ScoreRung {
+        /// Run index.
+        run: usize,
+        /// The rung.
+        rung: usize,
+        /// The run's word vectors there, one row per vocabulary id.
+        words: Arc<ndarray::Array2<f32>>,
+        /// The vocabulary they are of.
+        index: crate::words::WordIndex,
+        /// The similarity set.
+        set: PathBuf,
+    },
     /// Write the HParams chart as an image.
     ExportChart {
         /// What it shows.
@@ -340,6 +363,7 @@ impl Effect {
             Effect::JobCommand { .. } => "JobCommand",
             Effect::Neighbors { .. } => "Neighbors",
             Effect::Evaluate { .. } => "Evaluate",
+            Effect::ScoreRung { .. } => "ScoreRung",
             Effect::ExportVectors { .. } => "ExportVectors",
             Effect::ExportChart { .. } => "ExportChart",
             Effect::SaveSession { .. } => "SaveSession",

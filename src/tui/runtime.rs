@@ -136,6 +136,17 @@ impl Runtime {
                 run,
                 result: plan.run(&embedding).map_err(|e| e.to_string()),
             }),
+            Effect::ScoreRung {
+                run,
+                rung,
+                words,
+                index,
+                set,
+            } => self.spawn("evaluate", move || Msg::RungScored {
+                run,
+                rung,
+                value: crate::sweep::run::early_score(&index, &words, &set),
+            }),
             Effect::ExportVectors {
                 run,
                 embedding,

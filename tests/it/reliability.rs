@@ -115,7 +115,7 @@ fn durations_and_float_flags_are_validated_not_panicking() {
             stderr(&o).trim_end(),
             format!(
                 "wordbench: invalid value for --autosave-secs: '{bad}' \
-                 (expected a number of seconds, 0 or more)"
+                 (expected a number of seconds, 0 or more, or one with a unit: 90s, 30m, 2h)"
             )
         );
         assert!(!v.exists(), "refused before training");

@@ -642,72 +642,100 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     assert_eq!((summary.counted, summary.corpora), (2, 2));
 }
 
-#[test]
-fn a_power_sweep_factorises_once_and_each_run_equals_its_own_training() {
+/// Runs an SVD sweep over `grid` on the Lee fixture, two runs at once, with
+/// `fixed` settings; the summary and the runs in trial order.
+fn svd_sweep(
+    grid: &str,
+    fixed: &[(&str, &str)],
+    session: &Path,
+) -> (wordbench::sweep::Summary, Vec<wordbench::sweep::Outcome>) {
     use std::sync::Arc;
     use wordbench::cooc::CountCache;
     use wordbench::corpus::options::OPTIONS;
     use wordbench::schema::Params;
-    use wordbench::sweep::{self, spec, Metric, Outcome, Plan, SweepSpec, Update};
-    let tmp = tempfile::tempdir().unwrap();
+    use wordbench::sweep::{self, spec, Metric, Plan, SweepSpec, Update};
     let method = wordbench::algo::find("svd").unwrap();
-    let plan = |grid: &str| {
-        let spec = SweepSpec {
-            fixed: [("dim".to_string(), "8".to_string())].into(),
-            grid: vec![spec::parse_grid(method, grid).unwrap()],
-            parallel: 2,
-            ..SweepSpec::new("svd", Metric::Loss)
-        };
-        Plan {
-            trials: sweep::expand(&spec, method).unwrap(),
-            spec,
-            method,
-            corpus: root().join("tests/fixtures/corpus/lee_background.txt"),
-            corpus_options: Params::defaults(OPTIONS),
-            session_file: tmp.path().join("s.ron"),
-            eval: Default::default(),
+    let spec = SweepSpec {
+        fixed: fixed
+            .iter()
+            .map(|&(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        grid: vec![spec::parse_grid(method, grid).unwrap()],
+        parallel: 2,
+        ..SweepSpec::new("svd", Metric::Loss)
+    };
+    let plan = Plan {
+        trials: sweep::expand(&spec, method).unwrap(),
+        spec,
+        method,
+        corpus: root().join("tests/fixtures/corpus/lee_background.txt"),
+        corpus_options: Params::defaults(OPTIONS),
+        session_file: session.join("s.ron"),
+        eval: Default::default(),
+    };
+    let mut ended = Vec::new();
+    let summary = sweep::run(&plan, Arc::new(CountCache::default()), |u| {
+        if let Update::Ended(o) = u {
+            ended.push(*o);
         }
-    };
-    let run = |grid: &str| {
-        let mut ended: Vec<Outcome> = Vec::new();
-        let summary = sweep::run(&plan(grid), Arc::new(CountCache::default()), |u| {
-            if let Update::Ended(o) = u {
-                ended.push(*o);
-            }
-        })
-        .unwrap();
-        ended.sort_by_key(|o| o.index);
-        (summary, ended)
-    };
-    let (summary, shared) = run("power=0,0.5,1");
+    })
+    .unwrap();
+    ended.sort_by_key(|o| o.index);
+    (summary, ended)
+}
+
+fn losses(o: &wordbench::sweep::Outcome) -> Vec<f64> {
+    let run = o.run.as_ref().unwrap();
+    run.metrics.iter().map(|p| p.loss).collect()
+}
+
+fn vectors(o: &wordbench::sweep::Outcome) -> ndarray::Array2<f32> {
+    o.embedding.as_ref().unwrap().vectors().to_owned()
+}
+
+#[test]
+fn a_power_sweep_factorises_once_and_each_run_equals_its_own_training() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dim = [("dim", "8")];
+    let (summary, shared) = svd_sweep("power=0,0.5,1", &dim, tmp.path());
     assert_eq!(
-        (summary.counted, summary.factored),
-        (1, 1),
+        (summary.counted, summary.transformed, summary.factored),
+        (1, 1, 1),
         "three runs, one SVD"
     );
-    let losses = |o: &Outcome| -> Vec<f64> {
-        o.run
-            .as_ref()
-            .unwrap()
-            .metrics
-            .iter()
-            .map(|p| p.loss)
-            .collect()
-    };
     for (o, power) in shared.iter().zip(["0", "0.5", "1"]) {
-        let (alone, own) = run(&format!("power={power}"));
+        let (alone, own) = svd_sweep(&format!("power={power}"), &dim, tmp.path());
         assert_eq!(alone.factored, 1);
-        let own = &own[0];
-        let (a, b) = (
-            o.embedding.as_ref().unwrap(),
-            own.embedding.as_ref().unwrap(),
+        assert_eq!(
+            vectors(o),
+            vectors(&own[0]),
+            "power {power}: the same vectors"
         );
-        assert_eq!(a.vectors(), b.vectors(), "power {power}: the same vectors");
-        assert_eq!(losses(o), losses(own), "power {power}: the same curve");
+        assert_eq!(losses(o), losses(&own[0]), "power {power}: the same curve");
     }
     // The weighting differs: U, then U Sigma^0.5.
-    let v = |i: usize| shared[i].embedding.as_ref().unwrap().vectors().to_owned();
-    assert_ne!(v(0), v(1));
+    assert_ne!(vectors(&shared[0]), vectors(&shared[1]));
+}
+
+#[test]
+fn a_dim_sweep_transforms_once_and_each_run_equals_its_own_training() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (summary, shared) = svd_sweep("dim=4,8,12", &[], tmp.path());
+    assert_eq!(
+        (summary.counted, summary.transformed, summary.factored),
+        (1, 1, 3),
+        "three runs, one PPMI matrix, three solves"
+    );
+    for (o, dim) in shared.iter().zip([4, 8, 12]) {
+        let (alone, own) = svd_sweep(&format!("dim={dim}"), &[], tmp.path());
+        assert_eq!(alone.transformed, 1);
+        assert_eq!(vectors(o).ncols(), dim);
+        assert_eq!(vectors(o), vectors(&own[0]), "dim {dim}: the same vectors");
+        assert_eq!(losses(o), losses(&own[0]), "dim {dim}: the same curve");
+    }
+    // Another transform is another matrix.
+    let (summary, _) = svd_sweep("cds=0.75,1", &[("dim", "8")], tmp.path());
+    assert_eq!((summary.transformed, summary.factored), (2, 2));
 }
 
 #[test]

@@ -1,15 +1,59 @@
 //! The matrix each spectral method factorises, from the corpus through
 //! `crate::cooc` (counting and every transform live there; this file only
 //! picks them) plus EigenWord's optional PSD fix.
+//!
+//! Runs that differ only in the solve (`dim`, `tol`, `block`, `basis`,
+//! `max_steps`, `power`, or SVD against eigenpairs) factorise the same
+//! matrix: the first one offers it in the session's
+//! [`CountCache`](crate::cooc::CountCache) and the next ones take it from
+//! there ([`transformed`]), so a sweep over `dim` transforms once.
+
+use std::sync::Arc;
 
 use sprs::{CsMat, TriMat};
 
 use super::params::{Input, Settings};
 use crate::cooc::{
-    count_corpus, log1p_counts, pmi, sqrt_counts, CountConfig, Marginals, PmiConfig, Window,
+    count_corpus, log1p_counts, pmi, sqrt_counts, CountConfig, Marginals, PmiConfig, Product,
+    Window,
 };
 use crate::corpus::Corpus;
+use crate::train::TrainInput;
 use crate::Result;
+
+/// A transformed matrix as runs share it (its own type, so the cache counts
+/// transforms apart from factorisations).
+#[derive(Debug)]
+pub struct Transformed(pub CsMat<f64>);
+
+/// The key of the matrix `settings` factorises: the counting and the
+/// transform, nothing of the solve.
+pub fn key(settings: &Settings) -> String {
+    let s = settings;
+    format!(
+        "spectral matrix window={} {:?} max_vocab={:?} {:?} cds={:?} {:?} psd_fix={}",
+        s.window, s.weighting, s.max_vocab, s.log_base, s.cds, s.input, s.psd_fix
+    )
+}
+
+/// The matrix `settings` factorises and whether an earlier run made it:
+/// taken from `input.counts` when one did, else counted (counts are shared
+/// too), transformed and offered to the next runs.
+pub fn transformed(input: &TrainInput, settings: &Settings) -> Result<(Arc<Transformed>, bool)> {
+    let claim = match input
+        .counts
+        .product::<Transformed>(&input.corpus, &key(settings))
+    {
+        Product::Ready(m) => return Ok((m, true)),
+        Product::Make(claim) => claim,
+    };
+    let x = input
+        .counts
+        .counts(&input.corpus, &count_config(settings))?;
+    let m = Arc::new(Transformed(transform(&x, settings)?));
+    claim.fulfil(m.clone());
+    Ok((m, false))
+}
 
 /// The co-occurrence counting of `settings`: symmetric window,
 /// `n = min(|V|, max_vocab)`.

@@ -148,21 +148,21 @@ pub fn build(
         Product::Make(claim) => claim,
     };
     let t = Instant::now();
-    let x = input
-        .counts
-        .counts(&input.corpus, &matrix::count_config(&settings))?;
-    let m = matrix::transform(&x, &settings)?;
-    drop(x);
-    let n = m.rows();
+    let (m, reused) = matrix::transformed(input, &settings)?;
+    let n = m.0.rows();
+    let made = if reused {
+        "reused from an earlier run".to_string()
+    } else {
+        format!("in {:.1}s", t.elapsed().as_secs_f64())
+    };
     log(format!(
-        "{name}: {n} words, window {} {:?}, {} in {:.1}s: {}",
+        "{name}: {n} words, window {} {:?}, {} {made}: {}",
         settings.window,
         settings.weighting,
         describe(&settings),
-        t.elapsed().as_secs_f64(),
-        Summary::of(&m)
+        Summary::of(&m.0)
     ));
-    let a = Csr::from_sprs(&m)?;
+    let a = Csr::from_sprs(&m.0)?;
     drop(m);
     let config = settings.eigen_config(input.seed);
     let (solver, sizes) = match settings.target {

@@ -1,12 +1,14 @@
 //! The sweep form of the HParams screen: a sweep declared in the workbench
 //! as on the command line (`wordbench sweep --grid ... --range ...
-//! --random N --metric M --prune ETA`), for the method chosen on the Train
-//! screen, whose other fields every run shares.
+//! --random N --metric M --prune ETA --prune-on SIGNAL --max-runs N
+//! --time-budget T`), for the method chosen on the Train screen, whose
+//! other fields every run shares.
 //!
 //! Each field is text as a user types it and is read by the same functions
 //! as the CLI's flags ([`crate::sweep::spec::parse_grid`],
 //! [`parse_range`], [`Metric::parse`],
-//! [`Prune::halving`], [`crate::sweep::expand()`]), so a bad value or
+//! [`Prune::halving`], [`Prune::on`], [`crate::train::parse_seconds`],
+//! [`crate::sweep::expand()`]), so a bad value or
 //! range is refused in the form with the parameter named, before anything
 //! trains. Corpus options are not swept here: the workbench's runs train on
 //! the corpus loaded on the Corpus screen.
@@ -55,7 +57,26 @@ pub const FIELDS: &[ParamSpec] = &[
         0,
         10,
         0,
-        "successive halving with this eta (2 to 10) on held-out perplexity; 0: every run trains to its end",
+        "successive halving with this eta (2 to 10): only the best 1/eta so far go past a rung; 0: every run trains to its end",
+    ),
+    ParamSpec::text(
+        "prune_on",
+        60,
+        "perplexity",
+        "what prune compares at a rung: perplexity (held-out) or a similarity set (simlex, ws353, an added set's name)",
+    ),
+    ParamSpec::int(
+        "max_runs",
+        0,
+        10_000,
+        0,
+        "at most this many runs, the first ones of the grid (0: all)",
+    ),
+    ParamSpec::text(
+        "time_budget",
+        20,
+        "",
+        "start no run after this long (90s, 30m, 2h); the runs left are skipped. Empty: no budget",
     ),
 ];
 
@@ -109,8 +130,8 @@ impl SweepForm {
     /// `method`; the reason is kept on the field and returned.
     pub fn set(&mut self, method: &Method, name: &str, text: &str) -> Result<(), String> {
         self.form.set(name, text).or_else(|e| {
-            // An empty list is no axis, not an error.
-            if is_list(name) && text.trim().is_empty() {
+            // An empty list is no axis, an empty budget none: not errors.
+            if may_be_empty(name) && text.trim().is_empty() {
                 Ok(crate::schema::Value::Choice(String::new()))
             } else {
                 Err(e)
@@ -122,7 +143,9 @@ impl SweepForm {
             "range" => items(text)
                 .try_for_each(|r| parse_range(method, r).and_then(|a| on_method(method, &a.name))),
             "metric" => Metric::parse(text).map(|_| ()),
-            "prune" => prune(self.form.int("prune").unwrap_or(0)).map(|_| ()),
+            "prune" => prune(self.form.int("prune").unwrap_or(0), "perplexity").map(|_| ()),
+            "prune_on" => prune(2, text).map(|_| ()),
+            "time_budget" => budget(text).map(|_| ()),
             _ => Ok(()),
         };
         let error = checked.err().map(|e| e.to_string());
@@ -176,8 +199,19 @@ impl SweepForm {
             });
         }
         let metric = Metric::parse(self.form.text("metric")).map_err(refuse("metric"))?;
-        check_metric(&metric, &shared.similarity).map_err(refuse("metric"))?;
-        let prune = prune(self.form.int("prune").unwrap_or(0)).map_err(refuse("prune"))?;
+        check_metric("metric", &metric, &shared.similarity).map_err(refuse("metric"))?;
+        let prune_on = self.form.text("prune_on");
+        prune(2, prune_on).map_err(refuse("prune_on"))?;
+        let prune =
+            prune(self.form.int("prune").unwrap_or(0), prune_on).map_err(refuse("prune"))?;
+        if let Some(on @ Metric::Similarity(_)) = prune.as_ref().and_then(|p| p.on.as_ref()) {
+            check_metric("prune_on", on, &shared.similarity).map_err(refuse("prune_on"))?;
+        }
+        let time_budget = budget(self.form.text("time_budget")).map_err(refuse("time_budget"))?;
+        let max_runs = match self.form.int("max_runs").unwrap_or(0) {
+            0 => None,
+            n => Some(n as usize),
+        };
         let swept: Vec<&str> = grid
             .iter()
             .map(|a| a.name.as_str())
@@ -191,6 +225,8 @@ impl SweepForm {
             ranges,
             samples: self.form.int("random").unwrap_or(0) as usize,
             prune,
+            max_runs,
+            time_budget,
             seed: shared.seed,
             threads: shared.threads.max(1),
             ..SweepSpec::new(method.name, metric)
@@ -207,9 +243,10 @@ impl SweepForm {
     }
 }
 
-/// Whether field `name` holds `;`-separated items (empty: none).
-fn is_list(name: &str) -> bool {
-    matches!(name, "grid" | "range")
+/// Whether field `name` may be left empty: the `;`-separated lists
+/// (empty: no axis) and the time budget (empty: none).
+fn may_be_empty(name: &str) -> bool {
+    matches!(name, "grid" | "range" | "time_budget")
 }
 
 /// The `;`-separated items of a list field.
@@ -217,13 +254,24 @@ fn items(text: &str) -> impl Iterator<Item = &str> {
     text.split(';').map(str::trim).filter(|s| !s.is_empty())
 }
 
-/// The prune field's setting: 0 is none, else successive halving with that
-/// eta (the CLI's `--prune ETA`).
-fn prune(eta: i64) -> crate::Result<Option<Prune>> {
+/// The prune fields' setting: eta 0 is none, else successive halving with
+/// that eta on the signal `on` (the CLI's `--prune ETA --prune-on SIGNAL`).
+fn prune(eta: i64, on: &str) -> crate::Result<Option<Prune>> {
     match eta {
         0 => Ok(None),
-        eta => Prune::halving(eta as u32, 2).map(Some),
+        eta => Prune::halving(eta as u32, 2)?
+            .on(Metric::parse(on)?)
+            .map(Some),
     }
+}
+
+/// The time budget field's seconds (the CLI's `--time-budget`); empty is none.
+fn budget(text: &str) -> crate::Result<Option<f64>> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Ok(None);
+    }
+    crate::train::parse_seconds("time_budget", text).map(|d| Some(d.as_secs_f64()))
 }
 
 /// A swept name must be the method's: the workbench trains on the corpus
@@ -238,9 +286,9 @@ fn on_method(method: &Method, name: &str) -> crate::Result<()> {
     Ok(())
 }
 
-/// A similarity metric must name a set the runs are evaluated on (as the
-/// CLI's `--metric`).
-fn check_metric(metric: &Metric, sets: &[PathBuf]) -> crate::Result<()> {
+/// A similarity metric (of field `field`) must name a set the runs are
+/// evaluated on (as the CLI's `--metric`).
+fn check_metric(field: &str, metric: &Metric, sets: &[PathBuf]) -> crate::Result<()> {
     let Metric::Similarity(name) = metric else {
         return Ok(());
     };
@@ -253,7 +301,7 @@ fn check_metric(metric: &Metric, sets: &[PathBuf]) -> crate::Result<()> {
         return Ok(());
     }
     Err(crate::Error::param(
-        "metric",
+        field,
         format!(
             "{name}: not a similarity set of the evaluation (have: {}; add one on 5 Evaluate)",
             stems.join(", ")
@@ -347,6 +395,41 @@ mod tests {
         f.set(m, "random", "0").unwrap();
         let (spec, trials) = f.declare(m, &shared()).unwrap();
         assert_eq!((trials.len(), spec.metric), (2, Metric::Perplexity));
+    }
+
+    #[test]
+    fn prune_on_max_runs_and_the_time_budget_declare_what_the_cli_flags_do() {
+        let (i, m) = sgns();
+        let mut f = SweepForm::new(i);
+        f.set(m, "grid", "window=2,5,10").unwrap();
+        f.set(m, "prune", "2").unwrap();
+        f.set(m, "prune_on", "simlex999").unwrap();
+        f.set(m, "max_runs", "2").unwrap();
+        f.set(m, "time_budget", "30m").unwrap();
+        let (spec, trials) = f.declare(m, &shared()).unwrap();
+        assert_eq!(trials.len(), 2, "max_runs keeps the first two");
+        assert_eq!(spec.time_budget, Some(1800.0));
+        assert_eq!(
+            spec.prune.unwrap().on,
+            Some(Metric::Similarity("simlex999".into()))
+        );
+        // Refused on their fields, with the parameter named.
+        let e = f.set(m, "time_budget", "soon").unwrap_err();
+        assert!(e.contains("time_budget"), "{e}");
+        f.set(m, "time_budget", "").unwrap();
+        let e = f.set(m, "prune_on", "analogy").unwrap_err();
+        assert!(e.contains("prune-on") && e.contains("analogy"), "{e}");
+        f.set(m, "prune_on", "ws353").unwrap();
+        let r = f.declare(m, &shared()).unwrap_err();
+        assert_eq!(r.field, "prune_on");
+        assert!(
+            r.message.contains("prune_on: wordsim353") && r.message.contains("simlex999"),
+            "{r:?}"
+        );
+        // Without prune, prune_on names nothing to compare and is not checked against the sets.
+        f.set(m, "prune", "0").unwrap();
+        let (spec, _) = f.declare(m, &shared()).unwrap();
+        assert_eq!((spec.prune, spec.time_budget), (None, None));
     }
 
     #[test]

@@ -102,6 +102,10 @@ fn receive(app: &mut App, msg: Msg) -> Vec<Effect> {
             neighbors::answered(app, request, slot, result);
             Vec::new()
         }
+        Msg::RungScored { run, rung, value } => {
+            app.follow_up(Action::SweepCheckpoint(run, rung, value));
+            Vec::new()
+        }
         Msg::Evaluated { run, result } => {
             evaluate::evaluated(app, run, result);
             Vec::new()

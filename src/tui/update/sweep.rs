@@ -3,21 +3,28 @@
 //! they set and tagged with the sweep), and what happens as each ends: it
 //! is evaluated and joins its sweep's table on the HParams screen. With a
 //! prune setting, each run stops at a rung unless its held-out perplexity
-//! there is among the best of the sweep's runs before it
+//! (or its Spearman on the similarity set pruned on, scored off the UI
+//! thread) there is among the best of the sweep's runs before it
 //! ([`crate::sweep::prune::decide`], the rule `wordbench sweep` uses; runs
-//! train one at a time here, so a decision never waits).
+//! train one at a time here, so a decision never waits). With a time
+//! budget, the sweep's runs still queued when it has passed are removed
+//! and listed as skipped, as `wordbench sweep` lists those it never starts.
+
+use std::sync::Arc;
 
 use crate::algo;
 use crate::session::SweepRecord;
 use crate::sweep::prune::{decide, Decision, Rung};
-use crate::sweep::table::{sweep_tag, PRUNED_TAG};
+use crate::sweep::run::prune_set;
+use crate::sweep::table::{sweep_tag, Row, PRUNED_TAG};
 use crate::sweep::{SweepSpec, Trial};
 use crate::train::{Command, JobConfig};
 use crate::tui::action::{Action, Screen};
-use crate::tui::app::{App, Level};
+use crate::tui::app::{App, Level, TICKS_PER_SECOND};
 use crate::tui::model::sweep_form::{Shared, SweepForm};
 use crate::tui::msg::Effect;
 use crate::tui::run::RunStatus;
+use std::path::Path;
 
 /// `w`: opens the sweep form for the Train screen's method (a form for
 /// another method starts afresh) on the HParams screen.
@@ -127,6 +134,7 @@ pub fn start(app: &mut App) -> Vec<Effect> {
         .prune
         .as_ref()
         .map_or_else(Vec::new, |p| p.rungs.clone());
+    let on_a_set = prune_set(&spec, &app.eval.plan.similarity).is_some();
     let mut effects = Vec::new();
     for trial in &trials {
         let mut values: Vec<(&str, &str)> = spec
@@ -145,6 +153,7 @@ pub fn start(app: &mut App) -> Vec<Effect> {
         let before = app.runs.len();
         let config = JobConfig {
             checkpoints: checkpoints.clone(),
+            checkpoint_vectors: on_a_set,
             ..JobConfig::default()
         };
         effects.extend(super::train::launch(
@@ -172,6 +181,7 @@ pub fn start(app: &mut App) -> Vec<Effect> {
         counted: 0,
         seconds: 0.0,
     });
+    app.sweep_started.insert(number, app.tick);
     app.session.changed();
     app.hparams = Default::default();
     app.hparams.sweep = app.session.sweeps.len() - 1;
@@ -258,10 +268,107 @@ pub fn run_ended(app: &mut App, run: usize) -> Vec<Effect> {
     Vec::new()
 }
 
-/// Run `run` of a pruned sweep reached rung `rung`: it goes on when its
-/// perplexity is among the best of the sweep's earlier runs there, else it
-/// stops (tagged `pruned`, its vectors kept).
-pub fn checkpoint(app: &mut App, run: usize, rung: usize, perplexity: Option<f64>) -> Vec<Effect> {
+/// The sweep record of sweep `number`.
+fn record(app: &App, number: u32) -> Option<&SweepRecord> {
+    app.session.sweeps.iter().find(|s| s.number == number)
+}
+
+/// Run `run` reached rung `rung` with held-out `perplexity` and, when its
+/// sweep prunes on a similarity set, its vectors `words`: those are scored
+/// on the set off the UI thread ([`Effect::ScoreRung`]), else the
+/// perplexity decides ([`Action::SweepCheckpoint`]).
+pub fn rung_reached(
+    app: &mut App,
+    run: usize,
+    rung: usize,
+    perplexity: Option<f64>,
+    words: Option<Arc<ndarray::Array2<f32>>>,
+) -> Vec<Effect> {
+    let set = sweep_of(app, run)
+        .and_then(|n| record(app, n))
+        .and_then(|r| prune_set(&r.spec, &app.eval.plan.similarity))
+        .map(Path::to_path_buf);
+    let Some(set) = set else {
+        app.follow_up(Action::SweepCheckpoint(run, rung, perplexity));
+        return Vec::new();
+    };
+    match (words, vocabulary(app, run)) {
+        (Some(words), Some(index)) => vec![Effect::ScoreRung {
+            run,
+            rung,
+            words,
+            index,
+            set,
+        }],
+        _ => {
+            app.follow_up(Action::SweepCheckpoint(run, rung, None));
+            Vec::new()
+        }
+    }
+}
+
+/// The vocabulary run `run` trains on: the loaded corpus's, when the run
+/// trains on it (a sweep's runs do).
+fn vocabulary(app: &App, run: usize) -> Option<crate::words::WordIndex> {
+    let loaded = app.corpus.loaded.as_ref()?;
+    let ours = app.runs.get(run)?.record().corpus.as_ref() == Some(&loaded.reference);
+    ours.then(|| loaded.corpus.vocab().index().clone())
+}
+
+/// Removes the queued runs of every sweep whose time budget has passed
+/// since it was started here, and lists them as skipped in its table.
+pub fn skip_over_budget(app: &mut App) {
+    let now = app.tick;
+    let over: Vec<u32> = app
+        .session
+        .sweeps
+        .iter()
+        .filter(|s| {
+            let (Some(budget), Some(&at)) = (s.spec.time_budget, app.sweep_started.get(&s.number))
+            else {
+                return false;
+            };
+            now.saturating_sub(at) as f64 / TICKS_PER_SECOND as f64 >= budget
+        })
+        .map(|s| s.number)
+        .collect();
+    for number in over {
+        let tag = sweep_tag(number);
+        let queued: Vec<usize> = (0..app.runs.len())
+            .filter(|&i| {
+                let r = &app.runs[i];
+                r.status == RunStatus::Queued && !r.discarded && r.record().tags.contains(&tag)
+            })
+            .collect();
+        if queued.is_empty() {
+            continue;
+        }
+        let names = record(app, number).map_or_else(Vec::new, |r| r.names.clone());
+        let mut skipped = Vec::new();
+        for &i in queued.iter().rev() {
+            skipped.push(Row::of_run(app.runs[i].record(), &names).values);
+            super::runs::delete(app, i);
+        }
+        skipped.reverse();
+        if let Some(r) = app.session.sweeps.iter_mut().find(|s| s.number == number) {
+            r.skipped.extend(skipped);
+        }
+        app.session.changed();
+        app.set_status(
+            Level::Info,
+            format!(
+                "sweep {number}: its time budget has passed; {} queued run(s) skipped",
+                queued.len()
+            ),
+        );
+    }
+}
+
+/// Run `run` of a pruned sweep reached rung `rung` with `value` of the
+/// sweep's signal (lower is better): it goes on when that is among the best
+/// of the sweep's earlier runs there, else it stops (tagged `pruned`, its
+/// vectors kept).
+pub fn checkpoint(app: &mut App, run: usize, rung: usize, value: Option<f64>) -> Vec<Effect> {
     let resume = vec![Effect::JobCommand {
         run,
         command: Command::Resume,
@@ -269,16 +376,10 @@ pub fn checkpoint(app: &mut App, run: usize, rung: usize, perplexity: Option<f64
     let Some(number) = sweep_of(app, run) else {
         return resume;
     };
-    let Some(eta) = app
-        .session
-        .sweeps
-        .iter()
-        .find(|s| s.number == number)
-        .and_then(|s| s.spec.prune.as_ref())
-        .map(|p| p.eta)
-    else {
+    let Some(prune) = record(app, number).and_then(|s| s.spec.prune.clone()) else {
         return resume;
     };
+    let eta = prune.eta;
     let me = app.run_number(run);
     let tag = sweep_tag(number);
     let earlier: Vec<Rung> = app
@@ -301,9 +402,9 @@ pub fn checkpoint(app: &mut App, run: usize, rung: usize, perplexity: Option<f64
     if rungs.len() <= rung {
         rungs.resize(rung + 1, Rung::Pending);
     }
-    rungs[rung] = perplexity.map_or(Rung::NoValue, Rung::Reached);
+    rungs[rung] = value.map_or(Rung::NoValue, Rung::Reached);
     // Runs train one at a time here: an earlier run is never on its way.
-    if decide(eta, perplexity, &earlier) != Decision::Prune {
+    if decide(eta, value, &earlier) != Decision::Prune {
         return resume;
     }
     let entry = &mut app.runs[run];
@@ -312,15 +413,24 @@ pub fn checkpoint(app: &mut App, run: usize, rung: usize, perplexity: Option<f64
     app.set_status(
         Level::Info,
         format!(
-            "run #{me} pruned at rung {} (perplexity {}): not among the best 1/{eta} so far",
+            "run #{me} pruned at rung {} ({}): not among the best 1/{eta} so far",
             rung + 1,
-            perplexity.map_or("none".into(), crate::format::value)
+            signal_text(prune.on.as_ref(), value)
         ),
     );
     vec![Effect::JobCommand {
         run,
         command: Command::Stop,
     }]
+}
+
+/// What a rung compared, as the status line says it.
+fn signal_text(on: Option<&crate::sweep::Metric>, value: Option<f64>) -> String {
+    match (on, value) {
+        (_, None) => "no value".into(),
+        (Some(set), Some(v)) => format!("{set} Spearman {}", crate::format::value(-v)),
+        (None, Some(v)) => format!("perplexity {}", crate::format::value(v)),
+    }
 }
 
 #[cfg(test)]
@@ -384,12 +494,11 @@ mod tests {
         assert!(a.sweep_form.is_none());
     }
 
-    #[test]
-    fn a_pruned_sweep_stops_a_run_whose_perplexity_trails_the_earlier_ones() {
+    /// The app with sweep 1 of `spec` over `window` and `runs` of its runs
+    /// queued (SGNS at its defaults).
+    fn with_sweep(spec: SweepSpec, runs: usize) -> App {
         let mut a = app();
         let m = algo::find("sgns").unwrap();
-        let mut spec = SweepSpec::new("sgns", crate::sweep::Metric::Perplexity);
-        spec.prune = Some(crate::sweep::Prune::halving(2, 2).unwrap());
         a.session.sweeps.push(SweepRecord {
             number: 1,
             spec,
@@ -399,7 +508,7 @@ mod tests {
             counted: 0,
             seconds: 0.0,
         });
-        for _ in 0..3 {
+        for _ in 0..runs {
             let mut r = crate::tui::run::RunEntry::new(
                 m,
                 crate::schema::Params::defaults(m.schema),
@@ -411,6 +520,99 @@ mod tests {
             r.status = RunStatus::Queued;
             a.push_run(r);
         }
+        a
+    }
+
+    #[test]
+    fn the_runs_left_when_the_time_budget_passes_are_skipped_and_listed() {
+        let mut spec = SweepSpec::new("sgns", crate::sweep::Metric::Perplexity);
+        spec.time_budget = Some(2.0);
+        let mut a = with_sweep(spec, 3);
+        a.runs[0].status = RunStatus::Finished;
+        a.sweep_started.insert(1, 0);
+        a.tick = TICKS_PER_SECOND;
+        skip_over_budget(&mut a);
+        assert_eq!(a.runs.len(), 3, "1 s of 2: nothing skipped");
+        a.tick = 2 * TICKS_PER_SECOND;
+        skip_over_budget(&mut a);
+        assert_eq!(a.runs.len(), 1, "the two queued runs are gone");
+        assert_eq!(a.session.sweeps[0].skipped, [["5"], ["5"]]);
+        assert!(
+            a.status.text.contains("2 queued run(s) skipped"),
+            "{}",
+            a.status.text
+        );
+        // A sweep without a budget keeps its queue.
+        let mut a = with_sweep(SweepSpec::new("sgns", crate::sweep::Metric::Perplexity), 2);
+        a.sweep_started.insert(1, 0);
+        a.tick = 1000 * TICKS_PER_SECOND;
+        skip_over_budget(&mut a);
+        assert_eq!(a.runs.len(), 2);
+    }
+
+    #[test]
+    fn a_sweep_pruned_on_a_set_scores_the_rungs_vectors_off_the_ui_thread() {
+        let on = crate::sweep::Metric::Similarity("simlex999".into());
+        let spec = SweepSpec {
+            prune: Some(
+                crate::sweep::Prune::halving(2, 2)
+                    .unwrap()
+                    .on(on.clone())
+                    .unwrap(),
+            ),
+            ..SweepSpec::new("sgns", on)
+        };
+        let mut a = with_sweep(spec, 1);
+        let corpus = Arc::new(
+            crate::corpus::Corpus::open(
+                concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/tests/fixtures/corpus/paragraphs.txt"
+                ),
+                Default::default(),
+            )
+            .unwrap(),
+        );
+        let words = Arc::new(ndarray::Array2::<f32>::zeros((corpus.vocab().len(), 4)));
+        a.corpus.loaded = Some(crate::tui::model::corpus::LoadedCorpus {
+            corpus,
+            reference: crate::tui::run::tests::corpus_ref(),
+            seconds: 0.0,
+            histogram: Vec::new(),
+        });
+        a.runs[0].status = RunStatus::Training;
+        match rung_reached(&mut a, 0, 0, Some(50.0), Some(words)).as_slice() {
+            [Effect::ScoreRung {
+                run: 0,
+                rung: 0,
+                set,
+                index,
+                ..
+            }] => {
+                assert!(set.ends_with("simlex999.txt"));
+                assert_eq!(
+                    index.len(),
+                    a.corpus.loaded.as_ref().unwrap().corpus.vocab().len()
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        // Its answer decides as a perplexity would, and the status says what it compared.
+        assert_eq!(
+            signal_text(
+                Some(&crate::sweep::Metric::Similarity("simlex999".into())),
+                Some(-0.25)
+            ),
+            "simlex999 Spearman 0.2500"
+        );
+        assert_eq!(signal_text(None, Some(120.0)), "perplexity 120.0");
+    }
+
+    #[test]
+    fn a_pruned_sweep_stops_a_run_whose_perplexity_trails_the_earlier_ones() {
+        let mut spec = SweepSpec::new("sgns", crate::sweep::Metric::Perplexity);
+        spec.prune = Some(crate::sweep::Prune::halving(2, 2).unwrap());
+        let mut a = with_sweep(spec, 3);
         let command = |e: &[Effect]| match e {
             [Effect::JobCommand { command, .. }] => command.clone(),
             other => panic!("{other:?}"),

@@ -404,6 +404,7 @@ fn start_queued(app: &mut App) -> Vec<Effect> {
     if app.active_run().is_some() {
         return Vec::new();
     }
+    super::sweep::skip_over_budget(app);
     let Some(run) = app
         .runs
         .iter()
@@ -509,10 +510,13 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
             | Event::ParamRejected { .. }
     );
     let sync = matches!(event, Event::Progress(_) | Event::Resumed { .. });
-    let checkpoint = match event {
+    let checkpoint = match &event {
         Event::Checkpoint {
-            index, perplexity, ..
-        } => Some((index, perplexity)),
+            index,
+            perplexity,
+            words,
+            ..
+        } => Some((*index, *perplexity, words.clone())),
         _ => None,
     };
     let ended = matches!(event, Event::Finished(_) | Event::Failed { .. });
@@ -542,14 +546,15 @@ pub fn job_event(app: &mut App, run: usize, event: Event) -> Vec<Effect> {
         app.follow_up(Action::RefreshNeighbors);
         app.follow_up(Action::Autosave);
     }
-    if let Some((rung, perplexity)) = checkpoint {
-        app.follow_up(Action::SweepCheckpoint(run, rung, perplexity));
+    let mut effects = Vec::new();
+    if let Some((rung, perplexity, words)) = checkpoint {
+        effects = super::sweep::rung_reached(app, run, rung, perplexity, words);
     }
     if ended {
         app.follow_up(Action::SweepRunEnded(run));
     }
     judge_replay(app, run);
-    Vec::new()
+    effects
 }
 
 /// The job thread of `run` is gone; a run that never said how it ended failed.
