@@ -44,7 +44,7 @@ pub fn step_toward(theta: &mut [f32], vel: &mut [f32], c: f32, p: &[f32], lr: f3
 
 /// `−‖a − b‖² / 2` over the common length, summed in `f32` in eight
 /// partial sums (then the tail), returned as `f64`.
-#[inline]
+#[inline(always)]
 pub fn half_sq_distance(a: &[f32], b: &[f32]) -> f64 {
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);

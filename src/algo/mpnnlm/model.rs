@@ -325,6 +325,10 @@ pub struct Entry {
     pub value: f64,
 }
 
+/// How many softmax entries ahead a token's loops ask the CPU for the
+/// prototype (or velocity) row they will need.
+const AHEAD: usize = 8;
+
 /// Per-thread buffers of the token arithmetic.
 #[derive(Debug, Clone)]
 pub struct Scratch {
@@ -370,13 +374,13 @@ impl Scratch {
 
 impl<R: Rows> Net<'_, R> {
     /// Copies prototype `slot` into `dst`.
-    #[inline]
+    #[inline(always)]
     pub fn read_proto(&self, slot: u32, dst: &mut [f32]) {
         self.protos.read_row(slot as usize, dst);
     }
 
     /// `−‖p_slot − p‖² / 2` ([`momentum::half_sq_distance`]).
-    #[inline]
+    #[inline(always)]
     pub fn distance(&self, slot: u32, p: &[f32]) -> f64 {
         half_sq_distance_row(&self.protos, slot as usize, p)
     }
@@ -387,6 +391,7 @@ impl<R: Rows> Net<'_, R> {
     }
 
     /// Counts a selection of `slot`.
+    #[inline(always)]
     pub fn select(&self, slot: u32) {
         self.selections[slot as usize].fetch_add(1, Ordering::Relaxed);
     }
@@ -396,7 +401,7 @@ impl<R: Rows> Net<'_, R> {
     /// prototypes: every sentence-initial prediction is the same point, and
     /// the first few carry little of the sentence, so they would otherwise
     /// form clusters of sentence position rather than of meaning.
-    #[inline]
+    #[inline(always)]
     pub fn full_context(&self, window: &[u32]) -> bool {
         window
             .iter()
@@ -404,6 +409,7 @@ impl<R: Rows> Net<'_, R> {
     }
 
     /// `x = [p_window; 1]`, `h = [tanh(U x); 1]`, `p̂ = tanh(W h)`.
+    #[inline(always)]
     pub fn forward(&self, window: &[u32], s: &mut Scratch) {
         let d = self.shape.dim;
         for (j, &slot) in window.iter().enumerate() {
@@ -427,6 +433,11 @@ impl<R: Rows> Net<'_, R> {
     /// uniformly, standing for `(1 − Q(t)) |w| / (sample Q(w))`. Either way
     /// `Σ scale · q` is an unbiased estimate of the others' part of `Z`.
     /// Values are `−‖p_k − p̂‖²/2`.
+    ///
+    /// The slots are all drawn first and their distances taken after, each
+    /// row asked for [`AHEAD`] entries before its turn: the rows come from
+    /// random places in a table larger than the cache.
+    #[inline(always)]
     pub fn entries(&self, t: u32, sample: usize, rng: &mut impl RngExt, s: &mut Scratch) {
         s.entries.clear();
         let own = self.layout.of(t);
@@ -435,7 +446,7 @@ impl<R: Rows> Net<'_, R> {
                 slot,
                 target: true,
                 scale: 1.0,
-                value: self.distance(slot, &s.p),
+                value: 0.0,
             });
         }
         let active = self.layout.active();
@@ -467,21 +478,28 @@ impl<R: Rows> Net<'_, R> {
                 }
             }
         }
+        for k in 0..s.entries.len() {
+            if let Some(e) = s.entries.get(k + AHEAD) {
+                self.protos.prefetch(e.slot as usize);
+            }
+            s.entries[k].value = self.distance(s.entries[k].slot, &s.p);
+        }
     }
 
-    #[inline]
+    /// Adds an entry for another word's prototype (its value comes later).
+    #[inline(always)]
     fn push_other(&self, slot: u32, scale: f64, s: &mut Scratch) {
-        let value = self.distance(slot, &s.p);
         s.entries.push(Entry {
             slot,
             target: false,
             scale,
-            value,
+            value: 0.0,
         });
     }
 
     /// The posterior `r` of the target word's prototypes (eq. 33) from the
     /// entries' values `−‖p_k − p̂‖²/2`, into `s.posterior` (slot order).
+    #[inline(always)]
     pub fn target_posterior(&self, s: &mut Scratch) {
         s.posterior.clear();
         let own = s.entries.iter().take_while(|e| e.target);
@@ -496,6 +514,7 @@ impl<R: Rows> Net<'_, R> {
 
     /// Makes the target word's `k`-th prototype the only target: its other
     /// prototypes become competitors like the other words' (scale 1).
+    #[inline(always)]
     pub fn keep_target(&self, k: usize, s: &mut Scratch) {
         s.entries
             .iter_mut()
@@ -508,6 +527,7 @@ impl<R: Rows> Net<'_, R> {
     /// `r` of the target's prototypes, each entry's gradient coefficient
     /// (`r_k − π_k` for the target's, `−π_k` for the others, `π_k` the
     /// scaled share of `Z`) and `∂ℓ/∂p̂ = −Σ_k coef_k (p_k − p̂)`.
+    #[inline(always)]
     pub fn gradient(&self, s: &mut Scratch) -> f64 {
         let top = s
             .entries
@@ -544,6 +564,7 @@ impl<R: Rows> Net<'_, R> {
     }
 
     /// Backpropagates `∂ℓ/∂p̂` through both tanh layers and into the input.
+    #[inline(always)]
     pub fn backprop(&self, s: &mut Scratch) {
         let (d, hid) = (self.shape.dim, self.shape.hidden);
         for j in 0..d {
@@ -567,6 +588,7 @@ impl<R: Rows> Net<'_, R> {
     /// One momentum step `v ← μ v − lr g; θ ← θ + v` on every parameter the
     /// token touched: the prediction layer, the hidden layer, the output
     /// prototypes of the entries (steps 2 and 3), the input prototypes.
+    #[inline(always)]
     pub fn apply(&self, window: &[u32], lr: f32, mu: f32, s: &mut Scratch) {
         let (d, hid) = (self.shape.dim, self.shape.hidden);
         for j in 0..d {
@@ -575,7 +597,11 @@ impl<R: Rows> Net<'_, R> {
         for i in 0..hid {
             step_row(&self.u, &self.u_vel, i, s.delta_h[i], &s.x, lr, mu);
         }
-        for e in &s.entries {
+        for (k, e) in s.entries.iter().enumerate() {
+            // The prototypes were just read; their velocities were not.
+            if let Some(next) = s.entries.get(k + AHEAD) {
+                self.proto_vel.prefetch(next.slot as usize);
+            }
             let (slot, c) = (e.slot as usize, e.value as f32);
             step_toward_row(&self.protos, &self.proto_vel, slot, c, &s.p, lr, mu);
         }
