@@ -435,7 +435,7 @@ impl<R: Rows> Net<'_, R> {
     /// Values are `−‖p_k − p̂‖²/2`.
     ///
     /// The slots are all drawn first and their distances taken after, each
-    /// row asked for [`AHEAD`] entries before its turn: the rows come from
+    /// row asked for 8 entries before its turn (`AHEAD`): the rows come from
     /// random places in a table larger than the cache.
     #[inline(always)]
     pub fn entries(&self, t: u32, sample: usize, rng: &mut impl RngExt, s: &mut Scratch) {
