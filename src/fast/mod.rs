@@ -4,6 +4,8 @@
 //! copy; one copy each, with its safety argument written once:
 //!
 //! - [`adagrad`]: GloVe's AdaGrad step on two Hogwild rows;
+//! - [`momentum`]: MPNNLM's momentum step on a row and its velocity row,
+//!   and the distances of its prototype rows;
 //! - [`hogwild`]: rows of a table that many threads update without locks
 //!   (SGNS/CBOW, GloVe), the race word2vec.c and glove.c accept by design;
 //! - [`replicas`]: the deterministic alternative, a replica of a table per
@@ -30,5 +32,6 @@ pub mod blocked;
 pub mod hogwild;
 pub mod lanes;
 pub mod mixed;
+pub mod momentum;
 pub mod prefetch;
 pub mod replicas;

@@ -26,7 +26,9 @@
 //! [`Rows`] is the row access the hot loops are written against, so the same
 //! loop runs on a [`Hogwild`] table or a lane's [`Tracked`] one; its safe
 //! operations (copy a row out, dot, `axpy` and the negative-sampling step on
-//! a row) are all that SGNS and CBOW need, so their loops hold no `unsafe`.
+//! a row) are all that SGNS and CBOW need, so their loops hold no `unsafe`;
+//! MPNNLM's momentum steps on a row and its velocity row are in
+//! [`super::momentum`].
 
 use rayon::prelude::*;
 
@@ -46,6 +48,12 @@ pub trait Rows {
     #[allow(clippy::mut_from_ref)]
     unsafe fn row(&self, i: usize) -> &mut [f32];
 
+    /// Whether `other` lends the same table (then its row `i` is this
+    /// handle's row `i`). Operations that take two handles at once
+    /// ([`super::momentum::step_row`]) refuse them when this is true, so an
+    /// implementation must never answer `false` for one table.
+    fn same_table(&self, other: &Self) -> bool;
+
     // The safe operations below are the hot loops' whole use of a row: each
     // forms the row's slice, uses it with the arguments and lets it go before
     // returning, so no two slices of this handle are ever alive at once. An
@@ -61,6 +69,15 @@ pub trait Rows {
         let row = unsafe { self.row(i) };
         let n = row.len().min(dst.len());
         dst[..n].copy_from_slice(&row[..n]);
+    }
+
+    /// Copies `src` into row `i` (over their common length).
+    #[inline(always)]
+    fn write_row(&self, i: usize, src: &[f32]) {
+        // SAFETY: as in `read_row`.
+        let row = unsafe { self.row(i) };
+        let n = row.len().min(src.len());
+        row[..n].copy_from_slice(&src[..n]);
     }
 
     /// `h · row i`.
@@ -112,6 +129,11 @@ impl Rows for Hogwild<'_> {
     unsafe fn row(&self, i: usize) -> &mut [f32] {
         // SAFETY: the caller keeps `Hogwild::row`'s contract (same words).
         unsafe { Hogwild::row(self, i) }
+    }
+
+    #[inline(always)]
+    fn same_table(&self, other: &Self) -> bool {
+        Hogwild::same_table(self, other)
     }
 }
 
@@ -190,6 +212,11 @@ impl Rows for Tracked<'_> {
         let row = unsafe { self.table.row(i) };
         touched.note(i);
         row
+    }
+
+    #[inline(always)]
+    fn same_table(&self, other: &Self) -> bool {
+        self.table.same_table(&other.table)
     }
 }
 

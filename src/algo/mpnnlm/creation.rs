@@ -8,14 +8,13 @@
 //! a fresh set of predictions before it is clustered again. Under the
 //! deterministic schedule a lane keeps its predictions ([`Pending`]) until
 //! the round ends, and the lanes' lists go into the rings in lane order.
-// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: writes Hogwild rows of `fast::hogwild` (the history rings).
-#![allow(unsafe_code)]
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use super::cluster;
 use super::model::Model;
 use crate::fast::hogwild::{Hogwild, SharedMatrix};
+use crate::fast::replicas::Rows;
 use crate::schema::choice_names;
 
 /// The creation thresholds.
@@ -182,9 +181,9 @@ impl Rings<'_> {
             return;
         }
         let k = self.pushed[r as usize].fetch_add(1, Ordering::Relaxed) as usize % self.history;
-        // SAFETY: one row at a time in this thread; concurrent writers to the
-        // same ring row race as Hogwild allows (a mixed prediction).
-        unsafe { self.data.row(r as usize * self.history + k) }.copy_from_slice(p);
+        // Concurrent writers to the same ring row race as Hogwild allows (a
+        // mixed prediction).
+        self.data.write_row(r as usize * self.history + k, p);
     }
 }
 

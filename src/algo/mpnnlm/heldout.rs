@@ -9,7 +9,7 @@
 
 use rayon::prelude::*;
 
-use super::model::{half_sq_distance, Net, Scratch};
+use super::model::{Net, Scratch};
 use crate::corpus::Batch;
 use crate::train::phase::{self, Unit};
 
@@ -76,10 +76,7 @@ pub fn log_likelihood(net: &Net<'_>, heldout: &Heldout, end: u32) -> (f64, usize
             let best = net
                 .layout
                 .of(t)
-                .max_by(|&a, &b| {
-                    half_sq_distance(net.proto(a), &s.p)
-                        .total_cmp(&half_sq_distance(net.proto(b), &s.p))
-                })
+                .max_by(|&a, &b| net.distance(a, &s.p).total_cmp(&net.distance(b, &s.p)))
                 .expect("every word has a prototype");
             window.rotate_left(1);
             *window.last_mut().unwrap() = best;
@@ -100,7 +97,7 @@ pub fn log_prob(net: &Net<'_>, t: u32, p: &[f32], values: &mut Vec<f64>) -> f64 
         .map(|(v, slots)| {
             let mut top = f64::NEG_INFINITY;
             for (v, &slot) in v.iter_mut().zip(slots) {
-                *v = half_sq_distance(net.proto(slot), p);
+                *v = net.distance(slot, p);
                 top = top.max(*v);
             }
             top
@@ -115,7 +112,7 @@ pub fn log_prob(net: &Net<'_>, t: u32, p: &[f32], values: &mut Vec<f64>) -> f64 
     let mass: f64 = net
         .layout
         .of(t)
-        .map(|slot| (half_sq_distance(net.proto(slot), p) - top).exp())
+        .map(|slot| (net.distance(slot, p) - top).exp())
         .sum();
     mass.ln() - z.ln()
 }

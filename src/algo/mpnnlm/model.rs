@@ -9,8 +9,10 @@
 //!
 //! Both layers keep their bias as the last column of their weight table
 //! (the layer input gets a trailing 1).
-// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: reads and writes Hogwild rows of `fast::hogwild` (the prototype table).
-#![allow(unsafe_code)]
+//!
+//! Every row access goes through the safe operations of [`crate::fast`]:
+//! [`Rows`] (copy, dot, `axpy`) and [`crate::fast::momentum`] (a momentum
+//! step on a row and its velocity row, the prototypes' distances).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -20,7 +22,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::proposal::Proposal;
 use crate::fast::hogwild::{Hogwild, SharedMatrix};
-use crate::fast::lanes::dot;
+use crate::fast::lanes::Portable;
+use crate::fast::momentum::{self, half_sq_distance_row, step_row, step_toward_row};
 use crate::fast::replicas::Rows;
 
 /// The sizes of the network.
@@ -261,13 +264,10 @@ impl Model {
     /// Places a new prototype of `w` at `at` (velocity zero, never selected).
     pub fn create(&mut self, w: u32, at: &[f32]) -> Option<u32> {
         let slot = self.layout.grow(w)?;
-        let net = self.net();
-        // SAFETY: one thread, one row of each table at a time.
-        unsafe {
-            net.protos.row(slot as usize).copy_from_slice(at);
-            net.proto_vel.row(slot as usize).fill(0.0);
-        }
-        net.selections[slot as usize].store(0, Ordering::Relaxed);
+        let row = slot as usize * self.shape.dim..(slot as usize + 1) * self.shape.dim;
+        self.protos.as_mut_slice()[row.clone()].copy_from_slice(at);
+        self.proto_vel.as_mut_slice()[row].fill(0.0);
+        self.selections[slot as usize].store(0, Ordering::Relaxed);
         Some(slot)
     }
 
@@ -325,6 +325,10 @@ pub struct Entry {
     pub value: f64,
 }
 
+/// How many softmax entries ahead a token's loops ask the CPU for the
+/// prototype (or velocity) row they will need.
+const AHEAD: usize = 8;
+
 /// Per-thread buffers of the token arithmetic.
 #[derive(Debug, Clone)]
 pub struct Scratch {
@@ -347,7 +351,6 @@ pub struct Scratch {
     /// Posterior of the target's prototypes (`r`), in slot order.
     pub posterior: Vec<f64>,
     acc: Vec<f64>,
-    tmp: Vec<f32>,
 }
 
 impl Scratch {
@@ -365,37 +368,21 @@ impl Scratch {
             entries: Vec::new(),
             posterior: Vec::new(),
             acc: vec![0.0; d],
-            tmp: vec![0.0; d],
         }
     }
-}
-
-/// `−‖a − b‖² / 2` in `f64`.
-#[inline]
-pub fn half_sq_distance(a: &[f32], b: &[f32]) -> f64 {
-    let mut acc = [0f32; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for k in 0..8 {
-            let t = x[k] - y[k];
-            acc[k] += t * t;
-        }
-    }
-    let mut s: f32 = acc.iter().sum();
-    for (x, y) in ra.iter().zip(rb) {
-        let t = x - y;
-        s += t * t;
-    }
-    -0.5 * s as f64
 }
 
 impl<R: Rows> Net<'_, R> {
-    /// Reads prototype `slot`.
-    #[inline]
-    pub fn proto(&self, slot: u32) -> &[f32] {
-        // SAFETY: reads only; racing writes from other threads are Hogwild's.
-        unsafe { self.protos.row(slot as usize) }
+    /// Copies prototype `slot` into `dst`.
+    #[inline(always)]
+    pub fn read_proto(&self, slot: u32, dst: &mut [f32]) {
+        self.protos.read_row(slot as usize, dst);
+    }
+
+    /// `−‖p_slot − p‖² / 2` ([`momentum::half_sq_distance`]).
+    #[inline(always)]
+    pub fn distance(&self, slot: u32, p: &[f32]) -> f64 {
+        half_sq_distance_row(&self.protos, slot as usize, p)
     }
 
     /// Times `slot` was selected.
@@ -404,6 +391,7 @@ impl<R: Rows> Net<'_, R> {
     }
 
     /// Counts a selection of `slot`.
+    #[inline(always)]
     pub fn select(&self, slot: u32) {
         self.selections[slot as usize].fetch_add(1, Ordering::Relaxed);
     }
@@ -413,7 +401,7 @@ impl<R: Rows> Net<'_, R> {
     /// prototypes: every sentence-initial prediction is the same point, and
     /// the first few carry little of the sentence, so they would otherwise
     /// form clusters of sentence position rather than of meaning.
-    #[inline]
+    #[inline(always)]
     pub fn full_context(&self, window: &[u32]) -> bool {
         window
             .iter()
@@ -421,22 +409,19 @@ impl<R: Rows> Net<'_, R> {
     }
 
     /// `x = [p_window; 1]`, `h = [tanh(U x); 1]`, `p̂ = tanh(W h)`.
+    #[inline(always)]
     pub fn forward(&self, window: &[u32], s: &mut Scratch) {
         let d = self.shape.dim;
         for (j, &slot) in window.iter().enumerate() {
-            s.x[j * d..(j + 1) * d].copy_from_slice(self.proto(slot));
+            self.read_proto(slot, &mut s.x[j * d..(j + 1) * d]);
         }
         *s.x.last_mut().unwrap() = 1.0;
         for i in 0..self.shape.hidden {
-            // SAFETY: read-only row access (Hogwild).
-            let row = unsafe { self.u.row(i) };
-            s.h[i] = dot(row, &s.x).tanh();
+            s.h[i] = self.u.dot_row(Portable, i, &s.x).tanh();
         }
         *s.h.last_mut().unwrap() = 1.0;
         for j in 0..d {
-            // SAFETY: as above.
-            let row = unsafe { self.w.row(j) };
-            s.p[j] = dot(row, &s.h).tanh();
+            s.p[j] = self.w.dot_row(Portable, j, &s.h).tanh();
         }
     }
 
@@ -448,6 +433,11 @@ impl<R: Rows> Net<'_, R> {
     /// uniformly, standing for `(1 − Q(t)) |w| / (sample Q(w))`. Either way
     /// `Σ scale · q` is an unbiased estimate of the others' part of `Z`.
     /// Values are `−‖p_k − p̂‖²/2`.
+    ///
+    /// The slots are all drawn first and their distances taken after, each
+    /// row asked for 8 entries before its turn (`AHEAD`): the rows come from
+    /// random places in a table larger than the cache.
+    #[inline(always)]
     pub fn entries(&self, t: u32, sample: usize, rng: &mut impl RngExt, s: &mut Scratch) {
         s.entries.clear();
         let own = self.layout.of(t);
@@ -456,7 +446,7 @@ impl<R: Rows> Net<'_, R> {
                 slot,
                 target: true,
                 scale: 1.0,
-                value: half_sq_distance(self.proto(slot), &s.p),
+                value: 0.0,
             });
         }
         let active = self.layout.active();
@@ -488,21 +478,28 @@ impl<R: Rows> Net<'_, R> {
                 }
             }
         }
+        for k in 0..s.entries.len() {
+            if let Some(e) = s.entries.get(k + AHEAD) {
+                self.protos.prefetch(e.slot as usize);
+            }
+            s.entries[k].value = self.distance(s.entries[k].slot, &s.p);
+        }
     }
 
-    #[inline]
+    /// Adds an entry for another word's prototype (its value comes later).
+    #[inline(always)]
     fn push_other(&self, slot: u32, scale: f64, s: &mut Scratch) {
-        let value = half_sq_distance(self.proto(slot), &s.p);
         s.entries.push(Entry {
             slot,
             target: false,
             scale,
-            value,
+            value: 0.0,
         });
     }
 
     /// The posterior `r` of the target word's prototypes (eq. 33) from the
     /// entries' values `−‖p_k − p̂‖²/2`, into `s.posterior` (slot order).
+    #[inline(always)]
     pub fn target_posterior(&self, s: &mut Scratch) {
         s.posterior.clear();
         let own = s.entries.iter().take_while(|e| e.target);
@@ -517,6 +514,7 @@ impl<R: Rows> Net<'_, R> {
 
     /// Makes the target word's `k`-th prototype the only target: its other
     /// prototypes become competitors like the other words' (scale 1).
+    #[inline(always)]
     pub fn keep_target(&self, k: usize, s: &mut Scratch) {
         s.entries
             .iter_mut()
@@ -529,6 +527,7 @@ impl<R: Rows> Net<'_, R> {
     /// `r` of the target's prototypes, each entry's gradient coefficient
     /// (`r_k − π_k` for the target's, `−π_k` for the others, `π_k` the
     /// scaled share of `Z`) and `∂ℓ/∂p̂ = −Σ_k coef_k (p_k − p̂)`.
+    #[inline(always)]
     pub fn gradient(&self, s: &mut Scratch) -> f64 {
         let top = s
             .entries
@@ -556,9 +555,7 @@ impl<R: Rows> Net<'_, R> {
                 -pi
             };
             e.value = coef;
-            for ((g, &pk), &ph) in g.iter_mut().zip(self.proto(e.slot)).zip(&s.p) {
-                *g -= coef * (pk - ph) as f64;
-            }
+            momentum::sub_scaled_diff_row(&self.protos, e.slot as usize, coef, &s.p, g);
         }
         for (o, g) in s.g_p.iter_mut().zip(s.acc.iter()) {
             *o = *g as f32;
@@ -567,6 +564,7 @@ impl<R: Rows> Net<'_, R> {
     }
 
     /// Backpropagates `∂ℓ/∂p̂` through both tanh layers and into the input.
+    #[inline(always)]
     pub fn backprop(&self, s: &mut Scratch) {
         let (d, hid) = (self.shape.dim, self.shape.hidden);
         for j in 0..d {
@@ -574,77 +572,42 @@ impl<R: Rows> Net<'_, R> {
         }
         s.delta_h.fill(0.0);
         for j in 0..d {
-            // SAFETY: read-only row access (Hogwild).
-            let row = unsafe { self.w.row(j) };
-            let dj = s.delta_o[j];
-            for (o, &wji) in s.delta_h.iter_mut().zip(&row[..hid]) {
-                *o += wji * dj;
-            }
+            // `delta_h` is `hid` long: the bias column is left out.
+            self.w.add_row_to(Portable, j, s.delta_o[j], &mut s.delta_h);
         }
         for i in 0..hid {
             s.delta_h[i] *= 1.0 - s.h[i] * s.h[i];
         }
         s.g_x.fill(0.0);
-        let nd = self.shape.input();
         for i in 0..hid {
-            // SAFETY: as above.
-            let row = unsafe { self.u.row(i) };
-            let di = s.delta_h[i];
-            for (o, &uik) in s.g_x.iter_mut().zip(&row[..nd]) {
-                *o += uik * di;
-            }
+            // `g_x` is `n d` long: the bias column is left out.
+            self.u.add_row_to(Portable, i, s.delta_h[i], &mut s.g_x);
         }
     }
 
     /// One momentum step `v ← μ v − lr g; θ ← θ + v` on every parameter the
     /// token touched: the prediction layer, the hidden layer, the output
     /// prototypes of the entries (steps 2 and 3), the input prototypes.
+    #[inline(always)]
     pub fn apply(&self, window: &[u32], lr: f32, mu: f32, s: &mut Scratch) {
         let (d, hid) = (self.shape.dim, self.shape.hidden);
         for j in 0..d {
-            // SAFETY: one row of each table at a time in this thread.
-            let (row, vel) = unsafe { (self.w.row(j), self.w_vel.row(j)) };
-            momentum(row, vel, s.delta_o[j], &s.h, lr, mu);
+            step_row(&self.w, &self.w_vel, j, s.delta_o[j], &s.h, lr, mu);
         }
         for i in 0..hid {
-            // SAFETY: as above.
-            let (row, vel) = unsafe { (self.u.row(i), self.u_vel.row(i)) };
-            momentum(row, vel, s.delta_h[i], &s.x, lr, mu);
+            step_row(&self.u, &self.u_vel, i, s.delta_h[i], &s.x, lr, mu);
         }
-        let g = &mut s.tmp;
-        for e in &s.entries {
-            // SAFETY: as above.
-            let (row, vel) = unsafe {
-                (
-                    self.protos.row(e.slot as usize),
-                    self.proto_vel.row(e.slot as usize),
-                )
-            };
-            let c = e.value as f32;
-            for ((g, &pk), &ph) in g.iter_mut().zip(row.iter()).zip(&s.p) {
-                *g = c * (pk - ph);
+        for (k, e) in s.entries.iter().enumerate() {
+            // The prototypes were just read; their velocities were not.
+            if let Some(next) = s.entries.get(k + AHEAD) {
+                self.proto_vel.prefetch(next.slot as usize);
             }
-            momentum(row, vel, 1.0, g, lr, mu);
+            let (slot, c) = (e.slot as usize, e.value as f32);
+            step_toward_row(&self.protos, &self.proto_vel, slot, c, &s.p, lr, mu);
         }
         for (j, &slot) in window.iter().enumerate() {
-            // SAFETY: as above.
-            let (row, vel) = unsafe {
-                (
-                    self.protos.row(slot as usize),
-                    self.proto_vel.row(slot as usize),
-                )
-            };
-            momentum(row, vel, 1.0, &s.g_x[j * d..(j + 1) * d], lr, mu);
+            let g = &s.g_x[j * d..(j + 1) * d];
+            step_row(&self.protos, &self.proto_vel, slot as usize, 1.0, g, lr, mu);
         }
-    }
-}
-
-/// `v ← μ v − lr · a · x; θ ← θ + v`, element-wise.
-#[inline]
-fn momentum(theta: &mut [f32], vel: &mut [f32], a: f32, x: &[f32], lr: f32, mu: f32) {
-    let la = lr * a;
-    for ((t, v), &x) in theta.iter_mut().zip(vel.iter_mut()).zip(x) {
-        *v = mu * *v - la * x;
-        *t += *v;
     }
 }

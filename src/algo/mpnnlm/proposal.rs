@@ -43,7 +43,7 @@ impl Proposal {
     }
 
     /// `Q(w)`.
-    #[inline]
+    #[inline(always)]
     pub fn prob(&self, w: u32) -> f64 {
         self.prob[w as usize]
     }
@@ -60,7 +60,7 @@ impl Proposal {
 
     /// A word other than `t`, drawn from `Q` restricted to the others
     /// (`Q(w) / (1 − Q(t))`). The caller ensures another word exists.
-    #[inline]
+    #[inline(always)]
     pub fn other(&self, t: u32, rng: &mut impl RngExt) -> u32 {
         loop {
             let w = self.alias.sample(rng.random::<u64>());

@@ -1,7 +1,5 @@
 //! Tests of the MPNNLM: gradients against finite differences, the initial
 //! perplexity, the sampled denominator, reproducibility and creation.
-// Unsafe code is denied crate-wide (src/lib.rs) and allowed here: the gradient checks read and perturb Hogwild rows.
-#![allow(unsafe_code)]
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -16,6 +14,7 @@ use super::trainer::{
 use super::{Settings, SCHEMA};
 use crate::corpus::Batch;
 use crate::fast::hogwild::SharedMatrix;
+use crate::fast::replicas::Rows;
 use crate::schema::Params;
 use crate::train::Trainer;
 use crate::words::WordIndex;
@@ -52,11 +51,8 @@ fn loss(m: &mut Model, window: &[u32], t: u32) -> f64 {
 }
 
 fn cell(table: &mut SharedMatrix, i: usize, j: usize) -> &mut f32 {
-    let h = table.hogwild();
-    // SAFETY: one thread, one row.
-    let row = unsafe { h.row(i) };
-    // Re-borrow through the table's lifetime (the handle is a view of it).
-    unsafe { &mut *(row.as_mut_ptr().add(j)) }
+    let cols = table.cols();
+    &mut table.as_mut_slice()[i * cols + j]
 }
 
 /// Central difference of `loss` in one parameter cell.
@@ -155,18 +151,20 @@ fn softmax_gradient_check(t: u32, keep: Option<usize>) {
         }
         // ∂ℓ/∂p_k = coef_k (p_k − p̂) for every output prototype.
         for &(slot, coef) in &coefs {
+            let mut row = vec![0f32; SHAPE.dim];
             for j in 0..SHAPE.dim {
                 let eps = 1e-3f32;
-                let x0 = net.proto(slot)[j];
-                // SAFETY: one thread.
-                let row = unsafe { net.protos.row(slot as usize) };
-                row[j] = x0 + eps;
+                net.read_proto(slot, &mut row);
+                let x0 = row[j];
+                let mut set = |x: f32| {
+                    row[j] = x;
+                    net.protos.write_row(slot as usize, &row);
+                };
+                set(x0 + eps);
                 let up = f(&mut s, &mut rng);
-                let row = unsafe { net.protos.row(slot as usize) };
-                row[j] = x0 - eps;
+                set(x0 - eps);
                 let down = f(&mut s, &mut rng);
-                let row = unsafe { net.protos.row(slot as usize) };
-                row[j] = x0;
+                set(x0);
                 let num = (up - down) / (2.0 * eps as f64);
                 let ana = coef * (x0 - p[j]) as f64;
                 assert!(close(ana, num), "t {t} slot {slot}[{j}]: {ana} vs {num}");
@@ -354,7 +352,12 @@ fn the_posterior_target_pulls_every_prototype_of_the_word() {
         net.entries(t, 0, &mut rng, &mut s);
         net.gradient(&mut s);
         let coef: Vec<f64> = s.entries.iter().take(3).map(|e| e.value).collect();
-        let before: Vec<Vec<f32>> = net.layout.of(t).map(|k| net.proto(k).to_vec()).collect();
+        let proto = |k: u32| {
+            let mut row = vec![0f32; SHAPE.dim];
+            net.read_proto(k, &mut row);
+            row
+        };
+        let before: Vec<Vec<f32>> = net.layout.of(t).map(proto).collect();
         let rates = Rates {
             lr: 0.01,
             momentum: 0.0,
@@ -366,8 +369,8 @@ fn the_posterior_target_pulls_every_prototype_of_the_word() {
             super::trainer::train_token(&net, &mut rings, &window, t, rates, &mut rng, &mut s);
         let dist = |a: &[f32]| a.iter().zip(&p).map(|(x, y)| (x - y).powi(2)).sum::<f32>();
         for (i, k) in net.layout.of(t).enumerate() {
-            let after = net.proto(k);
-            let closer = dist(after) < dist(&before[i]);
+            let after = proto(k);
+            let closer = dist(&after) < dist(&before[i]);
             if target == Target::Posterior {
                 assert!(coef[i] > 0.0);
                 for j in 0..SHAPE.dim {

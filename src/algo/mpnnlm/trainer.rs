@@ -24,6 +24,7 @@ use super::proposal::Proposal;
 use super::Settings;
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
+use crate::fast::lanes::{self as simd, widest, Kernel, Width};
 use crate::fast::replicas::Rows;
 use crate::schema::Params;
 use crate::train::parallel::Schedule;
@@ -179,7 +180,63 @@ pub const ROUND_TOKENS: usize = 1000;
 /// One training token: forward, the distance softmax, the four
 /// backpropagation steps; returns the word's loss (with the estimated
 /// denominator) and the target's prototype drawn for the next input.
+///
+/// The token's arithmetic is compiled for the widest instruction set the
+/// CPU has ([`widest`]) only so that its element-wise loops run on wider
+/// registers: it is written without fused multiply-adds or reordered sums,
+/// so every instruction set gives the same bits.
 pub fn train_token<R: Rows>(
+    net: &Net<'_, R>,
+    rings: &mut impl Record,
+    window: &[u32],
+    t: u32,
+    rates: Rates,
+    rng: &mut impl RngExt,
+    s: &mut Scratch,
+) -> (f64, u32) {
+    let token = Token {
+        net,
+        rings,
+        window,
+        t,
+        rates,
+        rng,
+        s,
+    };
+    widest(Width::Avx512, token)
+}
+
+/// One call of [`train_token`], compiled per instruction set by [`widest`].
+struct Token<'m, 'a, R, C, G> {
+    net: &'m Net<'a, R>,
+    rings: &'m mut C,
+    window: &'m [u32],
+    t: u32,
+    rates: Rates,
+    rng: &'m mut G,
+    s: &'m mut Scratch,
+}
+
+impl<R: Rows, C: Record, G: RngExt> Kernel for Token<'_, '_, R, C, G> {
+    type Output = (f64, u32);
+
+    #[inline(always)]
+    fn run<L: simd::Lanes>(self, _: L) -> (f64, u32) {
+        let Token {
+            net,
+            rings,
+            window,
+            t,
+            rates,
+            rng,
+            s,
+        } = self;
+        train_token_inline(net, rings, window, t, rates, rng, s)
+    }
+}
+
+#[inline(always)]
+fn train_token_inline<R: Rows>(
     net: &Net<'_, R>,
     rings: &mut impl Record,
     window: &[u32],
@@ -220,6 +277,7 @@ pub fn train_token<R: Rows>(
 
 /// The index `k` with `Σ_{j<k} r_j ≤ u < Σ_{j≤k} r_j` (the last when
 /// rounding leaves `u` past the sum).
+#[inline(always)]
 fn pick(mut u: f64, r: &[f64]) -> usize {
     for (k, &x) in r.iter().enumerate() {
         if u < x {
@@ -232,6 +290,7 @@ fn pick(mut u: f64, r: &[f64]) -> usize {
 
 /// Draws the target's prototype from its posterior `r` (computed before the
 /// update, eq. 33) and counts the selection.
+#[inline(always)]
 fn draw<R: Rows>(net: &Net<'_, R>, t: u32, rng: &mut impl RngExt, s: &Scratch) -> u32 {
     let own = net.layout.of(t);
     let mut slot = own.start;
