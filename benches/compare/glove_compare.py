@@ -242,7 +242,7 @@ def main():
     print(f"{'analogy questions used':28}{q_ours['analogy_n']:>14}{q_peer['analogy_n'] if q_peer else '-':>16}")
     print(f"{'words':28}{q_ours['words']:>14}{q_peer['words'] if q_peer else '-':>16}")
     if peer:
-        print(f"{'15 epochs, wall s':28}{ours['train']:>14.1f}{peer['train']:>16.1f}"
+        print(f"{f'{a.epochs} epochs, wall s':28}{ours['train']:>14.1f}{peer['train']:>16.1f}"
               f"{'  ratio %.2fx' % (peer['train'] / ours['train']):>10}")
         print(f"{'end to end, wall s':28}{ours['wall']:>14.1f}{peer['wall']:>16.1f}"
               f"{'  ratio %.2fx' % (peer['wall'] / ours['wall']):>10}")
