@@ -202,7 +202,7 @@ def main():
         "--metrics-out", metrics, "--quiet"])
     losses, train_s, ppl = our_epochs(metrics)
     ours = {"wall": wall, "cpu": cpu, "train": train_s, "load": load, "losses": losses, "ppl": ppl}
-    print(f"wordbench: end to end {wall:.1f}s wall, {cpu:.1f}s CPU; 15 epochs {train_s:.1f}s "
+    print(f"wordbench: end to end {wall:.1f}s wall, {cpu:.1f}s CPU; {a.epochs} epochs {train_s:.1f}s "
           f"(load {load:.1f}); held-out perplexity {ppl}", flush=True)
 
     peer = None
