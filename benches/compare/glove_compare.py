@@ -27,6 +27,10 @@ its input and writes its text output, about a second here); "end to end" is
 vocabulary, wordbench computes its own). CPU seconds are the children's user
 + system time. The machine may be shared: the 1-minute load average is printed
 with each run, and CPU time is the steadier measure under load.
+
+Ends with one SPEED line (speedline.py): end-to-end CPU seconds of wordbench
+against cooccur + shuffle + glove, one run each; or a SKIP line when Stanford
+GloVe's binaries are missing.
 """
 
 import argparse
@@ -40,6 +44,8 @@ import sys
 import time
 
 import numpy as np
+
+from speedline import skip_line, speed_line
 
 
 def parse_args():
@@ -155,6 +161,23 @@ def evaluate(path, no_header, data):
     return out
 
 
+def print_speed(a, ours, peer, q_ours, q_peer):
+    """The SPEED line: end-to-end CPU s (count + train + write) of both, gensim's scores."""
+    if not peer:
+        skip_line("glove", f"Stanford GloVe's binaries are not in {a.glove_dir}/build (--glove-dir)")
+        return
+    diff = {k: q_ours[k] - q_peer[k] for k in ("ws353", "simlex", "analogy")}
+    quality = (f"WS-353 {q_ours['ws353']:.4f} ({diff['ws353']:+.4f}), "
+               f"SimLex-999 {q_ours['simlex']:.4f} ({diff['simlex']:+.4f}), "
+               f"analogy {100 * q_ours['analogy']:.2f}% ({100 * diff['analogy']:+.2f} points)")
+    if ours["losses"] and peer["losses"]:
+        quality += f"; last epoch's loss {ours['losses'][-1]:.5f} vs {peer['losses'][-1]:.5f}"
+    work = (f"GloVe, {os.path.basename(a.corpus or 'text8-head')}, count + {a.epochs} epochs + write, "
+            f"d = {a.dim}, {a.threads} threads")
+    peer_name = f"Stanford GloVe (`cooccur`, `shuffle`, `glove`), {a.threads} threads"
+    speed_line("glove", ours["cpu"], peer["cpu"], quality, work, peer_name)
+
+
 def main():
     a = parse_args()
     data = shared_data(a.root)
@@ -179,7 +202,7 @@ def main():
         "--metrics-out", metrics, "--quiet"])
     losses, train_s, ppl = our_epochs(metrics)
     ours = {"wall": wall, "cpu": cpu, "train": train_s, "load": load, "losses": losses, "ppl": ppl}
-    print(f"wordbench: end to end {wall:.1f}s wall, {cpu:.1f}s CPU; 15 epochs {train_s:.1f}s "
+    print(f"wordbench: end to end {wall:.1f}s wall, {cpu:.1f}s CPU; {a.epochs} epochs {train_s:.1f}s "
           f"(load {load:.1f}); held-out perplexity {ppl}", flush=True)
 
     peer = None
@@ -219,7 +242,7 @@ def main():
     print(f"{'analogy questions used':28}{q_ours['analogy_n']:>14}{q_peer['analogy_n'] if q_peer else '-':>16}")
     print(f"{'words':28}{q_ours['words']:>14}{q_peer['words'] if q_peer else '-':>16}")
     if peer:
-        print(f"{'15 epochs, wall s':28}{ours['train']:>14.1f}{peer['train']:>16.1f}"
+        print(f"{f'{a.epochs} epochs, wall s':28}{ours['train']:>14.1f}{peer['train']:>16.1f}"
               f"{'  ratio %.2fx' % (peer['train'] / ours['train']):>10}")
         print(f"{'end to end, wall s':28}{ours['wall']:>14.1f}{peer['wall']:>16.1f}"
               f"{'  ratio %.2fx' % (peer['wall'] / ours['wall']):>10}")
@@ -229,6 +252,7 @@ def main():
         for e, (lo, lp) in enumerate(zip(ours["losses"], peer["losses"])):
             print(f"  epoch {e + 1:2}  wordbench {lo:.6f}  GloVe {lp:.6f}")
     print("(ratio = Stanford GloVe time / wordbench time; > 1 means wordbench is faster)")
+    print_speed(a, ours, peer, q_ours, q_peer)
     if not a.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -9,7 +9,8 @@ peak resident memory next to the size of the f32 matrix itself.
 
 The same vectors are then written as word2vec binary (by `wordbench convert`)
 and both load that too (gensim with `binary=True`). The generated files are
-removed at the end unless --keep.
+removed at the end unless --keep. Each file ends with one SPEED line
+(speedline.py: median CPU s of the whole processes over the repeats).
 
 Usage: load_compare.py WORDBENCH_BINARY [--rows N] [--dim D] [--repeat R] [--no-binary] [--keep]
 """
@@ -22,6 +23,8 @@ import sys
 import time
 
 import numpy as np
+
+from speedline import median, speed_line
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -74,6 +77,21 @@ for w, c in kv.most_similar(sys.argv[2], topn=10):
 """
 
 
+def print_speed(kind, args, results, same, word, size):
+    """The SPEED line of one file: median CPU s of the whole processes, and whether both listed
+    the same neighbours."""
+    from importlib.metadata import version
+
+    cpu = {name: median([r[1] for r in runs]) for name, runs in results.items()}
+    rss = {name: max(r[2] for r in runs) / 1e6 for name, runs in results.items()}
+    quality = (f"same 10 neighbours of {word}: {'yes' if same else 'NO'}; "
+               f"peak RSS {rss['wordbench']:.0f} MB vs {rss['gensim']:.0f} MB")
+    what = "a GloVe text file" if kind == "text" else "a word2vec binary file"
+    work = f"opening and querying {what}, {args.rows:,} x {args.dim} ({size / 1e6:.0f} MB), `wordbench neighbors`"
+    peer = f"gensim {version('gensim')} `load_word2vec_format` + `most_similar`"
+    speed_line(f"load-{kind}-{args.rows}x{args.dim}", cpu["wordbench"], cpu["gensim"], quality, work, peer)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("wordbench")
@@ -107,7 +125,7 @@ def main():
         files.append(("word2vec binary", binary, "binary"))
     print(f"| file | reader | wall s | CPU s | peak RSS MB | RSS / f32 matrix |")
     print("|---|---|---|---|---|---|")
-    summary = []
+    summary, speeds = [], []
     for label, file, kind in files:
         # Warm the page cache so neither pays for the disk.
         with open(file, "rb") as f:
@@ -125,10 +143,13 @@ def main():
             print(f"| {label} ({os.path.getsize(file) / 1e6:.0f} MB) | {name:9} | {wall:6.1f} | {cpu:5.1f} "
                   f"| {rss / 1e6:11.0f} | {rss / matrix:16.2f} |")
         (w_ours, c_ours, _), (w_theirs, c_theirs, _) = best["wordbench"], best["gensim"]
+        speeds.append((kind, results, top_ours == top_theirs, os.path.getsize(file)))
         summary.append(f"{label}: speed-up (gensim / wordbench) wall {w_theirs / max(w_ours, 1e-3):.1f}x, "
                        f"CPU {c_theirs / max(c_ours, 1e-3):.1f}x; same 10 neighbours of {word}: {top_ours == top_theirs}")
     for line in summary:
         print(line)
+    for kind, results, same, size in speeds:
+        print_speed(kind, args, results, same, word, size)
     print(f"load average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     if not args.keep:
         for _, file, _ in files:

@@ -16,7 +16,9 @@ Each timing is repeated (--repeat) and the minimum and median are reported.
 
 Wall and CPU seconds are both reported: on a shared machine CPU time (user +
 system, all threads) is the steadier measure; runs are interleaved so both
-tools see the same load.
+tools see the same load. The run ends with one SPEED line per input
+(speedline.py: median CPU s over the repeats, wordbench's whole process
+against openTSNE's fit()).
 
 Usage: tsne_compare.py [--sizes 10000 50000] [--words 10000] [--repeat 2]
                        [--threads 2] [--work DIR] [--vectors SGNS.vec]
@@ -32,6 +34,8 @@ import sys
 import time
 
 import numpy as np
+
+from speedline import median, speed_line
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -157,6 +161,20 @@ def table(rows):
     return "\n".join(lines)
 
 
+def print_speed(r, threads):
+    """The SPEED line of one input: median CPU s, and KL / 10-NN kept / trustworthiness against openTSNE's."""
+    import openTSNE
+
+    o, w = r["opentsne"], r["wordbench"]
+    quality = (f"exact KL {w['exact_kl']:.4f} ({w['exact_kl'] / o['exact_kl'] - 1:+.2%}), "
+               f"10-NN kept {w['knn10_kept']:.4f} ({w['knn10_kept'] - o['knn10_kept']:+.4f}), "
+               f"trustworthiness {w['trustworthiness']:.4f} ({w['trustworthiness'] - o['trustworthiness']:+.4f})")
+    what = "mixture" if r["data"] == "mixture" else "SGNS words"
+    work = f"t-SNE, {r['n']:,}-point {what}, {threads} threads (whole process)"
+    peer = f"openTSNE {openTSNE.__version__} (FFT), {threads} jobs (its `fit()`)"
+    speed_line(f"tsne-{r['data']}-{r['n']}", median(w["cpus"]), median(o["cpus"]), quality, work, peer)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", type=int, nargs="*", default=[10000, 50000])
@@ -181,6 +199,8 @@ def main():
         vec = word_vectors(args.work, args.words, args.threads, args.vectors)
         rows.append(compare("sgns-words", vec, args.words, True, None, args))
     print(table(rows))
+    for r in rows:
+        print_speed(r, args.threads)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

@@ -15,7 +15,10 @@ from the timed fit(). wordbench runs the release example `umap_layout`
 (--threads T). Every process is timed by `/usr/bin/time -f "%U %S %e"`
 (user + system CPU of the whole process, and wall). Layouts are scored by
 score_projection.py (trustworthiness k=10 on a fixed 2,000-point subsample,
-10-NN kept, k-means NMI against the mixture labels).
+10-NN kept, k-means NMI against the mixture labels). The run ends with one
+SPEED line per input (speedline.py: median CPU s over the repeats,
+wordbench's whole process against umap-learn's fit() alone, numba's compile
+and the imports left out).
 
 Usage: umap_compare.py [--sizes 10000] [--repeat 1] [--threads 2] [--work DIR]
                        [--vectors SGNS.vec] [--words 10000] [--json FILE]
@@ -29,6 +32,8 @@ import sys
 import time
 
 import numpy as np
+
+from speedline import median, speed_line
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -153,6 +158,23 @@ def table(rows):
     return "\n".join(lines)
 
 
+def print_speed(r, threads):
+    """The SPEED line of one input: median CPU s (whole process against fit()), trustworthiness
+    and 10-NN kept against umap-learn's."""
+    from importlib.metadata import version
+
+    u, w = r["umap-learn"], r["wordbench"]
+    quality = (f"trustworthiness {w['trustworthiness']:.4f} ({w['trustworthiness'] - u['trustworthiness']:+.4f}), "
+               f"10-NN kept {w['knn10_kept']:.4f} ({w['knn10_kept'] - u['knn10_kept']:+.4f})")
+    if "nmi" in w and "nmi" in u:
+        quality += f", NMI {w['nmi']:.3f} ({w['nmi'] - u['nmi']:+.3f})"
+    what = "mixture" if r["data"] == "mixture" else "SGNS words"
+    work = f"UMAP, {r['n']:,} points ({what}), {threads} threads (whole process)"
+    peer = f"umap-learn {version('umap-learn')}'s `fit()` (numba's compile left out)"
+    ours = median([x["process_cpu"] for x in w["runs"]])
+    speed_line(f"umap-{r['data']}-{r['n']}", ours, median([x["fit_cpu"] for x in u["runs"]]), quality, work, peer)
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         child(sys.argv[2], sys.argv[3], "--cosine" in sys.argv[4:])
@@ -184,6 +206,8 @@ def main():
                 g.write(f.readline())
         rows.append(compare("sgns-words", out, n, True, None, args))
     print(table(rows))
+    for r in rows:
+        print_speed(r, args.threads)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

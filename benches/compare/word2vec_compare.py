@@ -23,7 +23,9 @@ model.train(); for wordbench the whole job (encoding the corpus to ids
 included); vocabulary building is excluded for both. Runs are sequential and
 the 1-minute load average is printed with each timing (the machine is shared).
 
-Prints a table and checks the issue's bars: quality no more than 0.02 (analogy:
+Prints a table, one SPEED line per wordbench variant (speedline.py: CPU
+seconds, the median over seeds, wordbench's whole process against gensim's
+train()), and checks the issue's bars: quality no more than 0.02 (analogy:
 2 points) below gensim, SGNS speed at least 1.2x gensim's.
 """
 
@@ -35,8 +37,11 @@ import subprocess
 import sys
 import time
 
+import gensim
 from gensim.models import KeyedVectors, Word2Vec
 from gensim.models.word2vec import Text8Corpus
+
+from speedline import median, speed_line
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared", "data"))
@@ -113,6 +118,30 @@ def eval_ours(path):
 
 def mean(xs):
     return sum(xs) / len(xs)
+
+
+def speed_lines(args, results, impls):
+    """One SPEED line per wordbench variant: median CPU s over the seeds (wordbench's whole
+    process, gensim's train()) and the mean scores by gensim's evaluators against gensim's."""
+    seeds = len(args.seeds)
+    for algo in args.algos:
+        base = results[(algo, "gensim")]
+        theirs = {k: mean([r["by_gensim"][k] for r in base]) for k in ["ws353", "simlex", "analogy"]}
+        for impl in impls(algo)[1:]:
+            runs = results[(algo, impl)]
+            ours = {k: mean([r["by_gensim"][k] for r in runs]) for k in ["ws353", "simlex", "analogy"]}
+            batch = impl.split("-")[1] if "-" in impl else "pair"
+            variant = f"`batch={batch}`" if algo == "sgns" else "CBOW"
+            quality = (f"WS-353 {ours['ws353']:.4f} ({ours['ws353'] - theirs['ws353']:+.4f}), "
+                       f"SimLex-999 {ours['simlex']:.4f} ({ours['simlex'] - theirs['simlex']:+.4f}), "
+                       f"analogy {ours['analogy']:.2f}% ({ours['analogy'] - theirs['analogy']:+.2f} points); "
+                       f"mean of {seeds} seed(s), gensim's evaluators")
+            work = (f"{algo.upper()}, text8-head, {EPOCHS} epochs, d = 100, {args.threads} threads "
+                    f"({variant}, whole process)")
+            peer = f"gensim {gensim.__version__} `Word2Vec`, {args.threads} workers (its `train()` alone)"
+            key = f"{algo}-{batch}" if algo == "sgns" else algo
+            speed_line(key, median([r["cpu"] for r in runs]), median([r["cpu"] for r in base]),
+                       quality, work, peer)
 
 
 def main():
@@ -194,6 +223,8 @@ def main():
                 ratio = mean([r["words_per_sec"] for r in results[(algo, impl)]]) / base_wps
                 if ratio < 1.2:
                     failures.append(f"sgns {impl} speed ratio {ratio:.2f} < 1.2")
+    print()
+    speed_lines(args, results, impls)
     print()
     if failures:
         print("NOT MET: " + "; ".join(failures))
