@@ -166,6 +166,10 @@ pub struct ReadOptions {
 /// Bytes looked at by [`detect`].
 const SNIFF_BYTES: usize = 1 << 20;
 
+/// How the files a session keeps its runs' vectors in begin (written by
+/// `session::store`, read through the session, not as a vector file).
+pub const KEPT_MAGIC: &[u8] = b"wordbench-vectors ";
+
 /// Tells the format of `path` from its first (decompressed) bytes.
 pub fn detect(path: &Path) -> Result<VectorFormat> {
     Ok(detect_bytes(&source::peek(path, SNIFF_BYTES)?))
@@ -268,7 +272,17 @@ pub fn read_within(
 ) -> Result<(Embedding, ReadReport)> {
     let format = match options.format {
         Some(f) => f,
-        None => detect(path)?,
+        None => {
+            let head = source::peek(path, SNIFF_BYTES)?;
+            if head.starts_with(KEPT_MAGIC) {
+                return Err(Error::format(
+                    path,
+                    "vectors a session keeps beside it: open them as SESSION.ron#N, \
+                     N the run's number (e.g. `wordbench neighbors sweep.ron#3 WORD`)",
+                ));
+            }
+            detect_bytes(&head)
+        }
     };
     let limit = options.limit;
     let mut subwords = None;
@@ -453,6 +467,21 @@ fn write_body(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sessions_kept_vectors_file_is_refused_with_the_way_to_open_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("2204f5f6.wbv");
+        std::fs::write(
+            &path,
+            b"wordbench-vectors 1\nrows=2 dim=3 context=0 words=8 senses=0\n",
+        )
+        .unwrap();
+        let e = Embedding::load(&path).unwrap_err().to_string();
+        assert!(e.starts_with(&path.display().to_string()), "{e}");
+        assert!(e.contains("SESSION.ron#N"), "{e}");
+        assert!(!e.contains('\n'), "one line: {e}");
+    }
     use crate::words::WordIndex;
     use ndarray::array;
 

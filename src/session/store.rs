@@ -428,6 +428,12 @@ pub fn size_text(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn vector_files_know_how_a_kept_file_begins() {
+        let prefix = crate::embedding::format::KEPT_MAGIC;
+        assert!(MAGIC.as_bytes().starts_with(prefix));
+    }
     use crate::embedding::Sense;
     use ndarray::array;
 
