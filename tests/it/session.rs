@@ -597,29 +597,14 @@ fn pruning_stops_the_same_runs_at_the_same_steps_one_or_two_at_a_time() {
 fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     use std::sync::Arc;
     use wordbench::cooc::CountCache;
-    use wordbench::corpus::options::OPTIONS;
-    use wordbench::schema::Params;
-    use wordbench::sweep::{self, spec, Metric, Plan, SweepSpec, Update};
+    use wordbench::sweep::{self, spec, Update};
     let tmp = tempfile::tempdir().unwrap();
     let method = wordbench::algo::find("svd").unwrap();
-    let spec = SweepSpec {
-        fixed: [("dim".to_string(), "8".to_string())].into(),
-        grid: vec![
-            spec::parse_grid(method, "power=0,0.5,1").unwrap(),
-            spec::parse_grid(method, "cds=0.75,1").unwrap(),
-        ],
-        parallel: 2,
-        ..SweepSpec::new("svd", Metric::Loss)
-    };
-    let plan = Plan {
-        trials: sweep::expand(&spec, method).unwrap(),
-        spec,
-        method,
-        corpus: root().join("tests/fixtures/corpus/lee_background.txt"),
-        corpus_options: Params::defaults(OPTIONS),
-        session_file: tmp.path().join("s.ron"),
-        eval: Default::default(),
-    };
+    let plan = svd_plan(
+        &["power=0,0.5,1", "cds=0.75,1"],
+        &[("dim", "8")],
+        tmp.path(),
+    );
     let mut ended = 0;
     let summary = sweep::run(&plan, Arc::new(CountCache::default()), |u| {
         if let Update::Ended(o) = u {
@@ -642,29 +627,26 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     assert_eq!((summary.counted, summary.corpora), (2, 2));
 }
 
-/// Runs an SVD sweep over `grid` on the Lee fixture, two runs at once, with
-/// `fixed` settings; the summary and the runs in trial order.
-fn svd_sweep(
-    grid: &str,
-    fixed: &[(&str, &str)],
-    session: &Path,
-) -> (wordbench::sweep::Summary, Vec<wordbench::sweep::Outcome>) {
-    use std::sync::Arc;
-    use wordbench::cooc::CountCache;
+/// An SVD sweep over the `grids` on the Lee fixture, two runs at once, with
+/// `fixed` settings, saving into `session`.
+fn svd_plan(grids: &[&str], fixed: &[(&str, &str)], session: &Path) -> wordbench::sweep::Plan {
     use wordbench::corpus::options::OPTIONS;
     use wordbench::schema::Params;
-    use wordbench::sweep::{self, spec, Metric, Plan, SweepSpec, Update};
+    use wordbench::sweep::{self, spec, Metric, Plan, SweepSpec};
     let method = wordbench::algo::find("svd").unwrap();
     let spec = SweepSpec {
         fixed: fixed
             .iter()
             .map(|&(k, v)| (k.to_string(), v.to_string()))
             .collect(),
-        grid: vec![spec::parse_grid(method, grid).unwrap()],
+        grid: grids
+            .iter()
+            .map(|g| spec::parse_grid(method, g).unwrap())
+            .collect(),
         parallel: 2,
         ..SweepSpec::new("svd", Metric::Loss)
     };
-    let plan = Plan {
+    Plan {
         trials: sweep::expand(&spec, method).unwrap(),
         spec,
         method,
@@ -672,7 +654,20 @@ fn svd_sweep(
         corpus_options: Params::defaults(OPTIONS),
         session_file: session.join("s.ron"),
         eval: Default::default(),
-    };
+    }
+}
+
+/// Runs [`svd_plan`] over one grid axis: the summary and the runs in trial
+/// order.
+fn svd_sweep(
+    grid: &str,
+    fixed: &[(&str, &str)],
+    session: &Path,
+) -> (wordbench::sweep::Summary, Vec<wordbench::sweep::Outcome>) {
+    use std::sync::Arc;
+    use wordbench::cooc::CountCache;
+    use wordbench::sweep::{self, Update};
+    let plan = svd_plan(&[grid], fixed, session);
     let mut ended = Vec::new();
     let summary = sweep::run(&plan, Arc::new(CountCache::default()), |u| {
         if let Update::Ended(o) = u {

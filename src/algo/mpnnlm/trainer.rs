@@ -231,48 +231,35 @@ impl<R: Rows, C: Record, G: RngExt> Kernel for Token<'_, '_, R, C, G> {
             rng,
             s,
         } = self;
-        train_token_inline(net, rings, window, t, rates, rng, s)
-    }
-}
-
-#[inline(always)]
-fn train_token_inline<R: Rows>(
-    net: &Net<'_, R>,
-    rings: &mut impl Record,
-    window: &[u32],
-    t: u32,
-    rates: Rates,
-    rng: &mut impl RngExt,
-    s: &mut Scratch,
-) -> (f64, u32) {
-    net.forward(window, s);
-    if net.full_context(window) {
-        rings.record(t, &s.p);
-    }
-    net.entries(t, rates.sample, rng, s);
-    let (loss, slot) = match rates.target {
-        Target::Posterior => {
-            let loss = net.gradient(s);
-            (loss, draw(net, t, rng, s))
+        net.forward(window, s);
+        if net.full_context(window) {
+            rings.record(t, &s.p);
         }
-        Target::Drawn => {
-            let own = net.layout.of(t);
-            let (slot, ln_r) = if own.len() > 1 {
-                net.target_posterior(s);
-                let k = pick(rng.random::<f64>(), &s.posterior);
-                net.keep_target(k, s);
-                (own.start + k as u32, s.posterior[k].ln())
-            } else {
-                (own.start, 0.0)
-            };
-            net.select(slot);
-            // The word's loss is the drawn prototype's plus ln r_k*.
-            (net.gradient(s) + ln_r, slot)
-        }
-    };
-    net.backprop(s);
-    net.apply(window, rates.lr, rates.momentum, s);
-    (loss, slot)
+        net.entries(t, rates.sample, rng, s);
+        let (loss, slot) = match rates.target {
+            Target::Posterior => {
+                let loss = net.gradient(s);
+                (loss, draw(net, t, rng, s))
+            }
+            Target::Drawn => {
+                let own = net.layout.of(t);
+                let (slot, ln_r) = if own.len() > 1 {
+                    net.target_posterior(s);
+                    let k = pick(rng.random::<f64>(), &s.posterior);
+                    net.keep_target(k, s);
+                    (own.start + k as u32, s.posterior[k].ln())
+                } else {
+                    (own.start, 0.0)
+                };
+                net.select(slot);
+                // The word's loss is the drawn prototype's plus ln r_k*.
+                (net.gradient(s) + ln_r, slot)
+            }
+        };
+        net.backprop(s);
+        net.apply(window, rates.lr, rates.momentum, s);
+        (loss, slot)
+    }
 }
 
 /// The index `k` with `Σ_{j<k} r_j ≤ u < Σ_{j≤k} r_j` (the last when
