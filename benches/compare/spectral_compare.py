@@ -15,12 +15,12 @@
    Pass: |rho_ours - rho_ref| <= 0.01 on WordSim-353 and SimLex-999.
    EigenWord and SVD-NS run at tau = -2.5 (thesis ch.4) and -3 (thesis ch.6).
 2. Speed: the top-100 algebraic eigenpairs of the EigenWord matrix M^tau
-   (tau = -2.5 bits) exported by wordbench, ours (`spectral_bench --import`,
-   2 threads) and scipy's eigsh(which='LA', tol=1e-6, 2 BLAS threads), run
-   alternately --repeat times; the max relative residual |Ax - lx|/|l| of
-   both is recomputed here with the same code. scipy is also timed with one
-   BLAS thread (threadpoolctl): on a loaded machine that is its faster
-   setting, and the ratio against it is the one to quote.
+   (tau = -2.5 bits) exported by wordbench: ours (`spectral_bench --import
+   --save`) at 1 and 2 threads and scipy's eigsh(which='LA', tol=1e-6) with
+   one BLAS thread, each its own process, run alternately --repeat times;
+   the CPU seconds (user+sys of the whole process) and wall time of each,
+   and the max relative residual |Ax - lx|/|l| of every solve recomputed
+   here from the saved pairs with the same code.
 3. The reference matrix of docs/methods/linalg.md ("Reference matrix"): the
    PPMI (natural log) of text8-head's 30,000 most frequent words, window 5,
    built here as that note describes (OOV tokens kept as gaps, the file as one

@@ -35,13 +35,13 @@
 //!    `H = diag(θ)`) and `Q` carries on.
 //!
 //! Measured (text8-head, 30,000 words, M^τ with 5.4M non-zeros, top 100
-//! algebraic, tol 1e-6, 2 threads on the shared 2-core machine, load 8-11):
-//! 13-17 s and 1,112 products against 34-39 s for scipy's `eigsh` (ARPACK)
-//! with one BLAS thread (its faster setting there; 73-93 s with two) at
-//! equal residual (2.9e-7 vs 2-5e-7): 2.0-2.9x. The table is in docs/benchmarks.md
-//! ("Spectral methods vs numpy/scipy"), the script
+//! algebraic, tol 1e-6, the shared 2-core machine at load 3-4): 4.4 CPU s
+//! at 1 thread (4.6-5.0 at 2) and 1,112 products against 11.6-11.9 CPU s
+//! for scipy's `eigsh` (ARPACK, 728 products) with one BLAS thread, at
+//! equal residual (3.7e-7 vs 2-5e-7): 0.37-0.43 of its CPU. The table is in
+//! docs/benchmarks.md ("Eigensolver speed"), the script
 //! `benches/compare/spectral_compare.sh`.
-//! Block 8 beat 4 and 16; basis `2k + 4b` with `k + (m − k)/3` kept beat
+//! Block 8 beat 4, 6, 12 and 16; basis `2k + 4b` with `k + (m − k)/3` kept beat
 //! the neighbouring choices (products within 1,048-1,224 for all of them).
 //!
 //! Every random choice comes from the seed, and every parallel sum is added
