@@ -6,7 +6,11 @@
 //! cargo run --release --example spectral_bench -- CORPUS [--algo eigenword|svd-ns|svd]
 //!     [--set name=value]... [--min-count 5] [--heldout 0.05] [--threads 2] [--seed 1]
 //!     [--which la|lm] [--keep N] [--repeat 1] [--export DIR] [--no-solve]
+//!     [--import DIR] [--save PREFIX] [--kernels]
 //! ```
+//! `--save PREFIX` writes the eigenpairs of the (last) solve as
+//! `PREFIX.values` (k f64) and `PREFIX.vectors` (n × k f64, row-major), so
+//! the comparison script recomputes every solver's residual with one code.
 //! `--export DIR` writes the counts and the method's matrix as raw
 //! little-endian CSR arrays (`NAME.indptr` i64, `NAME.indices` i32,
 //! `NAME.data` f64, `NAME.shape` text) plus `vocab.txt` (one word per row).
@@ -42,6 +46,7 @@ struct Args {
     max_vocab: Option<usize>,
     solve: bool,
     kernels: bool,
+    save: Option<PathBuf>,
 }
 
 fn parse() -> Result<Args> {
@@ -61,6 +66,7 @@ fn parse() -> Result<Args> {
         max_vocab: None,
         solve: true,
         kernels: false,
+        save: None,
     };
     let mut it = std::env::args().skip(1);
     let mut corpus = None;
@@ -84,6 +90,7 @@ fn parse() -> Result<Args> {
             "--max-vocab" => a.max_vocab = Some(value()?.parse()?),
             "--no-solve" => a.solve = false,
             "--kernels" => a.kernels = true,
+            "--save" => a.save = Some(value()?.into()),
             "--which" => {
                 a.which = Some(match value()?.as_str() {
                     "la" => Which::LargestAlgebraic,
@@ -184,6 +191,9 @@ fn solve(m: &CsMat<f64>, settings: &Settings, args: &Args) -> Result<serde_json:
             let pairs = l.solve(|_| {});
             let secs = t.elapsed().as_secs_f64();
             let true_res = eigen_residuals(&op, &pairs.values, pairs.vectors.view());
+            if let Some(prefix) = &args.save {
+                save(prefix, &pairs.values, pairs.vectors.view())?;
+            }
             serde_json::json!({
                 "seconds": secs, "sizes": sizes, "status": format!("{:?}", pairs.status),
                 "matvecs": pairs.status.matvecs, "values": pairs.values,
@@ -208,6 +218,21 @@ fn solve(m: &CsMat<f64>, settings: &Settings, args: &Args) -> Result<serde_json:
         runs.push(run);
     }
     Ok(serde_json::Value::Array(runs))
+}
+
+/// Writes eigenvalues and row-major eigenvectors as raw little-endian f64.
+fn save(prefix: &Path, values: &[f64], vectors: ndarray::ArrayView2<'_, f64>) -> Result<()> {
+    let with = |ext: &str| {
+        let mut p = prefix.as_os_str().to_owned();
+        p.push(ext);
+        PathBuf::from(p)
+    };
+    let bytes = |xs: &mut dyn Iterator<Item = &f64>| -> Vec<u8> {
+        xs.flat_map(|v| v.to_le_bytes()).collect()
+    };
+    std::fs::write(with(".values"), bytes(&mut values.iter()))?;
+    std::fs::write(with(".vectors"), bytes(&mut vectors.iter()))?;
+    Ok(())
 }
 
 /// Writes `m` as raw CSR arrays `DIR/NAME.{indptr,indices,data,shape}`.

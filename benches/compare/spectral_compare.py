@@ -15,12 +15,12 @@
    Pass: |rho_ours - rho_ref| <= 0.01 on WordSim-353 and SimLex-999.
    EigenWord and SVD-NS run at tau = -2.5 (thesis ch.4) and -3 (thesis ch.6).
 2. Speed: the top-100 algebraic eigenpairs of the EigenWord matrix M^tau
-   (tau = -2.5 bits) exported by wordbench, ours (`spectral_bench --import`,
-   2 threads) and scipy's eigsh(which='LA', tol=1e-6, 2 BLAS threads), run
-   alternately --repeat times; the max relative residual |Ax - lx|/|l| of
-   both is recomputed here with the same code. scipy is also timed with one
-   BLAS thread (threadpoolctl): on a loaded machine that is its faster
-   setting, and the ratio against it is the one to quote.
+   (tau = -2.5 bits) exported by wordbench: ours (`spectral_bench --import
+   --save`) at 1 and 2 threads and scipy's eigsh(which='LA', tol=1e-6) with
+   one BLAS thread, each its own process, run alternately --repeat times;
+   the CPU seconds (user+sys of the whole process) and wall time of each,
+   and the max relative residual |Ax - lx|/|l| of every solve recomputed
+   here from the saved pairs with the same code.
 3. The reference matrix of docs/methods/linalg.md ("Reference matrix"): the
    PPMI (natural log) of text8-head's 30,000 most frequent words, window 5,
    built here as that note describes (OOV tokens kept as gaps, the file as one
@@ -33,6 +33,7 @@ import collections
 import gzip
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -274,50 +275,85 @@ def max_residual(a, w, v):
     return float(np.max(np.linalg.norm(r, axis=0) / np.abs(w)))
 
 
-def speed(args, work):
-    a = read_csr(os.path.join(work, "matrix"))
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, env=None):
+    """Runs cmd; returns (wall s, CPU s user+sys of the whole child process, stdout)."""
+    before, t = cpu_children(), time.time()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+    return time.time() - t, cpu_children() - before, out.stdout
+
+
+def load_pairs(prefix, n):
+    w = np.fromfile(prefix + ".values", dtype="<f8")
+    v = np.fromfile(prefix + ".vectors", dtype="<f8").reshape(n, len(w))
+    return w, v
+
+
+def eigsh_child(matrix_dir, out, seed):
+    """The scipy side of the speed part, run as its own process: read the
+    exported matrix, eigsh, save the pairs (timed from outside)."""
+    a = read_csr(os.path.join(matrix_dir, "matrix"))
     a.indptr = a.indptr.astype(np.int32)
+    v0 = np.random.default_rng(seed).standard_normal(a.shape[0])
+    w, v = eigsh(a, k=K, which="LA", tol=1e-6, v0=v0)
+    w.astype("<f8").tofile(out + ".values")
+    np.ascontiguousarray(v).astype("<f8").tofile(out + ".vectors")
+
+
+def speed(args, work):
+    """CPU seconds (user+sys of the whole process: reading the matrix, the
+    solve, writing the pairs) of ours at 1 and 2 threads and of scipy's eigsh
+    with one BLAS thread, alternating; residuals recomputed here."""
+    a = read_csr(os.path.join(work, "matrix"))
+    n = a.shape[0]
     bench = os.path.join(args.root, "target/release/examples/spectral_bench")
+    one = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    print(f"EigenWord matrix: n = {n}, nnz = {a.nnz}, top-{K} algebraic, tol 1e-6; "
+          "CPU = user+sys of the whole process", flush=True)
     results = []
-    print(f"EigenWord matrix: n = {a.shape[0]}, nnz = {a.nnz}, top-{K} algebraic, tol 1e-6, "
-          f"{args.threads} threads", flush=True)
     for rep in range(args.repeat):
-        load = uptime()
-        out = run([bench, "--import", work, "--algo", "eigenword", "--threads", str(args.threads),
-                   "--set", f"dim={K}"])
-        solve = json.loads(out.stdout.strip().splitlines()[-1])["solve"][0]
-        ours_s = solve["seconds"]
-        ours_res = solve["max_true_residual"]
-        load2 = uptime()
-        t = time.time()
-        v0 = np.random.default_rng(rep).standard_normal(a.shape[0])
-        w, v = eigsh(a, k=K, which="LA", tol=1e-6, v0=v0)
-        scipy_s = time.time() - t
-        scipy_res = max_residual(a, w, v)
-        lam_ours = np.array(solve["values"])
-        agree = float(np.max(np.abs(np.sort(lam_ours) - np.sort(w)) / np.abs(np.sort(w))))
-        row = dict(ours_s=ours_s, scipy_s=scipy_s, ratio=scipy_s / ours_s, ours_res=ours_res,
-                   scipy_res=scipy_res, matvecs=solve["matvecs"], load=[load, load2],
-                   eigenvalue_rel_diff=agree)
-        print(f"run {rep + 1}: wordbench {ours_s:.2f}s ({solve['matvecs']} matvecs, max residual "
-              f"{ours_res:.2e}, load {load})  scipy eigsh {scipy_s:.2f}s (max residual {scipy_res:.2e}, "
-              f"load {load2})  ratio {scipy_s / ours_s:.2f}x  eigenvalues agree to {agree:.1e}",
-              flush=True)
-        if threadpool_limits is not None and args.threads > 1:
-            # On a loaded machine OpenBLAS' spinning threads can slow ARPACK
-            # down; scipy's sparse product is single-threaded anyway. Report
-            # its 1-BLAS-thread time too, so the ratio is not flattered.
-            load3 = uptime()
-            with threadpool_limits(limits=1):
-                t = time.time()
-                w1, v1 = eigsh(a, k=K, which="LA", tol=1e-6, v0=v0)
-                one_s = time.time() - t
-            one_res = max_residual(a, w1, v1)
-            row.update(scipy_1thread_s=one_s, scipy_1thread_res=one_res,
-                       ratio_1thread=one_s / ours_s, load_1thread=load3)
-            print(f"       scipy eigsh with 1 BLAS thread {one_s:.2f}s (max residual {one_res:.2e}, "
-                  f"load {load3})  ratio {one_s / ours_s:.2f}x", flush=True)
-        results.append(row)
+        for who in ("ours-1", "ours-2", "scipy-1"):
+            out = os.path.join(work, f"pairs-{who}")
+            load = uptime()
+            if who.startswith("ours"):
+                threads = who[-1]
+                wall, cpu, stdout = timed([bench, "--import", work, "--algo", "eigenword",
+                                           "--threads", threads, "--set", f"dim={K}",
+                                           "--save", out])
+                solve = json.loads(stdout.strip().splitlines()[-1])["solve"][0]
+                extra = dict(matvecs=solve["matvecs"], solve_s=solve["seconds"],
+                             status=solve["status"])
+            else:
+                wall, cpu, _ = timed([sys.executable, os.path.abspath(__file__), "--root", args.root,
+                                      "--eigsh-child", work, out, str(rep)], env=one)
+                extra = {}
+            w, v = load_pairs(out, n)
+            res = max_residual(a, w, v)
+            row = dict(run=rep + 1, who=who, wall_s=wall, cpu_s=cpu, residual=res, load=load,
+                       lambda_1=float(np.max(w)), lambda_k=float(np.min(w)), **extra)
+            results.append(row)
+            print(f"run {rep + 1} {who:8s} CPU {cpu:6.2f} s  wall {wall:6.2f} s  max residual "
+                  f"{res:.2e}  lambda_1 {row['lambda_1']:.6f} lambda_100 {row['lambda_k']:.6f}  "
+                  f"load {load}  {extra.get('matvecs', '')}", flush=True)
+    by = collections.defaultdict(list)
+    for r in results:
+        by[r["who"]].append(r)
+    ref = np.sort(load_pairs(os.path.join(work, "pairs-scipy-1"), n)[0])
+    for who in ("ours-1", "ours-2"):
+        w = np.sort(load_pairs(os.path.join(work, f"pairs-{who}"), n)[0])
+        print(f"{who}: eigenvalues agree with scipy's to {np.max(np.abs(w - ref) / np.abs(ref)):.1e}")
+    print("\n| run | load | ours 1 thread CPU s | residual | ours 2 threads CPU s | residual | "
+          "scipy 1 BLAS thread CPU s | residual | ratio 1 thread | ratio 2 threads |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for rep in range(args.repeat):
+        o1, o2, sc = (by[w][rep] for w in ("ours-1", "ours-2", "scipy-1"))
+        print(f"| {rep + 1} | {o1['load'].split()[0]} | {o1['cpu_s']:.2f} | {o1['residual']:.1e} | "
+              f"{o2['cpu_s']:.2f} | {o2['residual']:.1e} | {sc['cpu_s']:.2f} | {sc['residual']:.1e} | "
+              f"{o1['cpu_s'] / sc['cpu_s']:.2f} | {o2['cpu_s'] / sc['cpu_s']:.2f} |")
     return results
 
 
@@ -378,7 +414,13 @@ def main():
     p.add_argument("--skip-reference", action="store_true")
     p.add_argument("--json", help="write all results here")
     p.add_argument("--only", action="append", help="quality: only methods whose name contains this")
+    p.add_argument("--matrix", help="speed: an exported matrix directory (skips the export)")
+    p.add_argument("--eigsh-child", nargs=3, metavar=("DIR", "OUT", "SEED"), help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.eigsh_child:
+        d, out, seed = args.eigsh_child
+        eigsh_child(d, out, int(seed))
+        return
 
     corpus = args.corpus or os.path.join(args.root, "../shared/data/corpora/text8-head.txt")
     tmp = tempfile.mkdtemp(prefix="spectral_compare_")
@@ -396,10 +438,13 @@ def main():
     sets["sl_pairs"] = read_pairs(sets["sl"])
 
     bench = os.path.join(args.root, "target/release/examples/spectral_bench")
-    print(f"load average {uptime()}; exporting counts and the EigenWord matrix", flush=True)
-    out = run([bench, corpus, "--algo", "eigenword", "--min-count", "1", "--max-vocab", "30000",
-               "--set", "window=5", "--no-solve", "--export", work, "--threads", str(args.threads)])
-    print(out.stdout.strip())
+    if args.matrix:
+        work = args.matrix
+    else:
+        print(f"load average {uptime()}; exporting counts and the EigenWord matrix", flush=True)
+        out = run([bench, corpus, "--algo", "eigenword", "--min-count", "1", "--max-vocab", "30000",
+                   "--set", "window=5", "--no-solve", "--export", work, "--threads", str(args.threads)])
+        print(out.stdout.strip())
 
     results = {}
     if not args.skip_quality:

@@ -172,15 +172,44 @@ pub fn gram(w: &[f64], b: usize) -> Vec<f64> {
 pub fn solve_upper_right(w: &mut [f64], b: usize, r: &[f64]) {
     w.par_chunks_mut(b * 256).for_each(|rows| {
         for row in rows.chunks_exact_mut(b) {
-            for j in 0..b {
-                let mut s = row[j];
-                for i in 0..j {
-                    s -= row[i] * r[i * b + j];
-                }
-                row[j] = s / r[j * b + j];
-            }
+            solve_row(row, b, r);
         }
     });
+}
+
+/// [`solve_upper_right`] and then [`gram`] of the result, in one pass over
+/// `W` (the same row ranges and order of sums as [`gram`]).
+pub fn solve_upper_right_gram(w: &mut [f64], b: usize, r: &[f64]) -> Vec<f64> {
+    let n = w.len() / b.max(1);
+    let ranges = groups(n);
+    let parts: Vec<Vec<f64>> = split_rows(w, b, &ranges)
+        .into_par_iter()
+        .map(|rows| {
+            for row in rows.chunks_exact_mut(b) {
+                solve_row(row, b, r);
+            }
+            let mut c = vec![0.0; b * b];
+            if !kernels::project_rows(rows, b, b, rows, b, &mut c) {
+                let len = rows.len() / b.max(1);
+                let wr = view(rows, b, 0..len, 0, b);
+                let mut cv = view_mut(&mut c, b, 0, b);
+                general_mat_mul(1.0, &wr.t(), &wr, 0.0, &mut cv);
+            }
+            c
+        })
+        .collect();
+    sum_in_order(parts, b * b)
+}
+
+/// One row of `x R = w`, in place.
+fn solve_row(row: &mut [f64], b: usize, r: &[f64]) {
+    for j in 0..b {
+        let mut s = row[j];
+        for i in 0..j {
+            s -= row[i] * r[i * b + j];
+        }
+        row[j] = s / r[j * b + j];
+    }
 }
 
 /// Column norms of an `n × b` row-major block.
@@ -311,8 +340,13 @@ mod tests {
                 (0..b).map(|i| x[row * b + i] * r[i * b + j]).sum()
             })
             .collect();
+        let mut w2 = w.clone();
         solve_upper_right(&mut w, b, &r);
         assert!(close(&w, &x));
+        // The fused form gives the same rows and their Gram matrix.
+        let g = solve_upper_right_gram(&mut w2, b, &r);
+        assert_eq!(w2, w);
+        assert_eq!(g, gram(&w, b));
     }
 
     #[test]

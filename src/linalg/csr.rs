@@ -15,7 +15,7 @@
 use rayon::prelude::*;
 use sprs::CsMat;
 
-use crate::fast::blocked as kernels;
+use crate::fast::blocked::{self as kernels, ColumnIndices};
 use crate::{Error, Result};
 
 /// Row ranges per product: enough for load balance on a busy machine.
@@ -27,7 +27,8 @@ pub struct Csr {
     rows: usize,
     cols: usize,
     indptr: Vec<usize>,
-    indices: Vec<u32>,
+    /// Checked against `cols` once, so products need not scan them.
+    indices: ColumnIndices,
     data: Vec<f64>,
     /// Row boundaries of the parallel ranges (`RANGES + 1` or fewer entries).
     cuts: Vec<usize>,
@@ -59,9 +60,10 @@ impl Csr {
         if indptr.windows(2).any(|w| w[0] > w[1]) {
             return bad("indptr is not non-decreasing".into());
         }
-        if let Some(&c) = indices.iter().find(|&&c| c as usize >= cols) {
-            return bad(format!("column index {c} out of range for {cols} columns"));
-        }
+        let indices = match ColumnIndices::new(indices, cols) {
+            Ok(indices) => indices,
+            Err(c) => return bad(format!("column index {c} out of range for {cols} columns")),
+        };
         if let Some(v) = data.iter().find(|v| !v.is_finite()) {
             return bad(format!("non-finite value {v}"));
         }
@@ -120,7 +122,7 @@ impl Csr {
 
     /// Column indices of the stored entries.
     pub fn indices(&self) -> &[u32] {
-        &self.indices
+        self.indices.as_slice()
     }
 
     /// Stored values.
@@ -131,7 +133,7 @@ impl Csr {
     /// The transpose, in CSR (a counting sort by column).
     pub fn transpose(&self) -> Csr {
         let mut counts = vec![0usize; self.cols + 1];
-        for &c in &self.indices {
+        for &c in self.indices() {
             counts[c as usize + 1] += 1;
         }
         for j in 0..self.cols {
@@ -143,7 +145,7 @@ impl Csr {
         let mut data = vec![0.0; self.nnz()];
         for i in 0..self.rows {
             for k in self.indptr[i]..self.indptr[i + 1] {
-                let c = self.indices[k] as usize;
+                let c = self.indices()[k] as usize;
                 indices[next[c]] = i as u32;
                 data[next[c]] = self.data[k];
                 next[c] += 1;
@@ -212,14 +214,22 @@ impl Csr {
         self.range_outputs(y, B)
             .into_par_iter()
             .for_each(|(row0, out)| {
-                if kernels::spmm_rows(&self.indptr, &self.indices, &self.data, row0, x, out, B) {
+                if kernels::spmm_rows_indexed(
+                    &self.indptr,
+                    &self.indices,
+                    &self.data,
+                    row0,
+                    x,
+                    out,
+                    B,
+                ) {
                     return;
                 }
                 for (r, yrow) in out.chunks_exact_mut(B).enumerate() {
                     let i = row0 + r;
                     let mut acc = [0.0f64; B];
                     let span = self.indptr[i]..self.indptr[i + 1];
-                    for (&c, &v) in self.indices[span.clone()].iter().zip(&self.data[span]) {
+                    for (&c, &v) in self.indices()[span.clone()].iter().zip(&self.data[span]) {
                         let xr: &[f64; B] = x[c as usize * B..c as usize * B + B]
                             .try_into()
                             .expect("B values");
@@ -240,7 +250,7 @@ impl Csr {
                     let i = row0 + r;
                     yrow.fill(0.0);
                     for k in self.indptr[i]..self.indptr[i + 1] {
-                        let (c, v) = (self.indices[k] as usize, self.data[k]);
+                        let (c, v) = (self.indices()[k] as usize, self.data[k]);
                         for (acc, xv) in yrow.iter_mut().zip(&x[c * b..c * b + b]) {
                             *acc += v * xv;
                         }

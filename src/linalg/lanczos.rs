@@ -19,9 +19,14 @@
 //!    `C₂ = [V Q]ᵀ W` computed in the same pass over the basis; the second
 //!    subtraction `W ← W − [V Q] C₂` runs only when `C₂` is above rounding
 //!    level (DGKS-style test; on the 30k PMI matrices it never was, which
-//!    saves one of three passes over the basis). `C` becomes the new columns
-//!    of `H`; `W = Q' R'` by Cholesky QR twice (with a column-wise fallback
-//!    that replaces a deflated direction by a random one).
+//!    saves one of three passes over the basis). A test on the norm drop
+//!    alone (ARPACK's `η = 1/√2`) would need no projection in that pass, but
+//!    it asked for the second pass on 114 of 139 blocks of the EigenWord
+//!    solve (CPU +30%), and a looser norm threshold (2%) stalled LLE.
+//!    `C` becomes the new columns of `H`; `W = Q' R'` by Cholesky QR twice
+//!    (the second solve computes the next Gram matrix in the same pass), with
+//!    a column-wise fallback that replaces a deflated direction by a random
+//!    one.
 //! 2. **Check and restart** when the basis is full: `H = Y Θ Yᵀ`; the
 //!    residual of Ritz pair `(θ, V y)` is `‖R y_last‖` with no product by `A`;
 //!    pairs are ranked largest algebraic or largest magnitude; when the `k`
@@ -30,13 +35,13 @@
 //!    `H = diag(θ)`) and `Q` carries on.
 //!
 //! Measured (text8-head, 30,000 words, M^τ with 5.4M non-zeros, top 100
-//! algebraic, tol 1e-6, 2 threads on the shared 2-core machine, load 8-11):
-//! 13-17 s and 1,112 products against 34-39 s for scipy's `eigsh` (ARPACK)
-//! with one BLAS thread (its faster setting there; 73-93 s with two) at
-//! equal residual (2.9e-7 vs 2-5e-7): 2.0-2.9x. The table is in docs/benchmarks.md
-//! ("Spectral methods vs numpy/scipy"), the script
+//! algebraic, tol 1e-6, the shared 2-core machine at load 3-4): 4.4 CPU s
+//! at 1 thread (4.6-5.0 at 2) and 1,112 products against 11.6-11.9 CPU s
+//! for scipy's `eigsh` (ARPACK, 728 products) with one BLAS thread, at
+//! equal residual (3.7e-7 vs 2-5e-7): 0.37-0.43 of its CPU. The table is in
+//! docs/benchmarks.md ("Eigensolver speed"), the script
 //! `benches/compare/spectral_compare.sh`.
-//! Block 8 beat 4 and 16; basis `2k + 4b` with `k + (m − k)/3` kept beat
+//! Block 8 beat 4, 6, 12 and 16; basis `2k + 4b` with `k + (m − k)/3` kept beat
 //! the neighbouring choices (products within 1,048-1,224 for all of them).
 //!
 //! Every random choice comes from the seed, and every parallel sum is added
@@ -292,8 +297,9 @@ impl<Op: SymmetricOperator> Lanczos<Op> {
             .iter_mut()
             .for_each(|x| *x = s.rng.random::<f64>() * 2.0 - 1.0);
         s.w = start;
-        let norms = block::column_norms(&s.w, b);
-        s.orthonormalize(&norms);
+        let g = block::gram(&s.w, b);
+        let norms: Vec<f64> = (0..b).map(|j| g[j * b + j].max(0.0).sqrt()).collect();
+        s.orthonormalize(&norms, g);
         s.store_next_block();
         Ok(s)
     }
@@ -402,21 +408,9 @@ impl<Op: SymmetricOperator> Lanczos<Op> {
     }
 
     /// One block: `W = A Q`, orthogonalised against `[V Q]`, into `H`; the
-    /// next block from `W`.
+    /// next block from `W`. `X` holds `Q` (left there by the previous step).
     fn expand(&mut self) {
         let (b, ld, p) = (self.b, self.ld, self.p);
-        {
-            let v = &self.v;
-            self.x
-                .par_chunks_mut(b * 512)
-                .enumerate()
-                .for_each(|(c, xs)| {
-                    for (r, xr) in xs.chunks_exact_mut(b).enumerate() {
-                        let row = c * 512 + r;
-                        xr.copy_from_slice(&v[row * ld + p..row * ld + p + b]);
-                    }
-                });
-        }
         self.op.apply(&self.x, &mut self.w, b);
         self.status.matvecs += b as u64;
         let before = block::column_norms(&self.w, b);
@@ -435,6 +429,7 @@ impl<Op: SymmetricOperator> Lanczos<Op> {
         } else {
             c2.iter_mut().for_each(|x| *x = 0.0);
         }
+        let g = block::gram(&self.w, b);
         let m = self.basis;
         for i in 0..pb {
             for j in 0..b {
@@ -449,11 +444,12 @@ impl<Op: SymmetricOperator> Lanczos<Op> {
             }
         }
         self.p = pb;
-        self.orthonormalize(&before);
+        self.orthonormalize(&before, g);
         self.store_next_block();
     }
 
-    /// Copies the orthonormal `W` into `V[:, p..p+b]`.
+    /// Copies the orthonormal `W` into `V[:, p..p+b]` and keeps it in `X`
+    /// for the next product.
     fn store_next_block(&mut self) {
         let (b, ld, p) = (self.b, self.ld, self.p);
         let w = &self.w;
@@ -466,21 +462,20 @@ impl<Op: SymmetricOperator> Lanczos<Op> {
                     vr[p..p + b].copy_from_slice(&w[row * b..row * b + b]);
                 }
             });
+        std::mem::swap(&mut self.x, &mut self.w);
     }
 
     /// `W = Q R` in place (R into `self.r`), `W` already orthogonal to
-    /// `V[:, 0..p]`. `before` holds the column norms of `W` before its
-    /// orthogonalisation: a column that lost all but 1e-10 of its norm is a
-    /// deflated direction, replaced by a random one.
-    fn orthonormalize(&mut self, before: &[f64]) {
+    /// `V[:, 0..p]` and `g = Wᵀ W`. `before` holds the column norms of `W`
+    /// before its orthogonalisation: a column that lost all but 1e-10 of its
+    /// norm is a deflated direction, replaced by a random one.
+    fn orthonormalize(&mut self, before: &[f64], g: Vec<f64>) {
         let b = self.b;
-        let g = block::gram(&self.w, b);
         let deflated =
             (0..b).any(|j| !(g[j * b + j].sqrt() > 1e-10 * before[j].max(f64::MIN_POSITIVE)));
         if !deflated {
             if let Some(r1) = cholesky_upper(&g, b, 1e-13) {
-                block::solve_upper_right(&mut self.w, b, &r1);
-                let g2 = block::gram(&self.w, b);
+                let g2 = block::solve_upper_right_gram(&mut self.w, b, &r1);
                 if let Some(r2) = cholesky_upper(&g2, b, 1e-13) {
                     block::solve_upper_right(&mut self.w, b, &r2);
                     self.r = upper_product(&r2, &r1, b);
