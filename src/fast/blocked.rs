@@ -65,37 +65,6 @@ pub fn subtract_rows(
     true
 }
 
-/// Sparse rows times a dense block: `Y[r, 0..b] = Σ_k data[k] X[indices[k], 0..b]`
-/// for the rows `row0..row0 + y.len() / b` of a CSR matrix, `X` row-major
-/// with `b` columns, for `b` in {4, 8, 16}. Returns false, doing nothing,
-/// when the width or the CPU is not supported, or when the arrays do not
-/// describe valid CSR rows (`indptr` not covering the rows or not
-/// increasing, `indices`/`data` shorter than it says, a column index at or
-/// past `x.len() / b`): the caller then takes its checked path, which
-/// reports the problem.
-pub fn spmm_rows(
-    indptr: &[usize],
-    indices: &[u32],
-    data: &[f64],
-    row0: usize,
-    x: &[f64],
-    y: &mut [f64],
-    b: usize,
-) -> bool {
-    let Some(span) = row_span(indptr, data.len(), row0, y.len() / b.max(1)) else {
-        return false;
-    };
-    let cols = x.len() / b.max(1);
-    if !indices
-        .get(span)
-        .is_some_and(|idx| idx.iter().all(|&c| (c as usize) < cols))
-    {
-        return false;
-    }
-    // SAFETY: every column index of the rows' span is below `cols` (checked above).
-    unsafe { spmm_rows_trusted(indptr, indices, data, row0, x, y, b) }
-}
-
 /// Column indices of a sparse matrix checked once against its column count,
 /// so that products need not scan them again: [`spmm_rows_indexed`].
 /// Immutable after [`ColumnIndices::new`].
@@ -126,11 +95,16 @@ impl ColumnIndices {
     }
 }
 
-/// [`spmm_rows`] on indices checked at construction: it skips the scan of
-/// the column indices (a read of the whole index array per product, about a
-/// fifth of a product's time on a 5M-entry matrix). The row pointers are
-/// still checked (one read per row), and `x` must have at least
-/// `indices.cols()` rows.
+/// Sparse rows times a dense block: `Y[r, 0..b] = Σ_k data[k] X[indices[k], 0..b]`
+/// for the rows `row0..row0 + y.len() / b` of a CSR matrix whose column
+/// indices were checked at construction, `X` row-major with `b` columns,
+/// for `b` in {4, 8, 16}. The indices are not scanned again (a read of the
+/// whole index array per product, about a fifth of a product's time on a
+/// 5M-entry matrix). Returns false, doing nothing, when the width or the
+/// CPU is not supported, when `x` has fewer than `indices.cols()` rows, or
+/// when the arrays do not describe valid CSR rows (`indptr` not covering
+/// the rows or not increasing, `indices`/`data` shorter than it says): the
+/// caller then takes its checked path, which reports the problem.
 pub fn spmm_rows_indexed(
     indptr: &[usize],
     indices: &ColumnIndices,
@@ -140,43 +114,22 @@ pub fn spmm_rows_indexed(
     y: &mut [f64],
     b: usize,
 ) -> bool {
-    if x.len() / b.max(1) < indices.cols {
-        return false;
-    }
-    // SAFETY: every stored index is below `cols` (checked at construction,
-    // never changed since), which is at most the rows of `x`.
-    unsafe { spmm_rows_trusted(indptr, &indices.indices, data, row0, x, y, b) }
-}
-
-/// The kernel behind [`spmm_rows`] and [`spmm_rows_indexed`]: checks the
-/// width, the CPU and the row pointers, not the column indices.
-///
-/// # Safety
-/// Every column index in `indices[indptr[row0]..indptr[row0 + y.len() / b]]`
-/// must be below `x.len() / b`.
-unsafe fn spmm_rows_trusted(
-    indptr: &[usize],
-    indices: &[u32],
-    data: &[f64],
-    row0: usize,
-    x: &[f64],
-    y: &mut [f64],
-    b: usize,
-) -> bool {
-    if !supported(b) {
+    if !supported(b) || x.len() / b < indices.cols {
         return false;
     }
     let Some(span) = row_span(indptr, data.len(), row0, y.len() / b) else {
         return false;
     };
-    if span.end > indices.len() {
+    if span.end > indices.indices.len() {
         return false;
     }
+    let indices = &indices.indices;
     #[cfg(target_arch = "x86_64")]
     // SAFETY: features checked by `supported`; the rows' pointers are in
     // `indptr` and increasing, so every `k` the kernel visits lies in the
     // span, inside `indices` and `data` (checked above), and every column
-    // index is below the rows of `x` (the caller's promise).
+    // index is below `cols` (checked at construction, never changed since),
+    // which is at most the rows of `x` (checked above).
     unsafe {
         match b {
             4 => avx::spmm::<1, 4>(indptr, indices, data, row0, x, y),
@@ -293,7 +246,7 @@ mod avx {
         }
     }
 
-    /// See [`super::spmm_rows`]; the caller checked features and indices.
+    /// See [`super::spmm_rows_indexed`]; the caller checked features and indices.
     /// `U` independent accumulator sets take successive non-zeros of a row
     /// (with one set, every non-zero waited for the previous fused
     /// multiply-add: the product was bound by its latency), added pairwise
@@ -448,15 +401,21 @@ mod tests {
         y
     }
 
+    /// The columns of [`case`]'s matrix, checked.
+    fn checked(indices: &[u32]) -> ColumnIndices {
+        ColumnIndices::new(indices.to_vec(), 4).unwrap()
+    }
+
     #[test]
     fn spmm_matches_a_plain_loop_when_it_runs() {
         let (indptr, indices, data, x) = case();
+        let idx = checked(&indices);
         let mut y = vec![f64::NAN; 3 * 8];
-        if spmm_rows(&indptr, &indices, &data, 0, &x, &mut y, 8) {
+        if spmm_rows_indexed(&indptr, &idx, &data, 0, &x, &mut y, 8) {
             assert_eq!(y, naive(&indptr, &indices, &data, &x, 8));
         }
         let mut tail = vec![f64::NAN; 8];
-        if spmm_rows(&indptr, &indices, &data, 2, &x, &mut tail, 8) {
+        if spmm_rows_indexed(&indptr, &idx, &data, 2, &x, &mut tail, 8) {
             assert_eq!(tail[..], naive(&indptr, &indices, &data, &x, 8)[16..]);
         }
     }
@@ -485,10 +444,6 @@ mod tests {
             if spmm_rows_indexed(&indptr, &checked, &data, 0, &x, &mut y, b) {
                 assert_eq!(y, want, "b = {b}");
             }
-            let mut y = vec![f64::NAN; lens.len() * b];
-            if spmm_rows(&indptr, &indices, &data, 0, &x, &mut y, b) {
-                assert_eq!(y, want, "b = {b}");
-            }
             // Fewer rows of X than the indices were checked against.
             let mut y = vec![0.0; lens.len() * b];
             assert!(!spmm_rows_indexed(
@@ -506,12 +461,13 @@ mod tests {
     #[test]
     fn spmm_refuses_arrays_that_are_not_valid_rows() {
         let (indptr, indices, data, x) = case();
+        let idx = checked(&indices);
         let mut y = vec![0.0; 3 * 8];
         // More rows asked for than `indptr` describes.
-        assert!(!spmm_rows(&indptr, &indices, &data, 1, &x, &mut y, 8));
-        assert!(!spmm_rows(
+        assert!(!spmm_rows_indexed(&indptr, &idx, &data, 1, &x, &mut y, 8));
+        assert!(!spmm_rows_indexed(
             &indptr,
-            &indices,
+            &idx,
             &data,
             usize::MAX,
             &x,
@@ -519,9 +475,9 @@ mod tests {
             8
         ));
         // Pointers that go backwards: the middle row would read past the span.
-        assert!(!spmm_rows(
+        assert!(!spmm_rows_indexed(
             &[0, 100, 5, 5],
-            &indices,
+            &idx,
             &data,
             0,
             &x,
@@ -529,11 +485,37 @@ mod tests {
             8
         ));
         // Pointers past the data or the indices.
-        assert!(!spmm_rows(&indptr, &indices, &data[..4], 0, &x, &mut y, 8));
-        assert!(!spmm_rows(&indptr, &indices[..4], &data, 0, &x, &mut y, 8));
-        // A column past the rows of `x`.
-        assert!(!spmm_rows(&indptr, &indices, &data, 0, &x[..24], &mut y, 8));
+        assert!(!spmm_rows_indexed(
+            &indptr,
+            &idx,
+            &data[..4],
+            0,
+            &x,
+            &mut y,
+            8
+        ));
+        let short = checked(&indices[..4]);
+        assert!(!spmm_rows_indexed(&indptr, &short, &data, 0, &x, &mut y, 8));
+        // A column past the rows of `x`, and one past the columns checked.
+        assert!(!spmm_rows_indexed(
+            &indptr,
+            &idx,
+            &data,
+            0,
+            &x[..24],
+            &mut y,
+            8
+        ));
+        assert_eq!(ColumnIndices::new(indices.clone(), 3), Err(3));
         // A width without a kernel.
-        assert!(!spmm_rows(&indptr, &indices, &data, 0, &x, &mut y[..9], 3));
+        assert!(!spmm_rows_indexed(
+            &indptr,
+            &idx,
+            &data,
+            0,
+            &x,
+            &mut y[..9],
+            3
+        ));
     }
 }

@@ -572,12 +572,7 @@ fn pruning_stops_the_same_runs_at_the_same_steps_one_or_two_at_a_time() {
             String::from_utf8_lossy(&out.stderr)
         );
         let s = session::load(&dir.join("sweep.ron")).unwrap();
-        let pruned: Vec<(u32, Option<u64>)> = s
-            .runs
-            .iter()
-            .filter(|r| r.tags.iter().any(|t| t == "pruned"))
-            .map(|r| (r.number, r.stop_step()))
-            .collect();
+        let pruned = pruned_runs(&s);
         assert!(!pruned.is_empty(), "six runs at eta 3 prune some");
         assert!(
             pruned.iter().all(|(_, step)| *step == Some(1)),
@@ -625,6 +620,15 @@ fn runs_that_differ_only_in_trainer_settings_share_one_count() {
     plan.trials = sweep::expand(&plan.spec, method).unwrap();
     let summary = sweep::run(&plan, Arc::new(CountCache::default()), |_| {}).unwrap();
     assert_eq!((summary.counted, summary.corpora), (2, 2));
+}
+
+/// The runs a sweep's session tags `pruned`, by number, with the step each stopped at.
+fn pruned_runs(s: &wordbench::session::Session) -> Vec<(u32, Option<u64>)> {
+    s.runs
+        .iter()
+        .filter(|r| r.tags.iter().any(|t| t == "pruned"))
+        .map(|r| (r.number, r.stop_step()))
+        .collect()
 }
 
 /// An SVD sweep over the `grids` on the Lee fixture, two runs at once, with
@@ -769,12 +773,7 @@ fn pruning_on_a_similarity_set_scores_the_vectors_at_each_rung() {
         prune.on,
         Some(wordbench::sweep::Metric::Similarity("similarity".into()))
     );
-    let pruned: Vec<(u32, Option<u64>)> = s
-        .runs
-        .iter()
-        .filter(|r| r.tags.iter().any(|t| t == "pruned"))
-        .map(|r| (r.number, r.stop_step()))
-        .collect();
+    let pruned = pruned_runs(&s);
     assert!(!pruned.is_empty(), "six runs at eta 3 prune some");
     assert!(
         pruned.iter().all(|(_, step)| *step == Some(1)),
