@@ -390,6 +390,19 @@ fn the_posterior_target_pulls_every_prototype_of_the_word() {
 /// A small trainer whose words 0-2 may grow a second prototype soon (every
 /// creation threshold lowered), on `sentences` random sentences of 60 of
 /// 40 words, with `extra` settings on top.
+/// The settings of [`growing_trainer`]'s runs: a small network that
+/// creates prototypes readily.
+const GROWING: &[(&str, &str)] = &[
+    ("dim", "8"),
+    ("hidden", "8"),
+    ("sample", "10"),
+    ("max_ppl", "1e9"),
+    ("min_selections", "5"),
+    ("min_distance", "0"),
+    ("history", "10"),
+    ("lr", "0.001"),
+];
+
 fn growing_trainer(
     extra: &[(&str, &str)],
     sentences: usize,
@@ -398,16 +411,7 @@ fn growing_trainer(
 ) -> MpnnlmTrainer {
     let v = 40;
     let caps: Vec<u8> = (0..=v).map(|w| if w < 3 { 2 } else { 1 }).collect();
-    let mut sets = vec![
-        ("dim", "8"),
-        ("hidden", "8"),
-        ("sample", "10"),
-        ("max_ppl", "1e9"),
-        ("min_selections", "5"),
-        ("min_distance", "0"),
-        ("history", "10"),
-        ("lr", "0.001"),
-    ];
+    let mut sets = GROWING.to_vec();
     sets.extend_from_slice(extra);
     MpnnlmTrainer::with_model(
         settings(&sets),
@@ -734,4 +738,46 @@ fn text8_head_probe() {
         let r = t.step(step).unwrap();
         println!("loss {:.3} | {}", r.loss, t.take_note().unwrap());
     }
+}
+
+/// `lr_decay=halve` trains the second epoch at half the first's rate and
+/// the third at a quarter: the same bits as a constant-rate run whose rate
+/// is set by hand at each epoch's start, and each step reports its rate.
+#[test]
+fn halving_decay_is_the_constant_rate_halved_at_each_epoch() {
+    let run = |decay: &str, by_hand: bool| {
+        let extra = [("epochs", "3"), ("step_tokens", "300"), ("lr_decay", decay)];
+        let mut t = growing_trainer(&extra, 400, 5, 1);
+        let per_epoch = t.total_steps() / 3;
+        assert!(per_epoch >= 2, "{per_epoch} steps an epoch");
+        let mut rates = Vec::new();
+        for step in 0..t.total_steps() {
+            if by_hand && step % per_epoch == 0 {
+                let lr = (0.001 * 0.5f64.powi((step / per_epoch) as i32)).to_string();
+                let mut sets = GROWING.to_vec();
+                sets.extend_from_slice(&extra);
+                sets.push(("lr", &lr));
+                let p = Params::parse(SCHEMA, "mpnnlm", sets.iter().copied()).unwrap();
+                t.set(&p).unwrap();
+            }
+            rates.push(t.step(step).unwrap().lr);
+        }
+        let protos: Vec<u32> = t
+            .model()
+            .protos
+            .view()
+            .iter()
+            .map(|x| x.to_bits())
+            .collect();
+        (rates, protos)
+    };
+    let (halved, a) = run("halve", false);
+    let (by_hand, b) = run("constant", true);
+    assert_eq!(a, b);
+    assert_eq!(halved, by_hand);
+    assert_eq!(halved.first(), Some(&0.001));
+    assert_eq!(halved.last(), Some(&0.00025));
+    let (constant, c) = run("constant", false);
+    assert!(constant.iter().all(|&lr| lr == 0.001));
+    assert_ne!(a, c);
 }

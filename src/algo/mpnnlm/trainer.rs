@@ -475,10 +475,10 @@ impl MpnnlmTrainer {
         total
     }
 
-    /// The live rates of the next step.
-    fn rates(&self) -> Rates {
+    /// The live rates of a step of epoch `epoch`.
+    fn rates(&self, epoch: u64) -> Rates {
         Rates {
-            lr: self.settings.lr as f32,
+            lr: self.settings.lr_at(epoch) as f32,
             momentum: self.settings.momentum as f32,
             sample: self.settings.sample,
             target: self.settings.target,
@@ -493,7 +493,7 @@ impl MpnnlmTrainer {
         chunks: std::ops::Range<usize>,
         work: &phase::Tracker,
     ) -> Vec<Tally> {
-        let (rates, end) = (self.rates(), self.end());
+        let (rates, end) = (self.rates(epoch), self.end());
         let (plan, batch, scratch, seed) = (&self.plan, &self.batch, &self.scratch, self.seed);
         let net = self.model.net();
         let rings = self.history.rings();
@@ -533,7 +533,7 @@ impl MpnnlmTrainer {
         chunks: std::ops::Range<usize>,
         work: &phase::Tracker,
     ) -> Vec<Tally> {
-        let (rates, end, seed) = (self.rates(), self.end(), self.seed);
+        let (rates, end, seed) = (self.rates(epoch), self.end(), self.seed);
         let mut lanes = Lanes::new(&mut self.model, self.scratch.len());
         let (plan, batch) = (&self.plan, &self.batch);
         let rings = self.history.rings();
@@ -711,7 +711,7 @@ impl Trainer for MpnnlmTrainer {
             },
             items: tally.predictions,
             epoch: self.plan.step(step).0 as u32,
-            lr: self.settings.lr,
+            lr: self.settings.lr_at(self.plan.step(step).0),
         })
     }
 

@@ -122,7 +122,9 @@ pub struct ProjectionView {
     pub editing_focus: bool,
     /// The request in flight.
     pub pending: Option<u64>,
-    /// The run the request in flight lays out (A), and how to stop it.
+    /// The last run (by index) the request in flight names, A or B, and
+    /// how to stop it: deleting that run or an earlier one shifts the
+    /// numbers its layout would carry.
     pub running: Option<(usize, CancelFlag)>,
     /// KL divergence against step of the running t-SNE.
     pub kl: Vec<(f64, f64)>,

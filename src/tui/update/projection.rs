@@ -78,11 +78,12 @@ fn project_runs(app: &mut App, with_b: bool) -> Vec<Effect> {
         })
     });
     let b_number = pair.as_ref().map(|b| app.run_number(b.run));
+    let last_named = pair.as_ref().map_or(run, |b| b.run.max(run));
     let request = app.next_id();
     // The layout in flight, if any, is not wanted any more.
     app.projection.cancel_running();
     let cancel = CancelFlag::default();
-    app.projection.running = Some((run, cancel.clone()));
+    app.projection.running = Some((last_named, cancel.clone()));
     let job = ProjectionJob::Compute {
         request,
         run,

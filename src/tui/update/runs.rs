@@ -109,8 +109,16 @@ pub fn delete(app: &mut App, run: usize) -> Vec<Effect> {
     let gone = app.runs.remove(run);
     // An import still reading stops (its answer, if any, is dropped).
     gone.loading.cancel();
-    // So does a layout being computed (the run numbers it names shift).
-    app.projection.cancel_running();
+    // So does a layout being computed for this run or a later one (the run
+    // numbers it names shift); one of earlier runs only goes on.
+    if app
+        .projection
+        .running
+        .as_ref()
+        .is_some_and(|(last, _)| *last >= run)
+    {
+        app.projection.cancel_running();
+    }
     let shift = |i: usize| match i.cmp(&run) {
         std::cmp::Ordering::Less => Some(i),
         std::cmp::Ordering::Equal => None,
@@ -632,6 +640,30 @@ mod tests {
         answer_empty(&mut app, Action::TagSelectedPrompt);
         assert!(app.runs[0].record().tags.is_empty());
         assert_eq!(app.status.text, "#1 sgns defaults has no tags");
+    }
+
+    /// A layout being computed stops when a run it names, or an earlier
+    /// one, is deleted (its numbers would shift), and goes on when a later
+    /// run goes (as a sweep's skipped queued runs do).
+    #[test]
+    fn deleting_a_run_stops_only_a_layout_whose_runs_it_shifts() {
+        let mut app = app_with_runs(4);
+        let flag = crate::tui::model::cancel::CancelFlag::default();
+        app.projection.running = Some((1, flag.clone()));
+        app.projection.pending = Some(7);
+        delete(&mut app, 3);
+        assert!(!flag.is_cancelled());
+        assert_eq!(
+            app.projection.pending,
+            Some(7),
+            "its answer is still awaited"
+        );
+        delete(&mut app, 2);
+        assert!(!flag.is_cancelled());
+        delete(&mut app, 1);
+        assert!(flag.is_cancelled());
+        assert_eq!(app.projection.pending, None);
+        assert!(app.projection.running.is_none());
     }
 
     #[test]
