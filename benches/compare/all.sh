@@ -2,7 +2,8 @@
 # Reruns README's speed table: every "wordbench / peer CPU" row, each by the
 # side-by-side script its row names, and prints the table.
 #
-#   word2vec_compare.sh --algos sgns --sgns-batch pair window   SGNS pair / window vs gensim (seeds 1 2 3)
+#   word2vec_compare.sh --algos sgns cbow --sgns-batch window pair --peer-workers 1 2
+#                                                               SGNS window / pair and CBOW vs gensim at its efficient worker count (seeds 1 2 3)
 #   glove_compare.sh --glove-dir DIR                            GloVe vs Stanford GloVe
 #   tsne_compare.sh --sizes 10000 50000 --words 0 --repeat 2    t-SNE 10k, 50k vs openTSNE
 #   umap_compare.sh --sizes 10000 --vectors SGNS --repeat 2     UMAP 10k (mixture, SGNS words) vs umap-learn
@@ -25,8 +26,9 @@
 #
 # How long: about 25 minutes on an idle 2-core machine, plus the release
 # build the first time (estimated from the CPU seconds recorded in
-# docs/benchmarks.md and docs/umap.md: SGNS 3 seeds x (gensim 40 + 11 + 5 CPU
-# s) and the scoring of 9 vector files; GloVe 28 + 157 CPU s; t-SNE 2 x (34 +
+# docs/benchmarks.md and docs/umap.md: SGNS 3 seeds x (gensim 1 and 2 workers
+# 40 + 40 + 11 + 5 CPU s), CBOW 3 seeds x (11 + 11 + 4 CPU s) and the scoring of
+# 21 vector files; GloVe 28 + 157 CPU s; t-SNE 2 x (34 +
 # 7 + 93 + 28) CPU s and the exact-KL scoring; UMAP 4 x (46 + 6) CPU s with
 # umap-learn on one core; loading 2 x (65 + 4) CPU s and writing the 1 GB
 # file). The published figures must come from a full run on an otherwise idle
@@ -107,9 +109,9 @@ sgns_vectors() {
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 if [ "$quick" = 1 ]; then
-    run word2vec_compare --algos sgns --sgns-batch pair window --seeds 1
+    run word2vec_compare --algos sgns cbow --sgns-batch window pair --peer-workers 1 2 --seeds 1
 else
-    run word2vec_compare --algos sgns --sgns-batch pair window
+    run word2vec_compare --algos sgns cbow --sgns-batch window pair --peer-workers 1 2
 fi
 if has_glove; then
     if [ "$quick" = 1 ]; then

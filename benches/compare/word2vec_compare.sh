@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# wordbench SGNS/CBOW vs gensim Word2Vec on text8-head: speed (2 threads /
-# 2 workers) and quality (WS353, SimLex, analogy; 3 seeds), side by side.
+# wordbench SGNS/CBOW vs gensim Word2Vec on text8-head: speed (2 threads / gensim at
+# --peer-workers, default 2) and quality (WS353, SimLex, analogy; 3 seeds), side by side.
 # See word2vec_compare.py for the protocol. Usage:
-#   benches/compare/word2vec_compare.sh [--algos sgns cbow] [--seeds 1 2 3] [--threads 2] [--keep]
+#   benches/compare/word2vec_compare.sh [--algos sgns cbow] [--seeds 1 2 3] [--threads 2] [--peer-workers 1 2] [--keep]
 #       [--sgns-batch pair window]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
