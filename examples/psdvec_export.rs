@@ -6,7 +6,8 @@
 //!   counts as CSR, little-endian, `n × n` (row = earlier word);
 //! - `counts.u64`: the word counts (unigram) of the `n` words; `words.txt`;
 //! - `ours_core{k}.txt`: our vectors (word2vec text), and `ours_core{k}.json`:
-//!   the seconds of every BCD iteration and noncore block, and the losses.
+//!   the wall and CPU seconds (all threads) of every BCD iteration and
+//!   noncore block, and the losses.
 //!
 //! Usage: `cargo run --release --example psdvec_export -- CORPUS OUT_DIR
 //! [--cores 5000,10000] [--dim 500] [--threads 2] [--max-vocab 0] [--mu 2]`
@@ -128,11 +129,13 @@ fn main() -> Result<()> {
         let mut index = corpus.vocab().index().clone();
         index.truncate(n);
         let mut trainer = PsdvecTrainer::new(settings, index, n, stats, None)?;
-        let (mut seconds, mut losses) = (Vec::new(), Vec::new());
+        let (mut seconds, mut cpu, mut losses) = (Vec::new(), Vec::new(), Vec::new());
         for step in 0..trainer.total_steps() {
             let t = Instant::now();
+            let c = cpu_seconds();
             let report = trainer.step(step)?;
             seconds.push(t.elapsed().as_secs_f64());
+            cpu.push(cpu_seconds() - c);
             losses.push(report.loss);
             if let Some(note) = trainer.take_note() {
                 eprintln!("{note} ({:.2}s)", seconds.last().unwrap());
@@ -143,6 +146,7 @@ fn main() -> Result<()> {
             "n": n, "core": core, "dim": settings.dim, "threads": args.threads,
             "stats_seconds": stats_seconds,
             "bcd_seconds": &seconds[..iterations], "noncore_seconds": &seconds[iterations..],
+            "bcd_cpu_seconds": &cpu[..iterations], "noncore_cpu_seconds": &cpu[iterations..],
             "bcd_losses": &losses[..iterations], "noncore_losses": &losses[iterations..],
         });
         let path = args.out.join(format!("ours_core{core}.json"));
@@ -159,4 +163,19 @@ fn main() -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// CPU seconds this process's threads have run so far (Linux: the sum of
+/// `/proc/self/task/*/schedstat`'s first field; NaN elsewhere). The rayon
+/// workers live for the whole run, so a difference covers every thread.
+fn cpu_seconds() -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
+    let ns: u64 = tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    ns as f64 * 1e-9
 }

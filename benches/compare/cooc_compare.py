@@ -5,14 +5,17 @@ All counters see the same token stream: the corpus split on whitespace
 vocabulary of words with count >= min-count sorted by (count desc, word),
 out-of-vocabulary tokens removed before windowing, the whole file as one
 sentence, symmetric windows with harmonic 1/d weights. The script asserts
-that the matrices agree (nnz, total, sample cells) and prints tokens/s.
+that the matrices agree (nnz, total, sample cells) and prints CPU seconds.
 
-Timings: "count" is the counting of an in-memory id array into a CSR matrix
-(wordbench: best of --repeat runs, all cores; numpy: best of --repeat runs,
-one core, as numpy/scipy do). GloVe's `cooccur` reads the text, counts and
-writes its binary output, so its number is end to end; wordbench's
-end-to-end figure adds the time to read the corpus twice (vocabulary pass and
-encoding) to its count time.
+Timings: "count" is the counting of an in-memory id array into a CSR matrix,
+the same work on both sides. It is measured in CPU seconds (user + system of
+every thread: wordbench's threads during its count, from `cooc_count`'s
+JSON; numpy's `time.process_time()`, one core, as numpy/scipy count), with
+wall seconds beside them: --repeat runs of each side, alternating, medians.
+The ratio is ours / numpy in CPU. GloVe's `cooccur` reads the text, counts
+and writes its binary output, so its number is end to end (wall and CPU of
+its process); wordbench's end-to-end figure adds the time to read the corpus
+twice (vocabulary pass and encoding) to its count time, by the clock.
 """
 
 import argparse
@@ -28,6 +31,8 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
+
+from speedline import median, speed_line
 
 
 def read_tokens(path):
@@ -61,23 +66,22 @@ def numpy_count(ids, n, window, harmonic=True):
     return x
 
 
-def best_of(repeat, fn):
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
+def timed(fn):
+    """(wall s, CPU s of this process, fn's result)."""
+    t, c = time.perf_counter(), time.process_time()
+    out = fn()
+    return time.perf_counter() - t, time.process_time() - c, out
 
 
-def run_wordbench(root, corpus, window, min_count, repeat, cells):
+def run_wordbench(root, corpus, window, min_count, cells, threads=None, repeat=1):
     exe = os.path.join(root, "target", "release", "examples", "cooc_count")
     cmd = [exe, corpus, "--window", str(window), "--weighting", "harmonic",
            "--kind", "symmetric", "--min-count", str(min_count), "--heldout", "0",
            "--max-unit-tokens", "1000000000", "--repeat", str(repeat)]
     for a, b in cells:
         cmd += ["--cell", f"{a}:{b}"]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    env = dict(os.environ, RAYON_NUM_THREADS=str(threads)) if threads else None
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout
     return json.loads(out)
 
 
@@ -102,13 +106,20 @@ def run_glove(exe, corpus_txt, vocab, window, tmp):
            "-vocab-file", vocab_file, "-memory", "4.0", "-distance-weighting", "1",
            "-overflow-file", os.path.join(tmp, "overflow")]
     with open(corpus_txt, "rb") as fin, open(out_file, "wb") as fout:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), children_cpu()
         subprocess.run(cmd, stdin=fin, stdout=fout, stderr=subprocess.DEVNULL, check=True)
-        seconds = time.perf_counter() - t
+        seconds, cpu = time.perf_counter() - t, children_cpu() - c
     rec = np.fromfile(out_file, dtype=np.dtype([("i", "<i4"), ("j", "<i4"), ("v", "<f8")]))
     n = len(vocab)
     x = sp.coo_matrix((rec["v"], (rec["i"] - 1, rec["j"] - 1)), shape=(n, n)).tocsr()
-    return seconds, x, len(rec)
+    return seconds, cpu, x, len(rec)
+
+
+def children_cpu():
+    """User + system seconds of this process's finished children."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def close(a, b, rel=1e-9):
@@ -122,6 +133,8 @@ def main():
     p.add_argument("--windows", default="5,10")
     p.add_argument("--min-count", type=int, default=5)
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--threads", type=int, default=None,
+                   help="wordbench's threads (RAYON_NUM_THREADS; default: every core)")
     p.add_argument("--glove-src", default=os.environ.get("GLOVE_SRC", "/tmp/glove"))
     args = p.parse_args()
 
@@ -151,14 +164,21 @@ def main():
 
         rows = []
         for window in [int(w) for w in args.windows.split(",")]:
-            np_s, x = best_of(args.repeat, lambda: numpy_count(ids, n, window))
-            # Sample cells: the heaviest ones, and some rare pairs.
-            coo = x.tocoo()
-            order = np.argsort(-coo.data)
-            picks = list(order[:10]) + list(order[-5:]) + list(order[len(order) // 2:][:5])
-            cells = [(words[coo.row[k]], words[coo.col[k]]) for k in picks]
-            cells.append((words[-1], words[0]))
-            wb = run_wordbench(args.root, corpus, window, args.min_count, args.repeat, cells)
+            np_runs, wb_runs = [], []
+            x = cells = None
+            for _ in range(args.repeat):
+                np_s, np_cpu, x = timed(lambda: numpy_count(ids, n, window))
+                np_runs.append((np_s, np_cpu))
+                if cells is None:
+                    # Sample cells: the heaviest ones, and some rare pairs.
+                    coo = x.tocoo()
+                    order = np.argsort(-coo.data)
+                    picks = list(order[:10]) + list(order[-5:]) + list(order[len(order) // 2:][:5])
+                    cells = [(words[coo.row[k]], words[coo.col[k]]) for k in picks]
+                    cells.append((words[-1], words[0]))
+                wb_runs.append(run_wordbench(args.root, corpus, window, args.min_count, cells,
+                                             args.threads))
+            wb = wb_runs[-1]
             assert wb["vocabulary"] == n, (wb["vocabulary"], n)
             assert wb["tokens"] == len(ids), (wb["tokens"], len(ids))
             assert wb["nnz"] == x.nnz, f"nnz: wordbench {wb['nnz']} numpy {x.nnz}"
@@ -168,40 +188,43 @@ def main():
                 expect = x[index[a], index[b]]
                 assert close(v, expect), f"cell {a}:{b}: wordbench {v} numpy {expect}"
             row = {"L": window, "nnz": x.nnz, "tokens": len(ids),
-                   "wb_s": wb["count_seconds"], "wb_cpu_s": wb["count_cpu_seconds"],
-                   "wb_read_s": wb["read_seconds"], "threads": wb["threads"], "np_s": np_s}
+                   "wb_s": median([r["count_seconds"] for r in wb_runs]),
+                   "wb_cpu_s": median([r["count_cpu_seconds"] for r in wb_runs]),
+                   "wb_read_s": median([r["read_seconds"] for r in wb_runs]),
+                   "threads": wb["threads"],
+                   "np_s": median([r[0] for r in np_runs]), "np_cpu_s": median([r[1] for r in np_runs])}
             if glove:
-                g_s, g, g_nnz = run_glove(glove, corpus_txt, vocab, window, tmp)
+                g_s, g_cpu, g, g_nnz = run_glove(glove, corpus_txt, vocab, window, tmp)
                 assert g_nnz == x.nnz, f"nnz: GloVe {g_nnz} numpy {x.nnz}"
                 for a, b, v in wb["cells"]:
                     gv = g[index[a], index[b]]
                     assert close(v, gv), f"cell {a}:{b}: wordbench {v} GloVe {gv}"
-                row["glove_s"] = g_s
+                row["glove_s"], row["glove_cpu_s"] = g_s, g_cpu
             rows.append(row)
             print(f"L={window}: nnz {x.nnz:,} agree (numpy{', GloVe' if glove else ''}); "
                   f"{len(cells)} sample cells agree", flush=True)
 
-        print()
-        head = (f"| L | nnz | wordbench count ({rows[0]['threads']} threads) | numpy/scipy count "
-                f"| ratio | wordbench read+count |")
-        sep = "|---|---|---|---|---|---|"
+        print(f"\n{args.repeat} runs of each side, alternating, medians; load {os.getloadavg()[0]:.1f}")
+        head = (f"| L | nnz | wordbench count, CPU s ({rows[0]['threads']} threads) | numpy/scipy count, CPU s "
+                f"| ratio (CPU) | wordbench wall s | numpy wall s |")
+        sep = "|---|---|---|---|---|---|---|"
         if glove:
-            head += " GloVe cooccur (1 thread, end to end) | ratio (end to end) |"
+            head += " wordbench read+count, wall s | GloVe cooccur end to end, wall s (CPU s) |"
             sep += "---|---|"
         print(head)
         print(sep)
         for r in rows:
-            tps = lambda s: f"{r['tokens'] / s / 1e6:.2f} M tok/s"
-            e2e = r["wb_s"] + r["wb_read_s"]
-            line = (f"| {r['L']} | {r['nnz']:,} | {tps(r['wb_s'])} ({r['wb_s']:.3f} s) "
-                    f"| {tps(r['np_s'])} ({r['np_s']:.3f} s) | {r['np_s'] / r['wb_s']:.1f}x "
-                    f"| {tps(e2e)} ({e2e:.3f} s) |")
+            line = (f"| {r['L']} | {r['nnz']:,} | {r['wb_cpu_s']:.3f} | {r['np_cpu_s']:.3f} "
+                    f"| {r['wb_cpu_s'] / r['np_cpu_s']:.3f} | {r['wb_s']:.3f} | {r['np_s']:.3f} |")
             if glove:
-                line += (f" {tps(r['glove_s'])} ({r['glove_s']:.3f} s) "
-                         f"| {r['glove_s'] / e2e:.1f}x |")
+                line += f" {r['wb_s'] + r['wb_read_s']:.3f} | {r['glove_s']:.3f} ({r['glove_cpu_s']:.3f}) |"
             print(line)
-        print("\nwordbench count CPU seconds (all threads): "
-              + ", ".join(f"L={r['L']}: {r['wb_cpu_s']:.2f}" for r in rows))
+        for r in rows:
+            speed_line(f"cooc-L{r['L']}", r["wb_cpu_s"], r["np_cpu_s"],
+                       f"nnz {r['nnz']:,}, total and sample cells agree",
+                       f"count {r['tokens']:,} ids, symmetric harmonic window {r['L']}, "
+                       f"wordbench {r['threads']} threads",
+                       "numpy/scipy sparse counter (1 thread)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -4,7 +4,8 @@
 # source is available locally), on the same corpus and vocabulary, symmetric
 # harmonic windows L=5 and L=10. Asserts that nnz and sample cells agree.
 #
-# Usage: benches/compare/cooc_compare.sh [CORPUS] [--windows 5,10] [--glove-src DIR]
+# Usage: benches/compare/cooc_compare.sh [CORPUS] [--windows 5,10] [--repeat 3]
+#            [--threads N] [--glove-src DIR]
 #   CORPUS defaults to ../shared/data/corpora/text8-head.txt (or the bundled
 #   assets/corpora/text8-head.txt.gz, decompressed to a temp file).
 #   --glove-src DIR: a directory holding GloVe's cooccur.c (not shipped with

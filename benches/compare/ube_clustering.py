@@ -7,8 +7,11 @@ text (point ids p0, p1, ... as words) with a labels file; wordbench UBE
 (perplexity 30, Barnes-Hut: openTSNE's FFT gradient is 2-D only) and scikit-learn's SpectralEmbedding (Laplacian eigenmaps,
 3-D, its default kNN graph) each embed it; every embedding and the raw data
 are then clustered by the same `wordbench cluster --runs R --restarts 1`
-(k = number of classes), NMI x 100 mean ± sd. Wall times of UBE and openTSNE
-are measured in the same run with the same thread count.
+(k = number of classes), NMI x 100 mean ± sd. UBE's and openTSNE's CPU seconds
+(user + system, all threads: UBE's whole `wordbench project` process, its
+exact kNN search included; openTSNE's `fit()`, its kNN search included) and
+wall seconds are measured in the same run with the same thread count; the
+ratio is UBE / openTSNE in CPU, one SPEED line per dataset.
 """
 
 import argparse
@@ -21,6 +24,8 @@ import tempfile
 import time
 
 import numpy as np
+
+from speedline import speed_line
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_ROOT = os.path.join(HERE, "..", "..", "..", "shared", "data", "manifold")
@@ -68,17 +73,24 @@ def run_ube(args, vec, out_csv, n):
            "--quiet", "--out", out_csv]
     for s in args.set:
         cmd += ["--set", s]
-    t = time.perf_counter()
+    t, c = time.perf_counter(), children_cpu()
     subprocess.run(cmd, check=True)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, children_cpu() - c
+
+
+def children_cpu():
+    """User + system seconds of this process's finished children."""
+    import resource
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def run_tsne(x, threads):
     from openTSNE import TSNE
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     y = TSNE(n_components=3, perplexity=30, negative_gradient_method="bh",
              n_jobs=threads, random_state=1).fit(x)
-    return np.asarray(y), time.perf_counter() - t
+    return np.asarray(y), time.perf_counter() - t, time.process_time() - c
 
 
 def run_laplacian(x):
@@ -112,11 +124,11 @@ def main():
                     f.write(f"p{i} {l}\n")
             res = {}
             ube_csv = os.path.join(tmp, "ube.csv")
-            t_ube = run_ube(args, vec, ube_csv, n)
+            t_ube, c_ube = run_ube(args, vec, ube_csv, n)
             res["UBE"] = cluster(args, ube_csv, k, lab)
-            t_tsne = float("nan")
+            t_tsne = c_tsne = float("nan")
             if "tsne" not in skip:
-                y, t_tsne = run_tsne(x, args.threads)
+                y, t_tsne, c_tsne = run_tsne(x, args.threads)
                 write_csv(os.path.join(tmp, "tsne.csv"), y)
                 res["t-SNE"] = cluster(args, os.path.join(tmp, "tsne.csv"), k, lab)
             if "laplacian" not in skip:
@@ -125,17 +137,26 @@ def main():
                 res["Laplacian"] = cluster(args, os.path.join(tmp, "le.csv"), k, lab)
             if "raw" not in skip:
                 res["raw"] = cluster(args, vec, k, lab)
-        rows.append((name, n, x.shape[1], k, res, t_ube, t_tsne))
-        print(f"{name}: n={n} p={x.shape[1]} k={k} UBE {t_ube:.1f}s t-SNE {t_tsne:.1f}s "
+        rows.append((name, n, x.shape[1], k, res, (t_ube, c_ube), (t_tsne, c_tsne)))
+        print(f"{name}: n={n} p={x.shape[1]} k={k} UBE {t_ube:.1f}s ({c_ube:.1f} CPU s) "
+              f"t-SNE {t_tsne:.1f}s ({c_tsne:.1f} CPU s) "
               + " ".join(f"{m} {v[0]:.1f}±{v[1]:.1f}" for m, v in res.items()), file=sys.stderr)
     methods = ["UBE", "t-SNE", "Laplacian", "raw"]
     print("| data | n | p | k | " + " | ".join(f"{m} NMI" for m in methods)
-          + " | thesis UBE | UBE s | openTSNE s | ratio |")
+          + " | thesis UBE | UBE CPU s (wall) | openTSNE CPU s (wall) | CPU ratio |")
     print("|---|---|---|---|" + "---|" * len(methods) + "---|---|---|---|")
-    for name, n, dim, k, res, t_ube, t_tsne in rows:
+    for name, n, dim, k, res, (t_ube, c_ube), (t_tsne, c_tsne) in rows:
         cells = [f"{res[m][0]:.1f} ± {res[m][1]:.1f}" if m in res else "-" for m in methods]
         print(f"| {name} | {n} | {dim} | {k} | " + " | ".join(cells)
-              + f" | {PAPER[name]} | {t_ube:.1f} | {t_tsne:.1f} | {t_ube / t_tsne:.2f}x |")
+              + f" | {PAPER[name]} | {c_ube:.1f} ({t_ube:.1f}) | {c_tsne:.1f} ({t_tsne:.1f}) "
+              f"| {c_ube / c_tsne:.3f} |")
+    print(f"load after: {os.getloadavg()[0]:.1f}")
+    for name, n, dim, k, res, (t_ube, c_ube), (t_tsne, c_tsne) in rows:
+        if "t-SNE" in res:
+            speed_line(f"ube-{name}", c_ube, c_tsne,
+                       f"NMI x 100: UBE {res['UBE'][0]:.1f}, t-SNE {res['t-SNE'][0]:.1f}",
+                       f"embed {name} ({n} points) in 3-D, kNN search included, {args.threads} threads",
+                       "openTSNE 3-D, Barnes-Hut")
 
 
 if __name__ == "__main__":
