@@ -157,6 +157,47 @@ impl Config {
         Ok(())
     }
 
+    /// Refuses, before anything is allocated, an Isomap whose shortest-path
+    /// matrix (`sources × n` `f32`: all pairs without landmarks, 160 GB at
+    /// 200,000 points) would need more than `budget` bytes. The other
+    /// methods' working sets are linear in `n`.
+    pub fn check_memory(&self, n: usize, budget: u64) -> Result<()> {
+        if self.kind != Kind::Isomap {
+            return Ok(());
+        }
+        let sources = if self.landmarks > 0 {
+            self.landmarks
+        } else {
+            n
+        };
+        let needed = (sources as u64)
+            .saturating_mul(n as u64)
+            .saturating_mul(std::mem::size_of::<f32>() as u64);
+        if needed <= budget {
+            return Ok(());
+        }
+        let (size, human) = (crate::memory::human(needed), crate::memory::human(budget));
+        Err(if self.landmarks > 0 {
+            Error::param(
+                "landmarks",
+                format!(
+                    "{sources} landmarks on {n} points: their geodesic distances ({sources} x {n} f32) \
+                     would need about {size}, more than the limit of {human} (half of this machine's \
+                     memory); lower landmarks"
+                ),
+            )
+        } else {
+            Error::param(
+                "landmarks",
+                format!(
+                    "0 (exact Isomap) on {n} points: all-pairs geodesic distances ({n} x {n} f32) \
+                     would need about {size}, more than the limit of {human} (half of this machine's \
+                     memory); set landmarks (e.g. --set landmarks=1000)"
+                ),
+            )
+        })
+    }
+
     fn eigen(&self, k: usize) -> EigenConfig {
         EigenConfig {
             tol: self.tol,
@@ -328,6 +369,7 @@ impl Embedder {
     /// A run on the rows of `x`; checks the settings first.
     pub fn new(x: Array2<f32>, config: Config) -> Result<Embedder> {
         config.check(x.nrows())?;
+        config.check_memory(x.nrows(), crate::memory::default_budget())?;
         crate::geometry::check_finite(x.view(), None)?;
         Ok(Embedder {
             x,

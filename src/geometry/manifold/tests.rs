@@ -134,6 +134,43 @@ fn bad_settings_are_one_line_errors_naming_the_parameter() {
 }
 
 #[test]
+fn isomap_past_the_memory_limit_is_refused_with_its_size() {
+    // 200,000 points: 200k² f32 = 160 GB of all-pairs geodesic distances.
+    let n = 200_000;
+    let budget = 12_000_000_000;
+    let exact = Config::new(Kind::Isomap, 2, 10).check_memory(n, budget);
+    let msg = exact.unwrap_err().to_string();
+    assert_eq!(
+        msg,
+        "invalid value for landmarks: 0 (exact Isomap) on 200000 points: all-pairs geodesic \
+         distances (200000 x 200000 f32) would need about 160.0 GB, more than the limit of \
+         12.0 GB (half of this machine's memory); set landmarks (e.g. --set landmarks=1000)"
+    );
+    assert!(!msg.contains('\n'));
+    // Landmarks: 1,000 x 200,000 f32 = 800 MB fits; 20,000 (16 GB) does not.
+    let with = |landmarks| Config {
+        landmarks,
+        ..Config::new(Kind::Isomap, 2, 10)
+    };
+    assert!(with(1000).check_memory(n, budget).is_ok());
+    assert!(with(20_000)
+        .check_memory(n, budget)
+        .unwrap_err()
+        .to_string()
+        .contains("(20000 x 200000 f32) would need about 16.0 GB"));
+    // Exactly at the limit is allowed; LLE and Laplacian are linear in n.
+    assert!(Config::new(Kind::Isomap, 2, 10)
+        .check_memory(1000, 4_000_000)
+        .is_ok());
+    assert!(Config::new(Kind::Isomap, 2, 10)
+        .check_memory(1001, 4_000_000)
+        .is_err());
+    for kind in [Kind::Lle, Kind::Laplacian] {
+        assert!(Config::new(kind, 2, 10).check_memory(n, 1).is_ok());
+    }
+}
+
+#[test]
 fn one_thread_runs_are_reproducible_bit_for_bit() {
     let (x, _) = swiss_roll(400, 0.05, 5);
     for kind in [Kind::Isomap, Kind::Lle, Kind::Laplacian] {
