@@ -18,6 +18,7 @@ use std::time::Instant;
 use clap::Parser;
 use wordbench::cooc::{CountConfig, Counter, Tuning, Window};
 use wordbench::corpus::{Corpus, CorpusConfig, Split};
+use wordbench::cpu_time::process_seconds;
 
 #[derive(Parser)]
 struct Args {
@@ -87,22 +88,22 @@ fn main() -> anyhow::Result<()> {
     let mut tokens = 0;
     for _ in 0..args.repeat.max(1) {
         let t = Instant::now();
-        let cpu = cpu_seconds();
+        let cpu = process_seconds();
         let mut counter = Counter::with_tuning(corpus.vocab().len(), &count, tuning)?;
-        let c0 = cpu_seconds();
+        let c0 = process_seconds();
         counter.add(&encoded);
         tokens = counter.tokens();
-        let c1 = cpu_seconds();
+        let c1 = process_seconds();
         let m = counter.finish();
         if std::env::var_os("COOC_PHASES").is_some() {
             eprintln!(
                 "cpu: add {:.3} s, finish {:.3} s",
                 c1 - c0,
-                cpu_seconds() - c1
+                process_seconds() - c1
             );
         }
         best = best.min(t.elapsed().as_secs_f64());
-        best_cpu = best_cpu.min(cpu_seconds() - cpu);
+        best_cpu = best_cpu.min(process_seconds() - cpu);
         result = Some(m);
     }
     let m = result.expect("at least one repetition");
@@ -136,24 +137,4 @@ fn main() -> anyhow::Result<()> {
     });
     println!("{out}");
     Ok(())
-}
-
-/// User + system CPU time of this process so far (Linux; NaN elsewhere), to
-/// see the work done apart from the wall time on a busy machine.
-fn cpu_seconds() -> f64 {
-    // Sum of every thread's run time in nanoseconds (schedstat's first field).
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return f64::NAN;
-    };
-    let mut ns = 0u64;
-    for task in tasks.flatten() {
-        if let Ok(s) = std::fs::read_to_string(task.path().join("schedstat")) {
-            ns += s
-                .split_whitespace()
-                .next()
-                .and_then(|f| f.parse().ok())
-                .unwrap_or(0);
-        }
-    }
-    ns as f64 * 1e-9
 }

@@ -20,6 +20,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use wordbench::algo::dsnmf::{input, Model, Settings, SCHEMA};
 use wordbench::corpus::{Corpus, CorpusConfig};
+use wordbench::cpu_time::process_seconds;
 use wordbench::linalg::Csr;
 use wordbench::schema::Params;
 
@@ -122,11 +123,11 @@ fn main() -> Result<()> {
             (vec![e.divergence], vec![e.feasible], Vec::new(), Vec::new());
         for _ in 0..args.iterations {
             let t = Instant::now();
-            let c = cpu_seconds();
+            let c = process_seconds();
             model.update(&e);
             e = model.evaluate(&s);
             seconds.push(t.elapsed().as_secs_f64());
-            cpu.push(cpu_seconds() - c);
+            cpu.push(process_seconds() - c);
             relaxed.push(e.divergence);
             feasible.push(e.feasible);
         }
@@ -152,19 +153,4 @@ fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
-}
-
-/// CPU seconds this process's threads have run so far (Linux: the sum of
-/// `/proc/self/task/*/schedstat`'s first field; NaN elsewhere). The rayon
-/// workers live for the whole run, so a difference covers every thread.
-fn cpu_seconds() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return f64::NAN;
-    };
-    let ns: u64 = tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    ns as f64 * 1e-9
 }

@@ -21,6 +21,7 @@ use wordbench::algo::psdvec::input::{count_config, Statistics};
 use wordbench::algo::psdvec::{PsdvecTrainer, Settings, SCHEMA};
 use wordbench::cooc::count_corpus;
 use wordbench::corpus::{Corpus, CorpusConfig};
+use wordbench::cpu_time::process_seconds;
 use wordbench::embedding::VectorFormat;
 use wordbench::schema::Params;
 use wordbench::train::Trainer;
@@ -132,10 +133,10 @@ fn main() -> Result<()> {
         let (mut seconds, mut cpu, mut losses) = (Vec::new(), Vec::new(), Vec::new());
         for step in 0..trainer.total_steps() {
             let t = Instant::now();
-            let c = cpu_seconds();
+            let c = process_seconds();
             let report = trainer.step(step)?;
             seconds.push(t.elapsed().as_secs_f64());
-            cpu.push(cpu_seconds() - c);
+            cpu.push(process_seconds() - c);
             losses.push(report.loss);
             if let Some(note) = trainer.take_note() {
                 eprintln!("{note} ({:.2}s)", seconds.last().unwrap());
@@ -163,19 +164,4 @@ fn main() -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// CPU seconds this process's threads have run so far (Linux: the sum of
-/// `/proc/self/task/*/schedstat`'s first field; NaN elsewhere). The rayon
-/// workers live for the whole run, so a difference covers every thread.
-fn cpu_seconds() -> f64 {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return f64::NAN;
-    };
-    let ns: u64 = tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-        .sum();
-    ns as f64 * 1e-9
 }

@@ -51,6 +51,7 @@ pub mod classify;
 pub mod cooc;
 pub mod corpus;
 pub mod counts;
+pub mod cpu_time;
 pub mod embedding;
 pub mod error;
 pub mod eval;

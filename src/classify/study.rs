@@ -105,24 +105,6 @@ pub struct CorpusPass {
     pub cpu_seconds: f64,
 }
 
-/// User + system CPU seconds of this process so far, every thread included
-/// (Linux: `/proc/self/stat`'s `utime` and `stime`, in the 1/100 s ticks of
-/// the kernel's user ABI); NaN where that file cannot be read.
-fn process_cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return f64::NAN;
-    };
-    // The fields after the command name, which is in parentheses: `state`
-    // is field 3, `utime` 14 and `stime` 15.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok());
-    match (ticks(11), ticks(12)) {
-        (Some(user), Some(system)) => (user + system) as f64 / 100.0,
-        _ => f64::NAN,
-    }
-}
-
 /// A word whose target-class probability MNB-FM moved furthest from MNB's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Moved {
@@ -182,7 +164,7 @@ impl Study {
         };
         let within = self.apply_within(&reader, &mut train, test.as_mut())?;
         let start = Instant::now();
-        let cpu_start = process_cpu_seconds();
+        let cpu_start = crate::cpu_time::process_seconds();
         let (marginals, pass) = match &self.marginals {
             MarginalChoice::Test => (MarginalSource::Test, None),
             MarginalChoice::All => (MarginalSource::All, None),
@@ -192,7 +174,7 @@ impl Study {
                     documents: m.documents(),
                     tokens: m.tokens() as u64,
                     seconds: start.elapsed().as_secs_f64(),
-                    cpu_seconds: process_cpu_seconds() - cpu_start,
+                    cpu_seconds: crate::cpu_time::process_seconds() - cpu_start,
                 };
                 (MarginalSource::Corpus(m), Some(pass))
             }
@@ -353,31 +335,4 @@ fn moved_words(
     });
     words.truncate(k);
     words
-}
-
-#[cfg(test)]
-mod tests {
-    use super::process_cpu_seconds;
-
-    #[test]
-    #[cfg(target_os = "linux")]
-    fn the_cpu_clock_advances_with_work_and_never_goes_back() {
-        let before = process_cpu_seconds();
-        assert!(before.is_finite() && before >= 0.0, "{before}");
-        let mut x = 1u64;
-        let mut now = before;
-        // Spin until a tick (0.01 s of CPU) passes; a bound keeps a broken
-        // clock from hanging the test (billions of steps are seconds).
-        for round in 0..4_000 {
-            for i in 0..1_000_000u64 {
-                x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
-            }
-            now = process_cpu_seconds();
-            assert!(now >= before, "round {round}: {now} < {before}");
-            if now > before {
-                break;
-            }
-        }
-        assert!(now > before, "no CPU tick after 4e9 steps ({x})");
-    }
 }

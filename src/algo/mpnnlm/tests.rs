@@ -458,6 +458,16 @@ fn one_thread_is_bit_for_bit_reproducible() {
     assert_ne!(a, train_run(1, 8));
 }
 
+/// The bits of every prototype of `t`'s model, to compare runs exactly.
+fn proto_bits(t: &MpnnlmTrainer) -> Vec<u32> {
+    t.model()
+        .protos
+        .view()
+        .iter()
+        .map(|x| x.to_bits())
+        .collect()
+}
+
 /// A run of `threads` threads (its work cut for that many) on a pool of
 /// `pool` threads, steps of two chunks: the prototypes after it, its model
 /// perplexity and how many prototypes it created.
@@ -473,15 +483,8 @@ fn train_lanes(pool: usize, threads: usize, schedule: &str, seed: u64) -> (Vec<u
         for step in 0..t.total_steps() {
             t.step(step).unwrap();
         }
-        let protos = t
-            .model()
-            .protos
-            .view()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect();
         let created = t.gained().values().sum();
-        (protos, t.measure().unwrap(), created)
+        (proto_bits(&t), t.measure().unwrap(), created)
     })
 }
 
@@ -762,14 +765,7 @@ fn halving_decay_is_the_constant_rate_halved_at_each_epoch() {
             }
             rates.push(t.step(step).unwrap().lr);
         }
-        let protos: Vec<u32> = t
-            .model()
-            .protos
-            .view()
-            .iter()
-            .map(|x| x.to_bits())
-            .collect();
-        (rates, protos)
+        (rates, proto_bits(&t))
     };
     let (halved, a) = run("halve", false);
     let (by_hand, b) = run("constant", true);
