@@ -110,8 +110,9 @@ pub struct TrainArgs {
     /// Set a hyperparameter: `--set name=value` (repeatable; see `wordbench methods`).
     #[arg(long, value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Change a hyperparameter mid-run, just before the given step (repeatable;
-    /// only parameters `wordbench methods` marks as live), e.g. `--change 40:lr=0.01`.
+    /// Change a hyperparameter mid-run once STEP steps have run (repeatable;
+    /// only parameters `wordbench methods` marks as live), e.g. `--change 40:lr=0.01`
+    /// (from the 41st step on; `0:` from the start).
     #[arg(long, value_name = "STEP:NAME=VALUE")]
     pub change: Vec<String>,
     /// Seed of every random choice.
