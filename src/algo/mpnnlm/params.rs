@@ -25,7 +25,7 @@ pub static SCHEMA: &[ParamSpec] = &[
         0.0,
         10.0,
         0.001,
-        "learning rate of momentum SGD (constant; the step is about lr / (1 - momentum))",
+        "learning rate of momentum SGD (the first epoch's with lr_decay=halve; the step is about lr / (1 - momentum))",
     )
     .live(),
     ParamSpec::choice(

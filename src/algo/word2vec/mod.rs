@@ -12,8 +12,8 @@
 //! - SGNS only, `batch=window`: the contexts of one centre share one draw of
 //!   negatives and are updated together (Ji et al. 2016, "Parallelizing
 //!   Word2Vec in Shared and Distributed Memory"; Intel's pWord2Vec), see
-//!   [`worker`]; the default, for its CPU cost at gensim's quality;
-//!   `batch=pair` keeps word2vec.c's semantics;
+//!   [`worker`]. It is the default: at gensim's quality it takes about half
+//!   the CPU of `batch=pair`, which keeps word2vec.c's semantics;
 //! - input vectors uniform in `(-0.5/d, 0.5/d)`, output vectors zero;
 //! - parallel updates by Hogwild-style lock-free races (`schedule=hogwild`,
 //!   the default, [`crate::fast::hogwild`]) or a deterministic schedule
