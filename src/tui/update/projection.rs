@@ -617,7 +617,7 @@ mod tests {
     }
 
     #[test]
-    fn a_new_layout_or_a_deleted_run_cancels_the_layout_in_flight() {
+    fn a_new_layout_or_deleting_its_run_cancels_the_layout_in_flight() {
         use crate::embedding::Embedding;
         use crate::tui::run::RunEntry;
         let mut app = app();
@@ -645,7 +645,13 @@ mod tests {
         assert!(!second.is_cancelled());
         assert!(app.projection.pending.is_some());
         crate::tui::update::runs::delete(&mut app, 1);
-        assert!(second.is_cancelled(), "its run numbers shift");
+        assert!(
+            !second.is_cancelled(),
+            "a later run: run A keeps its number"
+        );
+        assert!(app.projection.pending.is_some());
+        crate::tui::update::runs::delete(&mut app, 0);
+        assert!(second.is_cancelled(), "its own run is gone");
         assert_eq!(app.projection.pending, None);
     }
 
