@@ -30,13 +30,26 @@ fn parse_mem_total(meminfo: &str) -> Option<u64> {
 /// Refuses `needed` bytes above `budget`, naming the parameter to lower and
 /// what the memory is for.
 pub fn check(param: &str, what: &str, needed: u64, budget: u64) -> Result<()> {
+    check_advising(param, what, needed, budget, &format!("lower {param}"))
+}
+
+/// [`check`] with the way out said by the caller, for a parameter whose
+/// remedy is not to lower it (exact Isomap's `landmarks = 0` is fixed by
+/// setting some).
+pub fn check_advising(
+    param: &str,
+    what: &str,
+    needed: u64,
+    budget: u64,
+    advice: &str,
+) -> Result<()> {
     if needed <= budget {
         return Ok(());
     }
     Err(Error::param(
         param,
         format!(
-            "{what} would need about {}, more than the budget of {} (half of this machine's memory); lower {param}",
+            "{what} would need about {}, more than the budget of {} (half of this machine's memory); {advice}",
             human(needed),
             human(budget)
         ),

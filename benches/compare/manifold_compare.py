@@ -172,8 +172,11 @@ def table(rows):
 
 
 def large_mixture(work, n):
-    """make_mixture.py's generator (same seed and constants) with its row cap raised to n."""
-    seed, centres_k, dim, centre_std, cluster_std = 20241121, 20, 100, 0.6, 1.0
+    """make_mixture.py's generator with its row cap raised to n: its seed and constants are
+    read from the tool itself, so the rows follow it."""
+    sys.path.insert(0, TOOLS)
+    import make_mixture as mm
+    seed, centres_k, dim, centre_std, cluster_std = mm.SEED, mm.K, mm.D, mm.CENTER_STD, mm.CLUSTER_STD
     vec = os.path.join(work, f"mixture_{n}.vec")
     npy = os.path.join(work, f"mixture_{n}.npy")
     labels = os.path.join(work, f"mixture_{n}.labels.npy")

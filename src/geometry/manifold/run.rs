@@ -173,29 +173,18 @@ impl Config {
         let needed = (sources as u64)
             .saturating_mul(n as u64)
             .saturating_mul(std::mem::size_of::<f32>() as u64);
-        if needed <= budget {
-            return Ok(());
-        }
-        let (size, human) = (crate::memory::human(needed), crate::memory::human(budget));
-        Err(if self.landmarks > 0 {
-            Error::param(
-                "landmarks",
-                format!(
-                    "{sources} landmarks on {n} points: their geodesic distances ({sources} x {n} f32) \
-                     would need about {size}, more than the limit of {human} (half of this machine's \
-                     memory); lower landmarks"
-                ),
-            )
+        if self.landmarks > 0 {
+            let what = format!(
+                "{sources} landmarks on {n} points: their geodesic distances ({sources} x {n} f32)"
+            );
+            crate::memory::check("landmarks", &what, needed, budget)
         } else {
-            Error::param(
-                "landmarks",
-                format!(
-                    "0 (exact Isomap) on {n} points: all-pairs geodesic distances ({n} x {n} f32) \
-                     would need about {size}, more than the limit of {human} (half of this machine's \
-                     memory); set landmarks (e.g. --set landmarks=1000)"
-                ),
-            )
-        })
+            let what = format!(
+                "0 (exact Isomap) on {n} points: all-pairs geodesic distances ({n} x {n} f32)"
+            );
+            let advice = "set landmarks (e.g. --set landmarks=1000)";
+            crate::memory::check_advising("landmarks", &what, needed, budget, advice)
+        }
     }
 
     fn eigen(&self, k: usize) -> EigenConfig {

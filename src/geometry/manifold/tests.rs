@@ -143,7 +143,7 @@ fn isomap_past_the_memory_limit_is_refused_with_its_size() {
     assert_eq!(
         msg,
         "invalid value for landmarks: 0 (exact Isomap) on 200000 points: all-pairs geodesic \
-         distances (200000 x 200000 f32) would need about 160.0 GB, more than the limit of \
+         distances (200000 x 200000 f32) would need about 160.0 GB, more than the budget of \
          12.0 GB (half of this machine's memory); set landmarks (e.g. --set landmarks=1000)"
     );
     assert!(!msg.contains('\n'));
