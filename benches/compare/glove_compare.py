@@ -28,8 +28,11 @@ vocabulary, wordbench computes its own). CPU seconds are the children's user
 + system time. The machine may be shared: the 1-minute load average is printed
 with each run, and CPU time is the steadier measure under load.
 
+`glove` runs once at each thread count of --peer-threads (default 1 and 2);
+the count with fewer CPU seconds is the peer, its efficient setting.
+
 Ends with one SPEED line (speedline.py): end-to-end CPU seconds of wordbench
-against cooccur + shuffle + glove, one run each; or a SKIP line when Stanford
+against cooccur + shuffle + glove (at its cheaper thread count), one run each; or a SKIP line when Stanford
 GloVe's binaries are missing.
 """
 
@@ -57,6 +60,8 @@ def parse_args():
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--x-max", type=float, default=100.0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--peer-threads", type=int, nargs="+", default=[1, 2],
+                    help="thread counts of Stanford GloVe's `glove` to time; the cheaper one is the peer")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--min-count", type=int, default=5)
     ap.add_argument("--glove-dir", default=os.environ.get("GLOVE_DIR", "/tmp/glove-stanford"))
@@ -174,7 +179,10 @@ def print_speed(a, ours, peer, q_ours, q_peer):
         quality += f"; last epoch's loss {ours['losses'][-1]:.5f} vs {peer['losses'][-1]:.5f}"
     work = (f"GloVe, {os.path.basename(a.corpus or 'text8-head')}, count + {a.epochs} epochs + write, "
             f"d = {a.dim}, {a.threads} threads")
-    peer_name = f"Stanford GloVe (`cooccur`, `shuffle`, `glove`), {a.threads} threads"
+    others = ", ".join(f"{t} threads {c:.1f}" for t, c in peer["glove_cpu_by_threads"].items()
+                       if t != peer["threads"])
+    peer_name = (f"Stanford GloVe (`cooccur`, `shuffle`, `glove`), `glove` on {peer['threads']} threads "
+                 "(its cheaper setting" + (f"; `glove` CPU s at {others})" if others else ")"))
     speed_line("glove", ours["cpu"], peer["cpu"], quality, work, peer_name)
 
 
@@ -217,13 +225,24 @@ def main():
                   stdin=os.path.join(work, "train.txt"), stdout=pc)
         s = timed([tools["shuffle"], "-verbose", "0", "-memory", "4.0", "-temp-file",
                    os.path.join(work, "temp_shuffle")], stdin=pc, stdout=ps)
-        g = timed([tools["glove"], "-input-file", ps, "-vocab-file", vocab, "-save-file", pv,
-                   "-verbose", "2", "-vector-size", str(a.dim), "-threads", str(a.threads),
-                   "-iter", str(a.epochs), "-eta", "0.05", "-alpha", "0.75", "-x-max", str(a.x_max),
-                   "-binary", "0", "-model", "2"])
+        # `cooccur` and `shuffle` run on one thread; `glove` runs at each
+        # count of --peer-threads and the count with fewer CPU seconds is the
+        # peer (its efficient setting), its vectors the ones judged.
+        runs = {}
+        for t in a.peer_threads:
+            runs[t] = timed([tools["glove"], "-input-file", ps, "-vocab-file", vocab,
+                             "-save-file", f"{pv}-{t}", "-verbose", "2", "-vector-size", str(a.dim),
+                             "-threads", str(t), "-iter", str(a.epochs), "-eta", "0.05", "-alpha", "0.75",
+                             "-x-max", str(a.x_max), "-binary", "0", "-model", "2"])
+            print(f"Stanford GloVe glove, {t} threads: {runs[t][0]:.1f}s wall, {runs[t][1]:.1f}s CPU "
+                  f"(load {runs[t][3]:.1f})", flush=True)
+        peer_threads = min(runs, key=lambda t: runs[t][1])
+        g = runs[peer_threads]
+        shutil.copyfile(f"{pv}-{peer_threads}.txt", f"{pv}.txt")
         costs = [float(x) for x in re.findall(r"iter: \d+, cost: ([0-9.eE+-]+)", g[2])]
         peer = {"wall": c[0] + s[0] + g[0], "cpu": c[1] + s[1] + g[1], "train": g[0], "train_cpu": g[1],
-                "load": g[3], "losses": costs, "cooccur": c[0], "shuffle": s[0]}
+                "load": g[3], "losses": costs, "cooccur": c[0], "shuffle": s[0],
+                "threads": peer_threads, "glove_cpu_by_threads": {t: r[1] for t, r in runs.items()}}
         print(f"Stanford GloVe: cooccur {c[0]:.1f}s, shuffle {s[0]:.1f}s, glove {g[0]:.1f}s wall "
               f"({g[1]:.1f}s CPU, load {g[3]:.1f})", flush=True)
         n_ours, n_peer, same, rel = compare_counts(os.path.join(work, "cooc.bin"), pc)
