@@ -25,14 +25,14 @@ pub static SCHEMA: &[ParamSpec] = &[
         0.0,
         10.0,
         0.001,
-        "learning rate of momentum SGD (the first epoch's with lr_decay=halve; the step is about lr / (1 - momentum))",
+        "learning rate of momentum SGD (before any halving of lr_decay=halve or newbob; the step is about lr / (1 - momentum))",
     )
     .live(),
     ParamSpec::choice(
         "lr_decay",
         LrDecay::NAMES,
         "constant",
-        "constant: the same rate every epoch (the thesis gives no schedule); halve: the rate halves at each epoch after the first, which lowered text8-head's held-out perplexity over five epochs and calmed its swings (too fast for tens of epochs: the rate falls 1,000-fold in ten)",
+        "constant: the same rate every epoch (the thesis gives no schedule); halve: the rate halves at each epoch after the first (too fast for tens of epochs: it falls 1,000-fold in ten); newbob: constant until an epoch lowers the held-out cross-entropy by less than 0.3%, then halved at every epoch (Mikolov's RNNLM schedule; needs heldout_tokens > 0)",
     ),
     ParamSpec::float("momentum", 0.0, 0.999, 0.9, "momentum of SGD").live(),
     ParamSpec::int(
@@ -166,18 +166,64 @@ pub enum LrDecay {
     Constant,
     /// Half the previous epoch's rate from the second epoch on.
     Halve,
+    /// The same rate until an epoch gains too little on the held-out text,
+    /// then half the previous epoch's rate at every epoch ([`Rate`]).
+    Newbob,
 }
 choice_names!(LrDecay {
     Constant = "constant",
     Halve = "halve",
+    Newbob = "newbob",
 });
 
-impl Settings {
-    /// The learning rate of epoch `epoch` (0 = the first).
-    pub fn lr_at(&self, epoch: u64) -> f64 {
-        match self.lr_decay {
-            LrDecay::Constant => self.lr,
-            LrDecay::Halve => self.lr * 0.5f64.powi(epoch.min(1000) as i32),
+/// Newbob's threshold, RNNLM's `min_improvement`: halving starts after the
+/// first epoch whose held-out cross-entropy (nats per prediction, the log
+/// of the perplexity) is above the previous epoch's divided by this.
+pub const NEWBOB_MIN_GAIN: f64 = 1.003;
+
+/// The learning rate across epochs: the set rate halved `halvings` times.
+///
+/// A step reads [`Rate::lr`]; the trainer calls [`Rate::end_epoch`] after
+/// the last step of each epoch with the held-out perplexity measured
+/// there. Every epoch ends at the same place of the text, so newbob
+/// compares like with like (within an epoch the perplexity swings with the
+/// stretch of text just read).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Rate {
+    halvings: u32,
+    /// Newbob: halving has begun.
+    halving: bool,
+    /// Newbob: the held-out cross-entropy at the end of the previous epoch.
+    last_end: Option<f64>,
+}
+
+impl Rate {
+    /// The rate of the next step, for the set rate `lr`.
+    pub fn lr(&self, lr: f64) -> f64 {
+        lr * 0.5f64.powi(self.halvings.min(1000) as i32)
+    }
+
+    /// Times the rate has been halved so far.
+    pub fn halvings(&self) -> u32 {
+        self.halvings
+    }
+
+    /// Moves past an epoch that ended with held-out perplexity `ppl`
+    /// (`None`: no held-out text, so newbob never halves).
+    pub fn end_epoch(&mut self, decay: LrDecay, ppl: Option<f64>) {
+        match decay {
+            LrDecay::Constant => {}
+            LrDecay::Halve => self.halvings += 1,
+            LrDecay::Newbob => {
+                let now = ppl.filter(|p| p.is_finite() && *p > 0.0).map(f64::ln);
+                if let (Some(now), Some(before)) = (now, self.last_end) {
+                    self.halving |= now * NEWBOB_MIN_GAIN > before;
+                }
+                if self.halving {
+                    self.halvings += 1;
+                }
+                self.last_end = now.or(self.last_end);
+            }
         }
     }
 }
@@ -272,5 +318,40 @@ impl Settings {
             heldout_tokens: v.heldout_tokens,
             schedule: v.schedule,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// By hand: ln 700 = 6.5511 and ln 695 = 6.5439; 6.5439 × 1.003 = 6.5635
+    /// is above 6.5511, so the epoch that ends at 695 gained less than 0.3%.
+    #[test]
+    fn newbob_holds_the_rate_until_an_epoch_gains_too_little_then_halves_every_epoch() {
+        let mut r = Rate::default();
+        let mut halvings = Vec::new();
+        for ppl in [1000.0, 700.0, 695.0, 500.0, 520.0] {
+            r.end_epoch(LrDecay::Newbob, Some(ppl));
+            halvings.push(r.halvings());
+        }
+        assert_eq!(halvings, [0, 0, 1, 2, 3]);
+        assert_eq!(r.lr(0.001), 0.001 / 8.0);
+    }
+
+    #[test]
+    fn newbob_without_a_heldout_score_never_halves_and_the_others_ignore_it() {
+        let (mut newbob, mut halve, mut constant) =
+            (Rate::default(), Rate::default(), Rate::default());
+        for _ in 0..4 {
+            newbob.end_epoch(LrDecay::Newbob, None);
+            halve.end_epoch(LrDecay::Halve, None);
+            constant.end_epoch(LrDecay::Constant, Some(1.0));
+        }
+        assert_eq!(
+            (newbob.halvings(), halve.halvings(), constant.halvings()),
+            (0, 4, 0)
+        );
+        assert_eq!(halve.lr(0.001), 0.001 / 16.0);
     }
 }

@@ -777,3 +777,42 @@ fn halving_decay_is_the_constant_rate_halved_at_each_epoch() {
     assert!(constant.iter().all(|&lr| lr == 0.001));
     assert_ne!(a, c);
 }
+
+/// Newbob on a real run: the rate is constant within each epoch, starts
+/// halving after the first epoch whose closing held-out perplexity gained
+/// less than 0.3% in cross-entropy on the previous epoch's, and then halves
+/// at every epoch; the steps report the rate they used.
+#[test]
+fn newbob_halves_after_the_first_epoch_that_gains_too_little() {
+    let epochs = 6u64;
+    let extra = [
+        ("epochs", "6"),
+        ("step_tokens", "300"),
+        ("lr_decay", "newbob"),
+        ("lr", "0.05"),
+    ];
+    let mut t = growing_trainer(&extra, 100, 5, 1);
+    let per_epoch = t.total_steps() / epochs;
+    assert!(per_epoch >= 2, "{per_epoch} steps an epoch");
+    let (mut rates, mut ends) = (Vec::new(), Vec::new());
+    for step in 0..t.total_steps() {
+        rates.push(t.step(step).unwrap().lr);
+        if (step + 1) % per_epoch == 0 {
+            ends.push(t.model_perplexity().unwrap().ln());
+        }
+    }
+    let mut want = Vec::new();
+    let (mut lr, mut halving) = (0.05, false);
+    for e in 0..epochs as usize {
+        want.extend(std::iter::repeat_n(lr, per_epoch as usize));
+        halving |= e > 0 && ends[e] * super::NEWBOB_MIN_GAIN > ends[e - 1];
+        if halving {
+            lr /= 2.0;
+        }
+    }
+    assert_eq!(rates, want, "closing cross-entropies {ends:?}");
+    assert!(
+        rates.last() < rates.first(),
+        "the run never halved: {ends:?}"
+    );
+}

@@ -21,12 +21,12 @@ use super::heldout::{self, Heldout};
 use super::lanes::Lanes;
 use super::model::{Layout, Model, Net, Scratch};
 use super::proposal::Proposal;
-use super::Settings;
+use super::{Rate, Settings};
 use crate::corpus::{Batch, Split};
 use crate::embedding::Embedding;
 use crate::fast::lanes::{self as simd, widest, Kernel, Width};
 use crate::fast::replicas::Rows;
-use crate::schema::Params;
+use crate::schema::{Choice, Params};
 use crate::train::parallel::Schedule;
 use crate::train::phase::{self, Unit};
 use crate::train::plan::{stream_seed, Plan};
@@ -298,6 +298,8 @@ pub struct MpnnlmTrainer {
     plan: Plan,
     model: Model,
     history: History,
+    /// The learning rate's halvings so far (`lr_decay`).
+    rate: Rate,
     seed: u64,
     scratch: Vec<Mutex<Scratch>>,
     model_perplexity: Option<f64>,
@@ -430,6 +432,7 @@ impl MpnnlmTrainer {
             baselines: None,
             note: None,
             gained: BTreeMap::new(),
+            rate: Rate::default(),
             scores: OnceCell::new(),
         };
         t.model_perplexity = t.measure();
@@ -475,10 +478,10 @@ impl MpnnlmTrainer {
         total
     }
 
-    /// The live rates of a step of epoch `epoch`.
-    fn rates(&self, epoch: u64) -> Rates {
+    /// The live rates of the next step.
+    fn rates(&self) -> Rates {
         Rates {
-            lr: self.settings.lr_at(epoch) as f32,
+            lr: self.rate.lr(self.settings.lr) as f32,
             momentum: self.settings.momentum as f32,
             sample: self.settings.sample,
             target: self.settings.target,
@@ -493,7 +496,7 @@ impl MpnnlmTrainer {
         chunks: std::ops::Range<usize>,
         work: &phase::Tracker,
     ) -> Vec<Tally> {
-        let (rates, end) = (self.rates(epoch), self.end());
+        let (rates, end) = (self.rates(), self.end());
         let (plan, batch, scratch, seed) = (&self.plan, &self.batch, &self.scratch, self.seed);
         let net = self.model.net();
         let rings = self.history.rings();
@@ -533,7 +536,7 @@ impl MpnnlmTrainer {
         chunks: std::ops::Range<usize>,
         work: &phase::Tracker,
     ) -> Vec<Tally> {
-        let (rates, end, seed) = (self.rates(epoch), self.end(), self.seed);
+        let (rates, end, seed) = (self.rates(), self.end(), self.seed);
         let mut lanes = Lanes::new(&mut self.model, self.scratch.len());
         let (plan, batch) = (&self.plan, &self.batch);
         let rings = self.history.rings();
@@ -670,7 +673,15 @@ impl Trainer for MpnnlmTrainer {
             ));
         }
         let tally = self.run_step(step);
+        let lr = self.rate.lr(self.settings.lr);
         self.model_perplexity = self.measure();
+        let epoch = self.plan.step(step).0;
+        let halvings = self.rate.halvings();
+        if step + 1 == self.total_steps() || self.plan.step(step + 1).0 != epoch {
+            self.rate
+                .end_epoch(self.settings.lr_decay, self.model_perplexity);
+        }
+        let halved = self.rate.halvings() > halvings;
         let grown = self.grow();
         self.scores = OnceCell::new();
         let protos = self.model.layout.active().len();
@@ -681,6 +692,13 @@ impl Trainer for MpnnlmTrainer {
             self.model_perplexity
                 .map_or("-".to_string(), |p| format!("{p:.1}"))
         );
+        if halved {
+            note.push_str(&format!(
+                "; lr {:.3e} from the next epoch ({})",
+                self.rate.lr(self.settings.lr),
+                self.settings.lr_decay.name()
+            ));
+        }
         if !grown.is_empty() {
             let names: Vec<&str> = grown.iter().take(8).map(|&w| self.word_name(w)).collect();
             note.push_str(&format!(
@@ -710,8 +728,8 @@ impl Trainer for MpnnlmTrainer {
                 0.0
             },
             items: tally.predictions,
-            epoch: self.plan.step(step).0 as u32,
-            lr: self.settings.lr_at(self.plan.step(step).0),
+            epoch: epoch as u32,
+            lr,
         })
     }
 
