@@ -24,14 +24,15 @@
 # release and pass their folder's parent as --glove-dir, default $GLOVE_DIR
 # or /tmp/glove-stanford); a script that fails is noted and the others run.
 #
-# How long: about 25 minutes on an idle 2-core machine, plus the release
-# build the first time (estimated from the CPU seconds recorded in
-# docs/benchmarks.md and docs/umap.md: SGNS 3 seeds x (gensim 1 and 2 workers
-# 40 + 40 + 11 + 5 CPU s), CBOW 3 seeds x (11 + 11 + 4 CPU s) and the scoring of
-# 21 vector files; GloVe 28 + 157 CPU s; t-SNE 2 x (34 +
-# 7 + 93 + 28) CPU s and the exact-KL scoring; UMAP 4 x (46 + 6) CPU s with
-# umap-learn on one core; loading 2 x (65 + 4) CPU s and writing the 1 GB
-# file). The published figures must come from a full run on an otherwise idle
+# How long: 27 minutes on an idle 2-core machine (2026-11-27), the venv's
+# first install and the release build included: SGNS and CBOW 3 seeds x
+# (gensim at 1 and 2 workers and ours) and the scoring of 21 vector files,
+# about 9 minutes; GloVe 15 CPU s of ours against Stanford GloVe's cooccur,
+# shuffle and glove at 1 and 2 threads (157 + 165 CPU s), 6 minutes; t-SNE
+# 2 repeats x (openTSNE at 1 and 2 jobs and ours) at 10k and 50k with the
+# exact-KL scoring, 7 minutes; UMAP 2 x 2 runs, 3 minutes; loading 2 x
+# (ours and gensim twice) and writing the 1 GB file, 4 minutes. The published
+# figures must come from a full run on an otherwise idle
 # machine: other processes change the CPU seconds too (shared caches, memory
 # bandwidth, spinning threads).
 #
