@@ -791,7 +791,7 @@ fn newbob_halves_after_the_first_epoch_that_gains_too_little() {
         ("lr_decay", "newbob"),
         ("lr", "0.05"),
     ];
-    let mut t = growing_trainer(&extra, 100, 5, 1);
+    let mut t = growing_trainer(&extra, 400, 5, 1);
     let per_epoch = t.total_steps() / epochs;
     assert!(per_epoch >= 2, "{per_epoch} steps an epoch");
     let (mut rates, mut ends) = (Vec::new(), Vec::new());
