@@ -111,6 +111,8 @@ fn a_conflated_token_grows_a_prototype_for_the_missing_word() {
             ("dim", "16"),
             ("hidden", "32"),
             ("epochs", "30"),
+            // Measured at a constant rate (the default before newbob).
+            ("lr_decay", "constant"),
             ("sample", "0"),
             ("lr", "0.001"),
             ("step_tokens", "5000"),

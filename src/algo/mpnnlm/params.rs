@@ -31,8 +31,12 @@ pub static SCHEMA: &[ParamSpec] = &[
     ParamSpec::choice(
         "lr_decay",
         LrDecay::NAMES,
+        "newbob",
+        "newbob: the rate stays until an epoch lowers the held-out cross-entropy by less than 0.3%, then halves at every epoch (Mikolov's RNNLM schedule; one epoch runs at the constant rate; needs heldout_tokens > 0; ten epochs on text8-head end below the Kneser-Ney bigram); constant: the same rate every epoch (the thesis gives no schedule); halve: the rate halves at each epoch after the first (too fast for tens of epochs: it falls 1,000-fold in ten)",
+    )
+    .absent(
         "constant",
-        "constant: the same rate every epoch (the thesis gives no schedule); halve: the rate halves at each epoch after the first (too fast for tens of epochs: it falls 1,000-fold in ten); newbob: constant until an epoch lowers the held-out cross-entropy by less than 0.3%, then halved at every epoch (Mikolov's RNNLM schedule; needs heldout_tokens > 0)",
+        "the rate was constant before lr_decay existed",
     ),
     ParamSpec::float("momentum", 0.0, 0.999, 0.9, "momentum of SGD").live(),
     ParamSpec::int(
@@ -324,6 +328,17 @@ impl Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::Value;
+
+    /// Runs default to newbob; a session written before `lr_decay` existed
+    /// trained at a constant rate and reads as such.
+    #[test]
+    fn a_session_without_lr_decay_reads_the_constant_rate_it_trained_with() {
+        let spec = SCHEMA.iter().find(|s| s.name == "lr_decay").unwrap();
+        assert_eq!(spec.when_absent(), Value::Choice("constant".into()));
+        let defaults = Params::defaults(SCHEMA);
+        assert_eq!(defaults.get("lr_decay").to_string(), "newbob");
+    }
 
     /// By hand: ln 700 = 6.5511 and ln 695 = 6.5439; 6.5439 × 1.003 = 6.5635
     /// is above 6.5511, so the epoch that ends at 695 gained less than 0.3%.
