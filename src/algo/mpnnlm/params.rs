@@ -19,7 +19,13 @@ pub static SCHEMA: &[ParamSpec] = &[
         "previous prototypes fed to the network, n (thesis: 4)",
     ),
     ParamSpec::int("hidden", 1, 4096, 100, "hidden tanh units (thesis: 100)"),
-    ParamSpec::int("epochs", 1, 1000, 1, "passes over the training split"),
+    ParamSpec::int(
+        "epochs",
+        1,
+        1000,
+        1,
+        "passes over the training split (one takes about 2 CPU minutes on text8-head; ten, with lr_decay=newbob, end below the Kneser-Ney bigram)",
+    ),
     ParamSpec::float(
         "lr",
         0.0,
