@@ -179,6 +179,21 @@ pub struct ParamSpec {
     /// The default's rule when it follows the corpus; [`ParamSpec::default`]
     /// then stays the paper's value, what the rule gives at the paper's scale.
     pub auto: Option<Auto>,
+    /// What a session file that does not name this parameter meant, when
+    /// that is not the default ([`ParamSpec::absent`]).
+    pub absent: Option<Absent>,
+}
+
+/// The value a session written before a parameter existed meant: the
+/// method's behaviour then. A parameter whose default is a new behaviour
+/// declares it ([`ParamSpec::absent`]), so that such a session still
+/// replays as it was recorded (`session::Run::settings` fills it in).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Absent {
+    /// The value.
+    pub value: DefaultValue,
+    /// Why, for the note a replay prints ("... trained as batch=example").
+    pub why: &'static str,
 }
 
 impl ParamSpec {
@@ -203,6 +218,7 @@ impl ParamSpec {
             help,
             live: false,
             auto: None,
+            absent: None,
         }
     }
 
@@ -225,6 +241,7 @@ impl ParamSpec {
             help,
             live: false,
             auto: None,
+            absent: None,
         }
     }
 
@@ -237,6 +254,7 @@ impl ParamSpec {
             help,
             live: false,
             auto: None,
+            absent: None,
         }
     }
 
@@ -258,6 +276,7 @@ impl ParamSpec {
             help,
             live: false,
             auto: None,
+            absent: None,
         }
     }
 
@@ -279,6 +298,7 @@ impl ParamSpec {
             help,
             live: false,
             auto: None,
+            absent: None,
         }
     }
 
@@ -299,6 +319,33 @@ impl ParamSpec {
             auto: Some(Auto { rule, value }),
             ..self
         }
+    }
+
+    /// The same choice, read as `value` from a session file that does not
+    /// name it: the value the method behaved as before the parameter
+    /// existed, `why` saying so in the replay's note. Checked to be one of
+    /// the choices when the declaration is evaluated.
+    pub const fn absent(self, value: &'static str, why: &'static str) -> Self {
+        match self.kind {
+            Kind::Choice(names) => assert!(
+                const_contains(names, value),
+                "absent value is not one of the choices"
+            ),
+            _ => panic!("only a choice can have an absent value"),
+        }
+        Self {
+            absent: Some(Absent {
+                value: DefaultValue::Choice(value),
+                why,
+            }),
+            ..self
+        }
+    }
+
+    /// The value a session file that does not name this parameter meant:
+    /// its [`Absent`] value when declared, else the default.
+    pub fn when_absent(&self) -> Value {
+        self.absent.map_or(self.default, |a| a.value).value()
     }
 
     /// The corpus-sized default for a corpus of `size`, if this parameter has one.
@@ -700,6 +747,22 @@ mod tests {
                 )
             );
         }
+    }
+
+    /// A session without a parameter reads the declared absent value, not
+    /// the default; a parameter without one reads its default.
+    #[test]
+    fn an_absent_value_stands_in_for_a_missing_key() {
+        const BATCH: ParamSpec = ParamSpec::choice("batch", &["example", "window"], "window", "")
+            .absent("example", "older sessions trained example by example");
+        assert_eq!(BATCH.default.value(), Value::Choice("window".into()));
+        assert_eq!(BATCH.when_absent(), Value::Choice("example".into()));
+        assert_eq!(
+            BATCH.absent.unwrap().why,
+            "older sessions trained example by example"
+        );
+        assert_eq!(SCHEMA[2].when_absent(), Value::Choice("harmonic".into()));
+        assert!(SCHEMA.iter().all(|s| s.absent.is_none()));
     }
 
     #[test]

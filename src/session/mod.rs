@@ -335,9 +335,11 @@ impl VectorSource {
 pub struct RunSettings {
     /// The method.
     pub method: &'static Method,
-    /// Its hyperparameters; defaults stand in for values missing or refused.
+    /// Its hyperparameters; defaults (or [`crate::schema::Absent`] values)
+    /// stand in for values missing, defaults for values refused.
     pub params: Params,
-    /// Hyperparameters the file does not name (defaults used).
+    /// Hyperparameters the file does not name: their defaults are used, or
+    /// the value a session without them meant ([`crate::schema::Absent`]).
     pub missing: Vec<&'static str>,
     /// Values this build refuses, as the error that names file and run.
     refused: Option<Error>,
@@ -411,6 +413,14 @@ impl Run {
             algo::find(&self.method).map_err(|e| Error::format(file, format!("{at}: {e}")))?;
         let mut params = Params::defaults(method.schema);
         let mut refused = Vec::new();
+        // A parameter added after the session was written, whose default is
+        // a new behaviour, reads as the value the run behaved as.
+        let absent = method.schema.iter().filter(|spec| spec.absent.is_some());
+        for spec in absent.filter(|spec| !self.params.contains_key(spec.name)) {
+            if let Err(e) = params.set(method.name, spec.name, &spec.when_absent()) {
+                refused.push(e.to_string());
+            }
+        }
         for (name, value) in &self.params {
             if let Err(e) = params.set(method.name, name, value) {
                 refused.push(e.to_string());

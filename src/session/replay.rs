@@ -255,10 +255,18 @@ pub fn replay(
     // corpus-sized default lacks it, and gets the rule's value here.
     params.resolve(corpus.size());
     let defaults = missing.iter().map(|name| {
-        format!(
-            "{name} not in the session: default {} used",
-            params.get(name)
-        )
+        let absent = method.schema.iter().find(|s| s.name == *name);
+        match absent.and_then(|s| s.absent) {
+            Some(a) => format!(
+                "{name} not in the session: {} used ({})",
+                params.get(name),
+                a.why
+            ),
+            None => format!(
+                "{name} not in the session: default {} used",
+                params.get(name)
+            ),
+        }
     });
     warnings.splice(0..0, defaults);
     warnings.extend(corpus.warnings().iter().cloned());
