@@ -9,7 +9,7 @@
 //! - linear learning-rate decay from `lr` to `lr·min_lr` over the run
 //!   ([`crate::train::plan`]), evaluated every chunk of ~10k words;
 //! - σ from word2vec's 1000-cell table on `[-6, 6]` ([`sigmoid`]);
-//! - SGNS only, `batch=window`: the contexts of one centre share one draw of
+//! - SGNS, `batch=window`: the contexts of one centre share one draw of
 //!   negatives and are updated together (Ji et al. 2016, "Parallelizing
 //!   Word2Vec in Shared and Distributed Memory"; Intel's pWord2Vec), see
 //!   [`worker`]. It is the default: at gensim's quality it takes about half
