@@ -2,7 +2,7 @@
 # Reruns README's speed table: every "wordbench / peer CPU" row, each by the
 # side-by-side script its row names, and prints the table.
 #
-#   word2vec_compare.sh --algos sgns cbow --sgns-batch window pair --peer-workers 1 2
+#   word2vec_compare.sh --algos sgns cbow --sgns-batch window pair --cbow-batch window example --peer-workers 1 2
 #                                                               SGNS window / pair and CBOW vs gensim at its efficient worker count (seeds 1 2 3)
 #   glove_compare.sh --glove-dir DIR                            GloVe vs Stanford GloVe
 #   tsne_compare.sh --sizes 10000 50000 --words 0 --repeat 2    t-SNE 10k, 50k vs openTSNE
@@ -110,9 +110,9 @@ sgns_vectors() {
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 if [ "$quick" = 1 ]; then
-    run word2vec_compare --algos sgns cbow --sgns-batch window pair --peer-workers 1 2 --seeds 1
+    run word2vec_compare --algos sgns cbow --sgns-batch window pair --cbow-batch window example --peer-workers 1 2 --seeds 1
 else
-    run word2vec_compare --algos sgns cbow --sgns-batch window pair --peer-workers 1 2
+    run word2vec_compare --algos sgns cbow --sgns-batch window pair --cbow-batch window example --peer-workers 1 2
 fi
 if has_glove; then
     if [ "$quick" = 1 ]; then

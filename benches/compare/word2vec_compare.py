@@ -135,6 +135,16 @@ def efficient(args, results, algo):
     return min(args.peer_workers, key=lambda w: median([r["cpu"] for r in results[(algo, gensim_impl(w))]]))
 
 
+def word2vec_order(algo):
+    """The batch value that is word2vec.c's order: the variant named plain `wordbench`."""
+    return "pair" if algo == "sgns" else "example"
+
+
+def batch_of(algo, impl):
+    """The `batch` value of a wordbench variant's name (`wordbench` or `wordbench-BATCH`)."""
+    return impl.split("-")[1] if "-" in impl else word2vec_order(algo)
+
+
 def speed_lines(args, results, impls):
     """One SPEED line per wordbench variant: median CPU s over the seeds (wordbench's whole
     process, gensim's train() at its efficient setting) and the mean scores by gensim's
@@ -147,8 +157,8 @@ def speed_lines(args, results, impls):
         for impl in [i for i in impls(algo) if not i.startswith("gensim")]:
             runs = results[(algo, impl)]
             ours = {k: mean([r["by_gensim"][k] for r in runs]) for k in ["ws353", "simlex", "analogy"]}
-            batch = impl.split("-")[1] if "-" in impl else "pair"
-            variant = f"`batch={batch}`" if algo == "sgns" else "CBOW"
+            batch = batch_of(algo, impl)
+            variant = f"`batch={batch}`"
             quality = (f"WS-353 {ours['ws353']:.4f} ({ours['ws353'] - theirs['ws353']:+.4f}), "
                        f"SimLex-999 {ours['simlex']:.4f} ({ours['simlex'] - theirs['simlex']:+.4f}), "
                        f"analogy {ours['analogy']:.2f}% ({ours['analogy'] - theirs['analogy']:+.2f} points); "
@@ -159,7 +169,7 @@ def speed_lines(args, results, impls):
             chosen = (f"{workers} worker{'s' if workers > 1 else ''}" +
                       (f" (its efficient setting: fewer CPU s than {', '.join(map(str, others))})" if others else ""))
             peer = f"gensim {gensim.__version__} `Word2Vec`, {chosen}, its `train()` alone"
-            key = f"{algo}-{batch}" if algo == "sgns" else algo
+            key = f"{algo}-{batch}"
             speed_line(key, median([r["cpu"] for r in runs]), median([r["cpu"] for r in base]),
                        quality, work, peer)
 
@@ -175,6 +185,9 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the vector files under target/compare-word2vec")
     ap.add_argument("--sgns-batch", nargs="+", default=["pair"], choices=["pair", "window"],
                     help="wordbench SGNS variants (batch=pair is word2vec.c's; window shares negatives per centre)")
+    ap.add_argument("--cbow-batch", nargs="+", default=["example"], choices=["example", "window"],
+                    help="wordbench CBOW variants (batch=example is word2vec.c's; window scores a centre's "
+                         "targets, drawn one centre ahead, in one pass)")
     args = ap.parse_args()
     args.peer_workers = args.peer_workers or [args.threads]
     os.makedirs(OUT, exist_ok=True)
@@ -187,9 +200,8 @@ def main():
 
     def impls(algo):
         peers = [gensim_impl(w) for w in args.peer_workers]
-        if algo != "sgns":
-            return peers + ["wordbench"]
-        return peers + ["wordbench" if b == "pair" else f"wordbench-{b}" for b in args.sgns_batch]
+        batches = args.sgns_batch if algo == "sgns" else args.cbow_batch
+        return peers + ["wordbench" if b == word2vec_order(algo) else f"wordbench-{b}" for b in batches]
 
     for algo in args.algos:
         for seed in args.seeds:
@@ -199,9 +211,7 @@ def main():
                     workers = int(impl[len("gensim-"):-1])
                     run = train_gensim(algo, seed, sentences, tokens, workers, path)
                 else:
-                    batch = impl.split("-")[1] if "-" in impl else "pair"
-                    extra = [f"batch={batch}"] if algo == "sgns" else []
-                    run = train_ours(algo, seed, args.threads, path, extra)
+                    run = train_ours(algo, seed, args.threads, path, [f"batch={batch_of(algo, impl)}"])
                 run["by_gensim"] = eval_gensim(path)
                 run["by_wordbench"] = eval_ours(path)
                 if not args.keep:

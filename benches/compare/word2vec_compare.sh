@@ -3,7 +3,7 @@
 # --peer-workers, default 2) and quality (WS353, SimLex, analogy; 3 seeds), side by side.
 # See word2vec_compare.py for the protocol. Usage:
 #   benches/compare/word2vec_compare.sh [--algos sgns cbow] [--seeds 1 2 3] [--threads 2] [--peer-workers 1 2] [--keep]
-#       [--sgns-batch pair window]
+#       [--sgns-batch pair window] [--cbow-batch example window]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"

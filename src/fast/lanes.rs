@@ -22,6 +22,15 @@ pub trait Lanes: Copy + Send + Sync {
     /// `y += alpha · x` over the common length.
     fn axpy(self, alpha: f32, x: &[f32], y: &mut [f32]);
 
+    /// A negative-sampling step in one pass: `e += g·o`, then `o += g·h`
+    /// (`e` sees `o` before its update), element by element. The same
+    /// arithmetic as [`Lanes::axpy`] twice, so the same bits.
+    #[inline(always)]
+    fn step(self, g: f32, h: &[f32], o: &mut [f32], e: &mut [f32]) {
+        self.axpy(g, o, e);
+        self.axpy(g, h, o);
+    }
+
     /// `out[j] = a · b_j` for `j < out.len()`, where `b_j` is row `j` of `b`
     /// (rows of `a.len()` values): several rows scored per pass over `a`.
     /// Panics when `b` holds fewer than `out.len()` rows.
@@ -150,6 +159,12 @@ impl Lanes for Avx2 {
     fn axpy(self, alpha: f32, x: &[f32], y: &mut [f32]) {
         // SAFETY: as above.
         unsafe { avx2::axpy(alpha, x, y) }
+    }
+
+    #[inline(always)]
+    fn step(self, g: f32, h: &[f32], o: &mut [f32], e: &mut [f32]) {
+        // SAFETY: as above.
+        unsafe { avx2::step(g, h, o, e) }
     }
 
     #[inline(always)]
@@ -541,6 +556,45 @@ mod avx2 {
         }
     }
 
+    /// [`super::Lanes::step`]: `e += g·o` and `o += g·h`, 8 lanes per
+    /// iteration, each row loaded once; each element is the fused
+    /// multiply-add of [`axpy`], so the bits are those of two `axpy` calls.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    #[inline]
+    pub unsafe fn step(g: f32, h: &[f32], o: &mut [f32], e: &mut [f32]) {
+        let n = h.len().min(o.len()).min(e.len());
+        let (ph, po, pe) = (h.as_ptr(), o.as_mut_ptr(), e.as_mut_ptr());
+        let mut i = 0;
+        // SAFETY (all loads and stores): `i + width <= n`, inside all three slices.
+        unsafe {
+            let g8 = _mm256_set1_ps(g);
+            while i + 8 <= n {
+                let old = _mm256_loadu_ps(po.add(i));
+                let ev = _mm256_fmadd_ps(g8, old, _mm256_loadu_ps(pe.add(i)));
+                _mm256_storeu_ps(pe.add(i), ev);
+                let ov = _mm256_fmadd_ps(g8, _mm256_loadu_ps(ph.add(i)), old);
+                _mm256_storeu_ps(po.add(i), ov);
+                i += 8;
+            }
+            if i + 4 <= n {
+                let g4 = _mm_set1_ps(g);
+                let old = _mm_loadu_ps(po.add(i));
+                _mm_storeu_ps(pe.add(i), _mm_fmadd_ps(g4, old, _mm_loadu_ps(pe.add(i))));
+                _mm_storeu_ps(po.add(i), _mm_fmadd_ps(g4, _mm_loadu_ps(ph.add(i)), old));
+                i += 4;
+            }
+            while i < n {
+                let old = *po.add(i);
+                *pe.add(i) = g.mul_add(old, *pe.add(i));
+                *po.add(i) = g.mul_add(*ph.add(i), old);
+                i += 1;
+            }
+        }
+    }
+
     /// `y += alpha · x`, 8 lanes per iteration.
     ///
     /// # Safety
@@ -662,6 +716,34 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// `step` is two `axpy` calls bit for bit, for lengths around the tiles.
+    fn check_step(lanes: impl Lanes) {
+        for n in [0usize, 1, 3, 4, 7, 8, 13, 100, 301] {
+            let h: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin()).collect();
+            let o: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos()).collect();
+            let e: Vec<f32> = (0..n).map(|i| (i as f32 * 0.23).sin() * 0.1).collect();
+            let (mut o1, mut e1) = (o.clone(), e.clone());
+            lanes.step(0.037, &h, &mut o1, &mut e1);
+            let (mut o2, mut e2) = (o.clone(), e.clone());
+            lanes.axpy(0.037, &o, &mut e2);
+            lanes.axpy(0.037, &h, &mut o2);
+            assert_eq!((o1, e1), (o2, e2), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn a_step_is_two_axpys_bit_for_bit() {
+        check_step(Portable);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx) = Avx2::detect() {
+            check_step(avx);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx) = Avx512::detect() {
+            check_step(avx);
         }
     }
 

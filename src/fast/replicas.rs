@@ -113,9 +113,7 @@ pub trait Rows {
     #[inline(always)]
     fn step_row<L: Lanes>(&self, lanes: L, i: usize, g: f32, h: &[f32], neu1e: &mut [f32]) {
         // SAFETY: as in `read_row`.
-        let row = unsafe { self.row(i) };
-        lanes.axpy(g, row, neu1e);
-        lanes.axpy(g, h, row);
+        lanes.step(g, h, unsafe { self.row(i) }, neu1e);
     }
 }
 

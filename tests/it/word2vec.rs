@@ -142,10 +142,6 @@ fn cbow_loss_and_perplexity_fall() {
     check_training_curves(&CBOW);
 }
 
-fn check_topics(method: &'static Method, epochs: &str, schedule: &str) {
-    check_topics_with(method, epochs, schedule, &[]);
-}
-
 fn check_topics_with(
     method: &'static Method,
     epochs: &str,
@@ -205,16 +201,30 @@ fn sgns_window_batches_put_topic_words_together() {
 
 #[test]
 fn cbow_puts_topic_words_together() {
-    check_topics(&CBOW, "20", "deterministic");
-    check_topics(&CBOW, "20", "hogwild");
+    check_topics_with(&CBOW, "20", "deterministic", &[("batch", "example")]);
+    check_topics_with(&CBOW, "20", "hogwild", &[("batch", "example")]);
+}
+
+/// CBOW's `batch=window` (targets drawn ahead, scored in one pass) learns
+/// the topics too, under both schedules.
+#[test]
+fn cbow_window_batches_put_topic_words_together() {
+    check_topics_with(&CBOW, "20", "deterministic", &[("batch", "window")]);
+    check_topics_with(&CBOW, "20", "hogwild", &[("batch", "window")]);
 }
 
 #[test]
 fn single_thread_runs_are_bit_for_bit_reproducible() {
-    let plain: &[(&str, &str)] = &[("dim", "16"), ("epochs", "2")];
+    let examples: &[(&str, &str)] = &[("dim", "16"), ("epochs", "2"), ("batch", "example")];
     let pairs: &[(&str, &str)] = &[("dim", "16"), ("epochs", "2"), ("batch", "pair")];
     let windows: &[(&str, &str)] = &[("dim", "16"), ("epochs", "2"), ("batch", "window")];
-    for (method, sets) in [(&SGNS, pairs), (&CBOW, plain), (&SGNS, windows)] {
+    let runs = [
+        (&SGNS, pairs),
+        (&CBOW, examples),
+        (&SGNS, windows),
+        (&CBOW, windows),
+    ];
+    for (method, sets) in runs {
         let (a, pa) = run(method, input(method, sets, 42, 1));
         let (b, pb) = run(method, input(method, sets, 42, 1));
         assert_eq!(a.vectors(), b.vectors(), "{}", method.name);
@@ -254,8 +264,9 @@ fn train_on_pool(arch: Architecture, input: &TrainInput, pool: usize) -> (Vec<u3
 fn the_deterministic_schedule_depends_on_the_thread_count_only() {
     let runs = [
         (&SGNS, Architecture::SkipGram, "pair"),
-        (&CBOW, Architecture::Cbow, ""),
+        (&CBOW, Architecture::Cbow, "example"),
         (&SGNS, Architecture::SkipGram, "window"),
+        (&CBOW, Architecture::Cbow, "window"),
     ];
     for (method, arch, batch) in runs {
         let with_batch = |sets: &[(&'static str, &'static str)]| {
@@ -516,18 +527,21 @@ fn reread_from_disk_each_epoch_trains_the_same_vectors_bit_for_bit() {
 }
 
 #[test]
-fn the_batch_option_is_sgns_only_and_changes_the_update() {
+fn the_batch_option_changes_the_update() {
     let sets = |batch| [("dim", "16"), ("epochs", "1"), ("batch", batch)];
     let (pair, _) = run(&SGNS, input(&SGNS, &sets("pair"), 7, 1));
     let (window, _) = run(&SGNS, input(&SGNS, &sets("window"), 7, 1));
     assert_ne!(pair.vectors(), window.vectors());
+    let (example, _) = run(&CBOW, input(&CBOW, &sets("example"), 7, 1));
+    let (window, _) = run(&CBOW, input(&CBOW, &sets("window"), 7, 1));
+    assert_ne!(example.vectors(), window.vectors());
     let err = SGNS
         .params([("batch", "sentence")])
         .unwrap_err()
         .to_string();
     assert!(err.contains("batch"), "{err}");
-    assert!(
-        CBOW.params([("batch", "window")]).is_err(),
-        "CBOW has no batch option"
-    );
+    // Each method names its word2vec.c order after its unit of update.
+    assert!(SGNS.params([("batch", "example")]).is_err());
+    let err = CBOW.params([("batch", "pair")]).unwrap_err().to_string();
+    assert!(err.contains("example, window"), "{err}");
 }

@@ -69,6 +69,43 @@ pub fn ns_update_row<L: Lanes, G: Sigmoid, R: Rows>(
     sigmoid.neg_log_sigma(if label > 0.5 { f } else { -f })
 }
 
+/// One example against the target rows `targets` of a table (`targets[0]`
+/// the positive), as CBOW's `batch=window` takes it: every row is scored
+/// against `h` first, then each gets [`ns_update_row`]'s step (`neu1e +=
+/// g·o`, then `o += g·h`). `g` receives the coefficients; returns the loss.
+///
+/// With distinct targets this is word2vec.c's example bit for bit (a row's
+/// score never depends on another row's step); the scores need not wait
+/// on the steps, so the row loads overlap. A target drawn twice gets two
+/// steps with the coefficient of its old value.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn ns_update_rows<L: Lanes, G: Sigmoid, R: Rows>(
+    lanes: L,
+    rows: &R,
+    targets: &[u32],
+    h: &[f32],
+    lr: f32,
+    sigmoid: &G,
+    g: &mut Vec<f32>,
+    neu1e: &mut [f32],
+) -> f32 {
+    g.resize(targets.len(), 0.0);
+    for (x, &t) in g.iter_mut().zip(targets) {
+        *x = rows.dot_row(lanes, t as usize, h);
+    }
+    let mut loss = 0.0;
+    for (b, x) in g.iter_mut().enumerate() {
+        let (f, label) = (*x, if b == 0 { 1.0 } else { 0.0 });
+        loss += sigmoid.neg_log_sigma(if b == 0 { f } else { -f });
+        *x = (label - sigmoid.sigma(f)) * lr;
+    }
+    for (&t, &coef) in targets.iter().zip(g.iter()) {
+        rows.step_row(lanes, t as usize, coef, h, neu1e);
+    }
+    loss
+}
+
 /// A window's examples as one small dense product (`batch=window`): the `m`
 /// context rows `ctx` against the `n` target rows `out` (the centre's first,
 /// then the shared negatives), both `d` wide and copied out of the tables.
@@ -146,6 +183,7 @@ pub fn ns_gradient(h: &[f32], outputs: &[&[f32]]) -> (Vec<f64>, Vec<Vec<f64>>) {
 mod tests {
     use super::super::sigmoid::ExactSigmoid;
     use super::*;
+    use crate::fast::hogwild::Hogwild;
 
     #[test]
     fn update_is_a_gradient_step() {
@@ -163,6 +201,81 @@ mod tests {
             assert!((neu1e[i] as f64 + lr as f64 * dh[i]).abs() < 1e-7);
             assert!((p[i] as f64 - pos[i] as f64 + lr as f64 * douts[0][i]).abs() < 1e-7);
             assert!((n[i] as f64 - neg[i] as f64 + lr as f64 * douts[1][i]).abs() < 1e-7);
+        }
+    }
+
+    /// CBOW's `batch=window` step (the mean of two contexts against a
+    /// positive and two negatives, all scored first) is the example's
+    /// gradient step, and word2vec.c's term-by-term `ns_update` bit for bit.
+    #[test]
+    fn scoring_first_is_the_examples_gradient_step() {
+        let d = 3;
+        let (c0, c1) = ([0.3f32, -0.2, 0.5], [-0.1f32, 0.4, 0.2]);
+        let h: Vec<f32> = c0.iter().zip(&c1).map(|(a, b)| (a + b) * 0.5).collect();
+        let out = [0.1f32, 0.4, -0.3, -0.5, 0.2, 0.25, 0.6, -0.1, 0.05];
+        let o: Vec<&[f32]> = out.chunks(d).collect();
+        let (dh, douts) = ns_gradient(&h, &o);
+        let lr = 0.1f32;
+        let (mut table, mut g, mut neu1e) = (out, Vec::new(), [0.0f32; 3]);
+        let rows = Hogwild::new(&mut table, d);
+        let loss = ns_update_rows(
+            Portable,
+            &rows,
+            &[0, 1, 2],
+            &h,
+            lr,
+            &ExactSigmoid,
+            &mut g,
+            &mut neu1e,
+        );
+        assert!((loss as f64 - ns_loss(&h, &o)).abs() < 1e-6);
+        let (mut seq, mut seq_e, mut seq_loss) = (out, [0.0f32; 3], 0.0);
+        for (b, row) in seq.chunks_exact_mut(d).enumerate() {
+            let label = if b == 0 { 1.0 } else { 0.0 };
+            seq_loss += ns_update(Portable, &h, row, label, lr, &ExactSigmoid, &mut seq_e);
+        }
+        assert_eq!(
+            (table, neu1e, loss),
+            (seq, seq_e, seq_loss),
+            "word2vec.c's bits"
+        );
+        for i in 0..d {
+            assert!((neu1e[i] as f64 + lr as f64 * dh[i]).abs() < 1e-7);
+            for (b, grad) in douts.iter().enumerate() {
+                let step = table[b * d + i] as f64 - out[b * d + i] as f64;
+                assert!((step + lr as f64 * grad[i]).abs() < 1e-7);
+            }
+        }
+        // By hand: h = (0.1, 0.1, 0.35), h·out_0 = 0.01 + 0.04 - 0.105 =
+        // -0.055, g_0 = (1 - σ(-0.055))·0.1 = σ(0.055)·0.1 = 0.0513746.
+        assert!((g[0] - 0.051_374_6).abs() < 1e-6);
+    }
+
+    /// A negative drawn twice is stepped twice with the coefficient of its
+    /// old value (scored before either step).
+    #[test]
+    fn a_target_drawn_twice_is_stepped_twice_from_its_old_score() {
+        let h = [0.5f32, -0.25];
+        let (mut table, mut g, mut neu1e) = ([0.2f32, 0.1, -0.3, 0.4], Vec::new(), [0.0f32; 2]);
+        let old = table;
+        let rows = Hogwild::new(&mut table, 2);
+        ns_update_rows(
+            Portable,
+            &rows,
+            &[0, 1, 1],
+            &h,
+            0.5,
+            &ExactSigmoid,
+            &mut g,
+            &mut neu1e,
+        );
+        assert_eq!(g[1], g[2]);
+        // Row 1: two steps of g·h; neu1e: g_0·o_0 + g_1·o_1 + g_1·(o_1 + g_1·h).
+        for i in 0..2 {
+            let o1 = old[2 + i] + g[1] * h[i];
+            assert!((table[2 + i] - (o1 + g[1] * h[i])).abs() < 1e-6);
+            let e = g[0] * old[i] + g[1] * old[2 + i] + g[1] * o1;
+            assert!((neu1e[i] - e).abs() < 1e-6);
         }
     }
 

@@ -21,29 +21,53 @@ const fn schema(lr: f64) -> [ParamSpec; 9] {
 
 /// How SGNS batches its updates: word2vec.c's one example per (context,
 /// centre) pair, or one per window with shared negatives ([`worker`]).
-/// `window` is the default: on text8-head it took 0.14x gensim's CPU seconds
-/// with every score within 0.01 of gensim's (docs/benchmarks.md); `pair`
-/// stays as word2vec.c's exact updates.
+/// `window` is the default: on text8-head it took 0.21x gensim's CPU seconds
+/// on an idle machine with every score within 0.01 of gensim's
+/// (docs/benchmarks.md); `pair` stays as word2vec.c's exact updates.
+/// Sessions written before SGNS had `batch` trained pair by pair, and
+/// replay so ([`ParamSpec::absent`]).
 const BATCH: ParamSpec = ParamSpec::choice(
     "batch",
     Batch::NAMES,
     "window",
     "pair: each (context, centre) pair draws its own negatives (word2vec.c); window: a centre's contexts share one draw, updated as one small dense product (pWord2Vec)",
+)
+.absent(
+    "pair",
+    "the session predates SGNS's batch option: it trained as batch=pair",
 );
 
-/// The shared entries with SGNS's `batch` before `schedule`.
-const fn sgns_schema() -> [ParamSpec; 10] {
-    let [dim, window, negative, sample, epochs, lr, min_lr, sigmoid, schedule] = schema(0.025);
+/// How CBOW batches its updates: word2vec.c's example, whose target rows
+/// are scored and stepped one after another, or one centre's targets drawn
+/// one centre ahead and all scored before any is stepped ([`worker`]).
+/// `window` is the default: on text8-head it took 0.32x gensim's CPU
+/// seconds against `example`'s 0.35x, every score within 0.01 of gensim's
+/// (docs/benchmarks.md). Sessions written before CBOW had `batch` trained
+/// as `example`, and replay so ([`ParamSpec::absent`]).
+const CBOW_BATCH: ParamSpec = ParamSpec::choice(
+    "batch",
+    CbowBatch::NAMES,
+    "window",
+    "example: the centre and each negative scored and updated in turn (word2vec.c); window: the centre's targets drawn one centre ahead and all scored before any is stepped",
+)
+.absent(
+    "example",
+    "the session predates CBOW's batch option: it trained as batch=example",
+);
+
+/// The shared entries with `batch` before `schedule`.
+const fn with_batch(shared: [ParamSpec; 9], batch: ParamSpec) -> [ParamSpec; 10] {
+    let [dim, window, negative, sample, epochs, lr, min_lr, sigmoid, schedule] = shared;
     [
-        dim, window, negative, sample, epochs, lr, min_lr, sigmoid, BATCH, schedule,
+        dim, window, negative, sample, epochs, lr, min_lr, sigmoid, batch, schedule,
     ]
 }
 
 /// SGNS hyperparameters (word2vec defaults, lr 0.025).
-pub static SGNS_SCHEMA: &[ParamSpec] = &sgns_schema();
+pub static SGNS_SCHEMA: &[ParamSpec] = &with_batch(schema(0.025), BATCH);
 
 /// CBOW hyperparameters (word2vec defaults, lr 0.05).
-pub static CBOW_SCHEMA: &[ParamSpec] = &schema(0.05);
+pub static CBOW_SCHEMA: &[ParamSpec] = &with_batch(schema(0.05), CBOW_BATCH);
 
 /// Hyperparameters, read once from the validated [`Params`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,8 +88,9 @@ pub struct Settings {
     pub min_lr: f64,
     /// σ by word2vec's table (`true`) or exactly.
     pub table: bool,
-    /// SGNS: one update per window with shared negatives (`batch=window`)
-    /// instead of one per (context, centre) pair. Always false for CBOW.
+    /// `batch=window`: SGNS's one update per window with shared negatives
+    /// instead of one per (context, centre) pair; CBOW's targets drawn one
+    /// centre ahead and scored in one pass instead of one by one.
     pub window_batch: bool,
     /// How threads share the updates.
     pub schedule: parallel::Schedule,
@@ -73,9 +98,10 @@ pub struct Settings {
 
 impl Settings {
     /// Reads the settings from parameters of [`SGNS_SCHEMA`] or
-    /// [`CBOW_SCHEMA`] (CBOW has no `batch`).
+    /// [`CBOW_SCHEMA`] (the same names; they differ in `lr` and in the
+    /// choices of `batch`).
     pub fn from_params(p: &Params) -> Self {
-        if p.schema().len() == CBOW_SCHEMA.len() {
+        if p.schema() == CBOW_SCHEMA {
             return Cbow::from_params(p).settings();
         }
         let v = Sgns::from_params(p);
@@ -88,12 +114,14 @@ impl Settings {
             lr: v.lr,
             min_lr: v.min_lr,
             sigmoid: v.sigmoid,
+            // SGNS's `pair`, like CBOW's `example`, is word2vec.c's order.
+            batch: match v.batch {
+                Batch::Pair => CbowBatch::Example,
+                Batch::Window => CbowBatch::Window,
+            },
             schedule: v.schedule,
         };
-        Settings {
-            window_batch: v.batch == Batch::Window,
-            ..cbow.settings()
-        }
+        cbow.settings()
     }
 }
 
@@ -116,6 +144,17 @@ enum Batch {
 }
 choice_names!(Batch {
     Pair = "pair",
+    Window = "window",
+});
+
+/// How CBOW batches its updates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CbowBatch {
+    Example,
+    Window,
+}
+choice_names!(CbowBatch {
+    Example = "example",
     Window = "window",
 });
 
@@ -148,12 +187,13 @@ bind_params! {
         lr: f64,
         min_lr: f64,
         sigmoid: SigmoidChoice,
+        batch: CbowBatch,
         schedule: parallel::Schedule,
     }
 }
 
 impl Cbow {
-    /// The settings of these values, with pairs (CBOW's only batching).
+    /// The settings of these values.
     fn settings(self) -> Settings {
         Settings {
             dim: self.dim,
@@ -164,7 +204,7 @@ impl Cbow {
             lr: self.lr,
             min_lr: self.min_lr,
             table: self.sigmoid == SigmoidChoice::Table,
-            window_batch: false,
+            window_batch: self.batch == CbowBatch::Window,
             schedule: self.schedule,
         }
     }
@@ -186,7 +226,32 @@ mod tests {
         assert!(s.window_batch, "pWord2Vec's window batches by default");
         let c = Settings::from_params(&Params::defaults(CBOW_SCHEMA));
         assert_eq!(c.lr, 0.05);
-        assert!(!c.window_batch, "CBOW has no batch choice");
+        assert!(c.window_batch, "CBOW scores its targets first by default");
+        let mut p = Params::defaults(CBOW_SCHEMA);
+        p.set(
+            "cbow",
+            "batch",
+            &crate::schema::Value::Choice("example".into()),
+        )
+        .unwrap();
+        assert!(!Settings::from_params(&p).window_batch);
+        let mut p = Params::defaults(SGNS_SCHEMA);
+        p.set(
+            "sgns",
+            "batch",
+            &crate::schema::Value::Choice("pair".into()),
+        )
+        .unwrap();
+        assert!(!Settings::from_params(&p).window_batch);
+    }
+
+    /// A CBOW session without `batch` was written before the option, when
+    /// CBOW trained word2vec.c's order.
+    #[test]
+    fn cbow_sessions_without_batch_meant_example() {
+        let batch = CBOW_SCHEMA.iter().find(|s| s.name == "batch").unwrap();
+        assert_eq!(batch.when_absent().to_string(), "example");
+        assert!(SGNS_SCHEMA.iter().all(|s| s.absent.is_none()));
     }
 
     #[test]

@@ -9,25 +9,29 @@
 //! input vectors predicting the centre, and adds the input error to every
 //! context word unscaled (word2vec.c, gensim `cbow_mean=1`).
 //!
-//! With `batch=window` (SGNS only) a centre's contexts share one draw of
+//! With `batch=window`, SGNS's contexts of one centre share one draw of
 //! negatives, and the window is one small dense product (Ji et al. 2016,
 //! pWord2Vec): the `m` context rows and the `1 + k` target rows are copied
 //! out, the `m × (1 + k)` scores and gradients are computed from those
 //! copies, and only then is each row written, once ([`window_gradient`]).
 //! Each target row is loaded once per window instead of once per pair, and
-//! a window draws `k` negatives instead of `m·k`.
+//! a window draws `k` negatives instead of `m·k`. CBOW has one example per
+//! centre, so its `batch=window` shares nothing: the centre's `1 + k`
+//! targets are drawn one centre ahead (rows prefetched at the draw) and all
+//! scored before any is stepped, where word2vec.c's order (`batch=example`)
+//! draws them just before use and scores, steps, then scores the next.
 //!
 //! Nothing is allocated per word: the subsampled sentence and the `neu1` /
 //! `neu1e` vectors live in a per-thread [`Scratch`]. The loop is compiled
 //! for the baseline instruction set, for AVX2+FMA and for AVX-512F (the
-//! latter used for `batch=window` only), and the widest the CPU supports
-//! is chosen at run time.
+//! latter used for SGNS's `batch=window` only), and the widest the CPU
+//! supports is chosen at run time.
 
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::alias::AliasSampler;
-use super::kernel::{ns_update_row, window_gradient, Lanes};
+use super::kernel::{ns_update_row, ns_update_rows, window_gradient, Lanes};
 use super::sigmoid::Sigmoid;
 use crate::fast::hogwild::Hogwild;
 use crate::fast::lanes::{widest, Kernel, Width};
@@ -61,7 +65,8 @@ pub struct Model<'a, G, R = Hogwild<'a>> {
     pub window: usize,
     /// Negatives per example.
     pub negative: usize,
-    /// SGNS: one update per window with shared negatives (`batch=window`).
+    /// `batch=window`: SGNS's one update per window with shared negatives,
+    /// CBOW's targets drawn ahead and scored in one pass.
     pub window_batch: bool,
     /// σ by table or exactly.
     pub sigmoid: &'a G,
@@ -75,8 +80,8 @@ pub struct Scratch {
     neu1: Vec<f32>,
     neu1e: Vec<f32>,
     /// `batch=window`: the next centre's targets, the window's context
-    /// words, their rows, the target rows, and the gradient coefficients
-    /// (and their transpose).
+    /// words, their rows and the target rows (SGNS), and the gradient
+    /// coefficients (and their transpose, SGNS).
     next_targets: Vec<u32>,
     contexts: Vec<u32>,
     ctx_rows: Vec<f32>,
@@ -126,9 +131,10 @@ pub fn train_chunk<'s, G: Sigmoid, R: Rows>(
     rng: &mut Xoshiro256PlusPlus,
     scratch: &mut Scratch,
 ) -> Tally {
-    // AVX-512 only where it was measured faster: the window products (about
-    // 7% less CPU time on text8-head), not the pair loop's dot/axpy (no gain).
-    let limit = if model.window_batch {
+    // AVX-512 only where it was measured faster: SGNS's window products
+    // (about 7% less CPU time on text8-head), not the pair loop's dot/axpy
+    // (no gain) nor CBOW's rows (5-10% more CPU time than AVX2).
+    let limit = if model.window_batch && model.arch == Architecture::SkipGram {
         Width::Avx512
     } else {
         Width::Avx2
@@ -186,6 +192,9 @@ fn train_chunk_inline<'s, L: Lanes, G: Sigmoid, R: Rows>(
                 sgns_window_sentence(lanes, model, lr, rng, scratch)
             }
             Architecture::SkipGram => sgns_sentence(lanes, model, lr, rng, scratch),
+            Architecture::Cbow if model.window_batch => {
+                cbow_window_sentence(lanes, model, lr, rng, scratch)
+            }
             Architecture::Cbow => cbow_sentence(lanes, model, lr, rng, scratch),
         };
         tally.loss += t.loss;
@@ -415,6 +424,61 @@ fn cbow_sentence<L: Lanes, G: Sigmoid, R: Rows>(
             }
         }
         tally.examples += 1;
+    }
+    tally
+}
+
+/// CBOW with `batch=window`: per centre, the mean of its contexts against
+/// the centre's `1 + k` target rows, drawn one centre ahead (their rows
+/// prefetched at the draw), all scored before any is stepped
+/// ([`ns_update_rows`]); then the context rows receive the error.
+#[inline(always)]
+fn cbow_window_sentence<L: Lanes, G: Sigmoid, R: Rows>(
+    lanes: L,
+    model: &Model<'_, G, R>,
+    lr: f32,
+    rng: &mut Xoshiro256PlusPlus,
+    scratch: &mut Scratch,
+) -> Tally {
+    let Scratch {
+        sentence: sen,
+        targets,
+        next_targets,
+        g,
+        neu1,
+        neu1e,
+        ..
+    } = scratch;
+    let mut tally = Tally::default();
+    if let Some(&first) = sen.first() {
+        draw_targets(model, first, rng, targets);
+    }
+    for i in 0..sen.len() {
+        prefetch_ahead(model, sen, i);
+        let r = reach(model.window, rng);
+        let (lo, hi) = (i.saturating_sub(r), (i + r + 1).min(sen.len()));
+        if let Some(&next) = sen.get(i + 1) {
+            draw_targets(model, next, rng, next_targets);
+        }
+        let count = hi - lo - 1;
+        if count > 0 {
+            let contexts = sen[lo..i].iter().chain(&sen[i + 1..hi]);
+            neu1.fill(0.0);
+            for &c in contexts.clone() {
+                model.input.add_row_to(lanes, c as usize, 1.0, neu1);
+            }
+            let inv = 1.0 / count as f32;
+            neu1.iter_mut().for_each(|x| *x *= inv);
+            neu1e.fill(0.0);
+            let (output, sigmoid) = (&model.output, model.sigmoid);
+            let loss = ns_update_rows(lanes, output, targets, neu1, lr, sigmoid, g, neu1e);
+            for &c in contexts {
+                model.input.add_to_row(lanes, c as usize, 1.0, neu1e);
+            }
+            tally.loss += loss as f64;
+            tally.examples += 1;
+        }
+        std::mem::swap(targets, next_targets);
     }
     tally
 }
