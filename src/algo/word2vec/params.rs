@@ -245,13 +245,27 @@ mod tests {
         assert!(!Settings::from_params(&p).window_batch);
     }
 
-    /// A CBOW session without `batch` was written before the option, when
-    /// CBOW trained word2vec.c's order.
+    /// A session without `batch` was written before the option, when CBOW
+    /// trained word2vec.c's order and SGNS pair by pair; only `batch` has
+    /// such a value.
     #[test]
-    fn cbow_sessions_without_batch_meant_example() {
-        let batch = CBOW_SCHEMA.iter().find(|s| s.name == "batch").unwrap();
-        assert_eq!(batch.when_absent().to_string(), "example");
-        assert!(SGNS_SCHEMA.iter().all(|s| s.absent.is_none()));
+    fn sessions_without_batch_meant_word2vec_c() {
+        let batch = |schema: &[ParamSpec]| {
+            let with: Vec<&str> = schema
+                .iter()
+                .filter(|s| s.absent.is_some())
+                .map(|s| s.name)
+                .collect();
+            assert_eq!(with, ["batch"]);
+            schema
+                .iter()
+                .find(|s| s.name == "batch")
+                .unwrap()
+                .when_absent()
+                .to_string()
+        };
+        assert_eq!(batch(CBOW_SCHEMA), "example");
+        assert_eq!(batch(SGNS_SCHEMA), "pair");
     }
 
     #[test]
