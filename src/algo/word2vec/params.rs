@@ -40,14 +40,15 @@ const BATCH: ParamSpec = ParamSpec::choice(
 /// How CBOW batches its updates: word2vec.c's example, whose target rows
 /// are scored and stepped one after another, or one centre's targets drawn
 /// one centre ahead and all scored before any is stepped ([`worker`]).
-/// `window` is the default: on text8-head it took 0.32x gensim's CPU
-/// seconds against `example`'s 0.35x, every score within 0.01 of gensim's
-/// (docs/benchmarks.md). Sessions written before CBOW had `batch` trained
-/// as `example`, and replay so ([`ParamSpec::absent`]).
+/// `example` is the default: on an idle machine it took 0.35x gensim's CPU
+/// seconds against `window`'s 0.37x (under load `window` was cheaper, 0.32x
+/// against 0.35x; docs/benchmarks.md). Sessions written before CBOW had
+/// `batch` trained as `example`, and replay so ([`ParamSpec::absent`]:
+/// declared although it is the default, so a later default keeps them).
 const CBOW_BATCH: ParamSpec = ParamSpec::choice(
     "batch",
     CbowBatch::NAMES,
-    "window",
+    "example",
     "example: the centre and each negative scored and updated in turn (word2vec.c); window: the centre's targets drawn one centre ahead and all scored before any is stepped",
 )
 .absent(
