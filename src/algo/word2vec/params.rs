@@ -227,15 +227,15 @@ mod tests {
         assert!(s.window_batch, "pWord2Vec's window batches by default");
         let c = Settings::from_params(&Params::defaults(CBOW_SCHEMA));
         assert_eq!(c.lr, 0.05);
-        assert!(c.window_batch, "CBOW scores its targets first by default");
+        assert!(!c.window_batch, "CBOW keeps word2vec.c's order by default");
         let mut p = Params::defaults(CBOW_SCHEMA);
         p.set(
             "cbow",
             "batch",
-            &crate::schema::Value::Choice("example".into()),
+            &crate::schema::Value::Choice("window".into()),
         )
         .unwrap();
-        assert!(!Settings::from_params(&p).window_batch);
+        assert!(Settings::from_params(&p).window_batch);
         let mut p = Params::defaults(SGNS_SCHEMA);
         p.set(
             "sgns",
