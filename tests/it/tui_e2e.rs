@@ -773,11 +773,13 @@ fn runs_are_tagged_filtered_and_a_replay_matches_its_recording() {
         |r: usize| -> Vec<f64> { d.app.runs[r].metrics().iter().map(|p| p.loss).collect() };
     assert_eq!(losses(replay), losses(second), "one thread: bit for bit");
 
+    // The file holds the two saved runs, and the replay too once the
+    // session is saved again after it ends: either way `second` keeps its tags.
     let mut reopened = Driver::start(&AppOptions {
         session: Some(file.clone()),
         ..options()
     });
-    assert!(reopened.wait_until(LONG, |a| a.runs.len() == 2));
+    assert!(reopened.wait_until(LONG, |a| a.runs.len() >= 2));
     assert_eq!(reopened.app.runs[second].record().tags, ["base", "w5"]);
 }
 
