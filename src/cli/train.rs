@@ -326,9 +326,16 @@ fn with_phase(line: &str, phase: &wordbench::train::Phase) -> String {
 }
 
 /// One status line; `ppl` is the latest perplexity measured (not every step measures it).
+/// Beside a method's own (model) perplexity the engine's is named "calibrated": the two
+/// measure different things (a fitted softmax over the vectors, the model's own
+/// distribution) and can differ tenfold.
 fn status(p: &Progress, ppl: Option<f64>) -> String {
     let mut line = format!("epoch {} loss {}", p.epoch + 1, format::value(p.loss));
-    line += &format!(" ppl {}", ppl.map_or("-".into(), format::value));
+    let label = match p.model_perplexity {
+        Some(_) => "calibrated ppl",
+        None => "ppl",
+    };
+    line += &format!(" {label} {}", ppl.map_or("-".into(), format::value));
     if let Some(m) = p.model_perplexity {
         line += &format!(" model ppl {}", format::value(m));
     }

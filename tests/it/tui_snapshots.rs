@@ -331,7 +331,7 @@ fn train_screen_of_a_method_without_a_learning_rate() {
         .find(|l| l.contains("#3 dsnmf"))
         .expect("status line");
     assert!(
-        status.contains("· ppl 650.0 · model ppl 15,002,000 · 812.3k items/s"),
+        status.contains("· calibrated ppl 650.0 · model ppl 15,002,000 · 812.3k items/s"),
         "{status}"
     );
     assert!(!status.contains("lr "), "{status}");

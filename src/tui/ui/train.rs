@@ -257,7 +257,7 @@ fn info_spans(r: &RunEntry, detail: Detail) -> Vec<Span<'static>> {
         spans.push(Span::raw(format!(
             "{epoch} · loss {} · {}{}{} · {} items/s",
             value(p.loss),
-            perplexity_text(r, detail == Detail::Full),
+            perplexity_text(r, detail == Detail::Full, p.model_perplexity.is_some()),
             p.model_perplexity
                 .map_or(String::new(), |m| format!(" · model ppl {}", big(m))),
             if r.has_learning_rate() {
@@ -285,10 +285,15 @@ fn big(x: f64) -> String {
 /// the vocabulary: guessing every word alike scores its size; guessing by
 /// frequency alone, the unigram's; `?` on Train explains). Without
 /// `uniform`, only the unigram's: `ppl 8,344 (unigram 1,020)`.
-fn perplexity_text(r: &RunEntry, uniform: bool) -> String {
+fn perplexity_text(r: &RunEntry, uniform: bool, calibrated: bool) -> String {
     let ppl = r.perplexity.map_or("-".into(), big);
+    // Beside a model perplexity the engine's is named for what it is.
+    let ppl = match calibrated {
+        true => format!("calibrated ppl {ppl}"),
+        false => format!("ppl {ppl}"),
+    };
     let Some(b) = r.record().baseline else {
-        return format!("ppl {ppl}");
+        return ppl;
     };
     let mut parts = Vec::new();
     if uniform {
@@ -296,8 +301,8 @@ fn perplexity_text(r: &RunEntry, uniform: bool) -> String {
     }
     parts.extend(b.unigram.map(|u| format!("unigram {}", big(u))));
     match parts.is_empty() {
-        true => format!("ppl {ppl}"),
-        false => format!("ppl {ppl} ({})", parts.join(", ")),
+        true => ppl,
+        false => format!("{ppl} ({})", parts.join(", ")),
     }
 }
 
