@@ -18,7 +18,9 @@
 //!   and on `f64` rows (PSDVec, Lanczos);
 //! - [`prefetch`]: cache hints for rows read from random places;
 //! - [`blocked`]: register-blocked `f64` kernels for the tall-and-thin block
-//!   products of the Lanczos solver and the sparse × dense-block product.
+//!   products of the Lanczos solver and the sparse × dense-block product;
+//! - [`cauchy`]: t-SNE's attraction, 8 gathered entries of a row to an
+//!   AVX-512 register.
 //!
 //! Rules for this module: every `unsafe fn` has a `# Safety` section, every
 //! `unsafe` block a `SAFETY:` comment, and no safe public function can read
@@ -29,6 +31,7 @@
 
 pub mod adagrad;
 pub mod blocked;
+pub mod cauchy;
 pub mod hogwild;
 pub mod lanes;
 pub mod mixed;

@@ -18,6 +18,7 @@
 use rayon::prelude::*;
 
 use super::affinity::SparseP;
+pub use super::attraction::attraction;
 use super::fft::{FftParams, FftWorkspace};
 pub use super::points::CHUNK;
 use super::{barnes_hut, exact};
@@ -132,42 +133,6 @@ where
         // KL = Σ p ln p − Σ p ln w + (Σ p) ln Z.
         want_kl.then(|| self.neg_entropy - p_log_w + self.sum_p * z.ln())
     }
-}
-
-/// Writes `α Σ_j p_ij w_ij (y_i − y_j)` into `out`; returns `Σ p_ij ln w_ij`
-/// (unexaggerated) when `want_log`, else 0.
-pub fn attraction<const D: usize>(
-    p: &SparseP,
-    y: &[[f64; D]],
-    exaggeration: f64,
-    want_log: bool,
-    out: &mut [[f64; D]],
-) -> f64 {
-    let parts: Vec<f64> = out
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .map(|(c, chunk)| {
-            let mut log_sum = 0.0;
-            for (o, i) in chunk.iter_mut().zip(c * CHUNK..) {
-                let yi = y[i];
-                let (cols, vals) = p.row(i);
-                let mut f = [0.0; D];
-                for (&j, &v) in cols.iter().zip(vals) {
-                    let (one_plus, d) = exact::one_plus_d2(&yi, &y[j as usize]);
-                    let pw = f64::from(v) / one_plus;
-                    for k in 0..D {
-                        f[k] += pw * d[k];
-                    }
-                    if want_log {
-                        log_sum -= f64::from(v) * one_plus.ln();
-                    }
-                }
-                *o = f.map(|v| exaggeration * v);
-            }
-            log_sum
-        })
-        .collect();
-    parts.iter().sum()
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! Hyperparameters are declared once in [`SCHEMA`].
 
 pub mod affinity;
+mod attraction;
 pub mod barnes_hut;
 pub mod exact;
 pub mod fft;
