@@ -6,7 +6,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::creation::{self, Criteria, History, Outcome, Pending, Placement, Record};
 use super::heldout::Heldout;
-use super::model::{Entry, Layout, Model, Scratch, Shape};
+use super::model::{Draws, Entry, Layout, Model, Scratch, Shape};
 use super::proposal::Proposal;
 use super::trainer::{
     export, prototype_cap, train_sentences, Cursor, MpnnlmTrainer, Rates, Tally, Target,
@@ -46,7 +46,7 @@ fn loss(m: &mut Model, window: &[u32], t: u32) -> f64 {
     let mut s = Scratch::new(SHAPE);
     net.forward(window, &mut s);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-    net.entries(t, 0, &mut rng, &mut s);
+    net.entries(t, 0, Draws::Each, &mut rng, &mut s);
     net.gradient(&mut s)
 }
 
@@ -103,7 +103,7 @@ fn the_target_posterior_is_eq_33() {
     let mut s = Scratch::new(SHAPE);
     s.p.copy_from_slice(&[0.3, -0.5, 0.7]);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-    net.entries(1, 0, &mut rng, &mut s);
+    net.entries(1, 0, Draws::Each, &mut rng, &mut s);
     net.target_posterior(&mut s);
     let r = s.posterior.clone();
     assert_eq!(r.len(), 3);
@@ -124,7 +124,7 @@ fn softmax_gradient_check(t: u32, keep: Option<usize>) {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
     {
         let f = |s: &mut Scratch, rng: &mut Xoshiro256PlusPlus| {
-            net.entries(t, 0, rng, s);
+            net.entries(t, 0, Draws::Each, rng, s);
             if let Some(k) = keep {
                 net.keep_target(k, s);
             }
@@ -183,7 +183,7 @@ fn backpropagation_matches_finite_differences() {
             let net = m.net();
             net.forward(&window, &mut s);
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-            net.entries(t, 0, &mut rng, &mut s);
+            net.entries(t, 0, Draws::Each, &mut rng, &mut s);
             net.gradient(&mut s);
             net.backprop(&mut s);
         }
@@ -277,12 +277,12 @@ fn assert_unbiased(m: &mut Model, shape: Shape, each: impl Fn(&[&Entry])) {
             .map(|e| e.scale * e.value.exp())
             .sum()
     };
-    net.entries(7, 0, &mut rng, &mut s);
+    net.entries(7, 0, Draws::Each, &mut rng, &mut s);
     let full = others(&s);
     let trials = 20_000;
     let (mut mean, mut sq) = (0.0, 0.0);
     for _ in 0..trials {
-        net.entries(7, 5, &mut rng, &mut s);
+        net.entries(7, 5, Draws::Each, &mut rng, &mut s);
         let drawn: Vec<&Entry> = s.entries.iter().filter(|e| !e.target).collect();
         assert_eq!(drawn.len(), 5);
         each(&drawn);
@@ -349,7 +349,7 @@ fn the_posterior_target_pulls_every_prototype_of_the_word() {
         net.forward(&window, &mut s);
         let p = s.p.clone();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(0);
-        net.entries(t, 0, &mut rng, &mut s);
+        net.entries(t, 0, Draws::Each, &mut rng, &mut s);
         net.gradient(&mut s);
         let coef: Vec<f64> = s.entries.iter().take(3).map(|e| e.value).collect();
         let proto = |k: u32| {
@@ -363,6 +363,7 @@ fn the_posterior_target_pulls_every_prototype_of_the_word() {
             momentum: 0.0,
             sample: 0,
             target,
+            draws: Draws::Each,
         };
         let mut rings = creation::Pending::default();
         let (_, drawn) =
@@ -522,6 +523,7 @@ fn a_chunk_trained_in_slices_is_the_chunk_trained_at_once() {
         momentum: 0.9,
         sample: 3,
         target: Target::Drawn,
+        draws: Draws::Each,
     };
     let batch = random_batch(4, 5, 7, 3);
     let end = 4;
