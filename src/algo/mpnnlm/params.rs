@@ -366,6 +366,16 @@ mod tests {
         assert_eq!(defaults.get("lr_decay").to_string(), "newbob");
     }
 
+    /// Runs default to merged draws; a session written before `draws`
+    /// existed took a momentum step per draw and replays so.
+    #[test]
+    fn a_session_without_draws_replays_a_step_per_draw() {
+        let spec = SCHEMA.iter().find(|s| s.name == "draws").unwrap();
+        assert_eq!(spec.when_absent(), Value::Choice("each".into()));
+        let defaults = Params::defaults(SCHEMA);
+        assert_eq!(defaults.get("draws").to_string(), "merged");
+    }
+
     /// By hand: ln 700 = 6.5511 and ln 695 = 6.5439; 6.5439 × 1.003 = 6.5635
     /// is above 6.5511, so the epoch that ends at 695 gained less than 0.3%.
     #[test]
