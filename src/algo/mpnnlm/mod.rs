@@ -40,7 +40,7 @@ pub mod trainer;
 #[cfg(test)]
 mod tests;
 
-pub use model::{Layout, Model, Shape};
+pub use model::{Draws, Layout, Model, Shape};
 pub use params::*;
 pub use trainer::{MpnnlmTrainer, Target};
 

@@ -319,10 +319,28 @@ pub struct Entry {
     pub slot: u32,
     /// True for a prototype of the target word.
     pub target: bool,
-    /// How many prototypes it stands for (1, or `others / m` when sampled).
+    /// How many prototypes it stands for (1, or `others / m` when sampled;
+    /// times the draws of the slot when they are merged, [`Draws::Merged`]).
     pub scale: f64,
-    /// `−‖p_k − p̂‖² / 2`, then (after [`Net::gradient`]) `∂ℓ/∂p_k = coef · (p_k − p̂)`.
+    /// While the entries are drawn, the number of draws of the slot (1
+    /// unless merged); then `−‖p_k − p̂‖² / 2`; then (after
+    /// [`Net::gradient`]) `∂ℓ/∂p_k = coef · (p_k − p̂)`.
     pub value: f64,
+}
+
+/// What the sampled denominator does with a prototype drawn several times
+/// for one token (the unigram proposal draws `the` tens of times in 1,000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Draws {
+    /// Every draw is its own entry: its own distance, term of the gradient
+    /// and momentum step (a slot drawn `k` times steps `k` times, each from
+    /// where the previous left it).
+    Each,
+    /// A slot's draws are one entry whose scale is their sum: the same
+    /// estimate `Ẑ` and the same gradient, one momentum step with the summed
+    /// coefficient, about half the entries (text8: ~530 distinct slots in
+    /// 1,000 draws).
+    Merged,
 }
 
 /// How many softmax entries ahead a token's loops ask the CPU for the
@@ -351,6 +369,11 @@ pub struct Scratch {
     /// Posterior of the target's prototypes (`r`), in slot order.
     pub posterior: Vec<f64>,
     acc: Vec<f64>,
+    /// Per slot: the token (`stamp`) that last drew it and its entry there,
+    /// to find a slot drawn again ([`Draws::Merged`]). Sized on first use.
+    marks: Vec<[u32; 2]>,
+    /// The current token's stamp (never 0, the mark of "never drawn").
+    stamp: u32,
 }
 
 impl Scratch {
@@ -368,7 +391,36 @@ impl Scratch {
             entries: Vec::new(),
             posterior: Vec::new(),
             acc: vec![0.0; d],
+            marks: Vec::new(),
+            stamp: 0,
         }
+    }
+
+    /// Starts a token's draws over a table of `slots` slots: no slot is
+    /// marked as drawn.
+    #[inline(always)]
+    fn new_draws(&mut self, slots: usize) {
+        if self.marks.len() < slots {
+            self.marks.resize(slots, [0, 0]);
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.fill([0, 0]);
+            self.stamp = 1;
+        }
+    }
+
+    /// The entry of `slot` when this token drew it already; else marks it
+    /// as drawn into the next entry.
+    #[inline(always)]
+    fn drawn(&mut self, slot: u32) -> Option<usize> {
+        let next = self.entries.len() as u32;
+        let mark = &mut self.marks[slot as usize];
+        if mark[0] == self.stamp {
+            return Some(mark[1] as usize);
+        }
+        *mark = [self.stamp, next];
+        None
     }
 }
 
@@ -432,21 +484,33 @@ impl<R: Rows> Net<'_, R> {
     /// [`Proposal`] a word `w ≠ t` from it and one of its prototypes
     /// uniformly, standing for `(1 − Q(t)) |w| / (sample Q(w))`. Either way
     /// `Σ scale · q` is an unbiased estimate of the others' part of `Z`.
-    /// Values are `−‖p_k − p̂‖²/2`.
+    /// Values are `−‖p_k − p̂‖²/2`. With [`Draws::Merged`] a slot drawn
+    /// again adds its draw to its entry's scale instead of a new entry.
     ///
     /// The slots are all drawn first and their distances taken after, each
     /// row asked for 8 entries before its turn (`AHEAD`): the rows come from
     /// random places in a table larger than the cache.
     #[inline(always)]
-    pub fn entries(&self, t: u32, sample: usize, rng: &mut impl RngExt, s: &mut Scratch) {
+    pub fn entries(
+        &self,
+        t: u32,
+        sample: usize,
+        draws: Draws,
+        rng: &mut impl RngExt,
+        s: &mut Scratch,
+    ) {
         s.entries.clear();
+        let merge = draws == Draws::Merged;
+        if merge {
+            s.new_draws(self.layout.slots());
+        }
         let own = self.layout.of(t);
         for slot in own.clone() {
             s.entries.push(Entry {
                 slot,
                 target: true,
                 scale: 1.0,
-                value: 0.0,
+                value: 1.0,
             });
         }
         let active = self.layout.active();
@@ -464,8 +528,12 @@ impl<R: Rows> Net<'_, R> {
                 let of = self.layout.of(w);
                 let n = of.len();
                 let k = if n > 1 { rng.random_range(0..n) } else { 0 };
+                let slot = of.start + k as u32;
+                if merge && Self::again(slot, s) {
+                    continue;
+                }
                 let scale = rest * n as f64 / q.prob(w);
-                self.push_other(of.start + k as u32, scale, s);
+                self.push_other(slot, scale, s);
             }
         } else {
             let scale = others as f64 / sample as f64;
@@ -473,7 +541,9 @@ impl<R: Rows> Net<'_, R> {
             while drawn < sample {
                 let slot = active[rng.random_range(0..active.len())];
                 if !own.contains(&slot) {
-                    self.push_other(slot, scale, s);
+                    if !(merge && Self::again(slot, s)) {
+                        self.push_other(slot, scale, s);
+                    }
                     drawn += 1;
                 }
             }
@@ -482,18 +552,35 @@ impl<R: Rows> Net<'_, R> {
             if let Some(e) = s.entries.get(k + AHEAD) {
                 self.protos.prefetch(e.slot as usize);
             }
-            s.entries[k].value = self.distance(s.entries[k].slot, &s.p);
+            let e = &mut s.entries[k];
+            // Times the draws (1 unless merged: exact, the same bits).
+            e.scale *= e.value;
+            e.value = self.distance(e.slot, &s.p);
         }
     }
 
-    /// Adds an entry for another word's prototype (its value comes later).
+    /// True when this token drew `slot` already: its entry counts one more
+    /// draw ([`Draws::Merged`]). Else the slot is marked for the next entry.
+    #[inline(always)]
+    fn again(slot: u32, s: &mut Scratch) -> bool {
+        match s.drawn(slot) {
+            Some(i) => {
+                s.entries[i].value += 1.0;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Adds an entry for another word's prototype, drawn once so far (its
+    /// value becomes its distance later).
     #[inline(always)]
     fn push_other(&self, slot: u32, scale: f64, s: &mut Scratch) {
         s.entries.push(Entry {
             slot,
             target: false,
             scale,
-            value: 0.0,
+            value: 1.0,
         });
     }
 
@@ -529,6 +616,24 @@ impl<R: Rows> Net<'_, R> {
     /// scaled share of `Z`) and `∂ℓ/∂p̂ = −Σ_k coef_k (p_k − p̂)`.
     #[inline(always)]
     pub fn gradient(&self, s: &mut Scratch) -> f64 {
+        self.gradient_then(None, s)
+    }
+
+    /// [`Net::gradient`], each entry's prototype taking its momentum step
+    /// (rate `lr`, momentum `mu`) as soon as its term is summed, while its
+    /// row is in the cache; [`Net::apply`] with `entries_stepped` then skips
+    /// them. Only for entries of distinct slots ([`Draws::Merged`]): the
+    /// sum must read every row before any step, so a slot drawn twice
+    /// would read its own step. On distinct slots the same bits as
+    /// [`Net::gradient`] then [`Net::apply`]: no row is read after it is
+    /// stepped, and the dense layers' steps touch other tables.
+    #[inline(always)]
+    pub fn gradient_and_step(&self, lr: f32, mu: f32, s: &mut Scratch) -> f64 {
+        self.gradient_then(Some((lr, mu)), s)
+    }
+
+    #[inline(always)]
+    fn gradient_then(&self, step: Option<(f32, f32)>, s: &mut Scratch) -> f64 {
         let top = s
             .entries
             .iter()
@@ -545,7 +650,11 @@ impl<R: Rows> Net<'_, R> {
         s.posterior.clear();
         let g = &mut s.acc;
         g.fill(0.0);
-        for e in s.entries.iter_mut() {
+        for k in 0..s.entries.len() {
+            if let (Some(next), Some(_)) = (s.entries.get(k + AHEAD), step) {
+                self.proto_vel.prefetch(next.slot as usize);
+            }
+            let e = &mut s.entries[k];
             let pi = e.scale * e.value / z;
             let coef = if e.target {
                 let r = e.value / mass;
@@ -555,7 +664,12 @@ impl<R: Rows> Net<'_, R> {
                 -pi
             };
             e.value = coef;
-            momentum::sub_scaled_diff_row(&self.protos, e.slot as usize, coef, &s.p, g);
+            let slot = e.slot as usize;
+            momentum::sub_scaled_diff_row(&self.protos, slot, coef, &s.p, g);
+            if let Some((lr, mu)) = step {
+                let c = coef as f32;
+                step_toward_row(&self.protos, &self.proto_vel, slot, c, &s.p, lr, mu);
+            }
         }
         for (o, g) in s.g_p.iter_mut().zip(s.acc.iter()) {
             *o = *g as f32;
@@ -587,9 +701,10 @@ impl<R: Rows> Net<'_, R> {
 
     /// One momentum step `v ← μ v − lr g; θ ← θ + v` on every parameter the
     /// token touched: the prediction layer, the hidden layer, the output
-    /// prototypes of the entries (steps 2 and 3), the input prototypes.
+    /// prototypes of the entries (steps 2 and 3) unless `entries_stepped`
+    /// ([`Net::gradient_and_step`] took their steps), the input prototypes.
     #[inline(always)]
-    pub fn apply(&self, window: &[u32], lr: f32, mu: f32, s: &mut Scratch) {
+    pub fn apply(&self, window: &[u32], lr: f32, mu: f32, entries_stepped: bool, s: &mut Scratch) {
         let (d, hid) = (self.shape.dim, self.shape.hidden);
         for j in 0..d {
             step_row(&self.w, &self.w_vel, j, s.delta_o[j], &s.h, lr, mu);
@@ -597,9 +712,10 @@ impl<R: Rows> Net<'_, R> {
         for i in 0..hid {
             step_row(&self.u, &self.u_vel, i, s.delta_h[i], &s.x, lr, mu);
         }
-        for (k, e) in s.entries.iter().enumerate() {
+        let entries = if entries_stepped { &[][..] } else { &s.entries };
+        for (k, e) in entries.iter().enumerate() {
             // The prototypes were just read; their velocities were not.
-            if let Some(next) = s.entries.get(k + AHEAD) {
+            if let Some(next) = entries.get(k + AHEAD) {
                 self.proto_vel.prefetch(next.slot as usize);
             }
             let (slot, c) = (e.slot as usize, e.value as f32);

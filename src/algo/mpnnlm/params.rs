@@ -2,7 +2,7 @@
 //! reads from them.
 
 use super::creation;
-use super::model::Shape;
+use super::model::{Draws, Shape};
 use super::trainer::Target;
 use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
 use crate::train::parallel::{self, Schedule};
@@ -58,6 +58,17 @@ pub static SCHEMA: &[ParamSpec] = &[
         ProposalName::NAMES,
         "unigram",
         "where the sampled denominator draws the other words: by training count (or its 0.75 power), importance-weighted (Bengio & Senecal), or uniformly among the prototypes (lets the frequent words escape most samples: model ppl stays above the unigram's)",
+    ),
+    ParamSpec::choice(
+        "draws",
+        Draws::NAMES,
+        "merged",
+        "each: every draw of the sampled denominator is its own entry and momentum step (a prototype drawn k times steps k times); merged: a prototype's draws for one token are one entry weighted by their number, one momentum step (the same estimate and gradient, about half the entries with the unigram proposal)",
+    )
+    .live()
+    .absent(
+        "each",
+        "the session predates draws: every draw took its own momentum step",
     ),
     ParamSpec::choice(
         "target",
@@ -155,6 +166,8 @@ pub struct Settings {
     pub proposal: Option<f64>,
     /// What the target's prototypes train towards (live).
     pub target: Target,
+    /// Whether repeated draws of the denominator are merged (live).
+    pub draws: Draws,
     /// Several prototypes per word allowed.
     pub multi: bool,
     /// Creation thresholds (live).
@@ -262,6 +275,11 @@ choice_names!(Prototypes {
     One = "one",
 });
 
+choice_names!(Draws {
+    Each = "each",
+    Merged = "merged",
+});
+
 choice_names!(Target {
     Drawn = "drawn",
     Posterior = "posterior",
@@ -280,6 +298,7 @@ bind_params! {
         momentum: f64,
         sample: usize,
         proposal: ProposalName,
+        draws: Draws,
         target: Target,
         prototypes: Prototypes,
         max_ppl: f64,
@@ -315,6 +334,7 @@ impl Settings {
                 ProposalName::Uniform => None,
             },
             target: v.target,
+            draws: v.draws,
             multi: v.prototypes == Prototypes::Log10,
             criteria: creation::Criteria {
                 max_ppl: v.max_ppl,
@@ -344,6 +364,16 @@ mod tests {
         assert_eq!(spec.when_absent(), Value::Choice("constant".into()));
         let defaults = Params::defaults(SCHEMA);
         assert_eq!(defaults.get("lr_decay").to_string(), "newbob");
+    }
+
+    /// Runs default to merged draws; a session written before `draws`
+    /// existed took a momentum step per draw and replays so.
+    #[test]
+    fn a_session_without_draws_replays_a_step_per_draw() {
+        let spec = SCHEMA.iter().find(|s| s.name == "draws").unwrap();
+        assert_eq!(spec.when_absent(), Value::Choice("each".into()));
+        let defaults = Params::defaults(SCHEMA);
+        assert_eq!(defaults.get("draws").to_string(), "merged");
     }
 
     /// By hand: ln 700 = 6.5511 and ln 695 = 6.5439; 6.5439 × 1.003 = 6.5635

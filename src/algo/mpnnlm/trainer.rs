@@ -19,7 +19,7 @@ use super::baselines::Baselines;
 use super::creation::{self, History, Outcome, Record};
 use super::heldout::{self, Heldout};
 use super::lanes::Lanes;
-use super::model::{Layout, Model, Net, Scratch};
+use super::model::{Draws, Layout, Model, Net, Scratch};
 use super::proposal::Proposal;
 use super::{Rate, Settings};
 use crate::corpus::{Batch, Split};
@@ -64,6 +64,9 @@ pub struct Rates {
     pub sample: usize,
     /// What the target word's prototypes learn from.
     pub target: Target,
+    /// Whether a prototype drawn several times for the denominator is one
+    /// entry.
+    pub draws: Draws,
 }
 
 /// Which of the target word's prototypes a training token trains towards.
@@ -235,10 +238,12 @@ impl<R: Rows, C: Record, G: RngExt> Kernel for Token<'_, '_, R, C, G> {
         if net.full_context(window) {
             rings.record(t, &s.p);
         }
-        net.entries(t, rates.sample, rng, s);
+        net.entries(t, rates.sample, rates.draws, rng, s);
+        // Distinct slots take their steps as their terms are summed.
+        let fused = rates.draws == Draws::Merged;
         let (loss, slot) = match rates.target {
             Target::Posterior => {
-                let loss = net.gradient(s);
+                let loss = gradient(net, fused, rates, s);
                 (loss, draw(net, t, rng, s))
             }
             Target::Drawn => {
@@ -253,12 +258,24 @@ impl<R: Rows, C: Record, G: RngExt> Kernel for Token<'_, '_, R, C, G> {
                 };
                 net.select(slot);
                 // The word's loss is the drawn prototype's plus ln r_k*.
-                (net.gradient(s) + ln_r, slot)
+                (gradient(net, fused, rates, s) + ln_r, slot)
             }
         };
         net.backprop(s);
-        net.apply(window, rates.lr, rates.momentum, s);
+        net.apply(window, rates.lr, rates.momentum, fused, s);
         (loss, slot)
+    }
+}
+
+/// [`Net::gradient`], or with `fused` [`Net::gradient_and_step`]. A
+/// function, not a closure: a closure is compiled apart from the token,
+/// without its instruction set.
+#[inline(always)]
+fn gradient<R: Rows>(net: &Net<'_, R>, fused: bool, rates: Rates, s: &mut Scratch) -> f64 {
+    if fused {
+        net.gradient_and_step(rates.lr, rates.momentum, s)
+    } else {
+        net.gradient(s)
     }
 }
 
@@ -485,6 +502,7 @@ impl MpnnlmTrainer {
             momentum: self.settings.momentum as f32,
             sample: self.settings.sample,
             target: self.settings.target,
+            draws: self.settings.draws,
         }
     }
 
@@ -737,6 +755,7 @@ impl Trainer for MpnnlmTrainer {
         let live = Settings::from_params(params);
         let s = &mut self.settings;
         (s.lr, s.momentum, s.sample, s.target) = (live.lr, live.momentum, live.sample, live.target);
+        s.draws = live.draws;
         s.criteria = live.criteria;
         Ok(())
     }
