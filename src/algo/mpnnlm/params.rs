@@ -38,7 +38,7 @@ pub static SCHEMA: &[ParamSpec] = &[
         "lr_decay",
         LrDecay::NAMES,
         "newbob",
-        "newbob: the rate stays until an epoch lowers the held-out cross-entropy by less than 0.3%, then halves at every epoch (Mikolov's RNNLM schedule; one epoch runs at the constant rate; needs heldout_tokens > 0; ten epochs on text8-head end below the Kneser-Ney bigram); constant: the same rate every epoch (the thesis gives no schedule); halve: the rate halves at each epoch after the first (too fast for tens of epochs: it falls 1,000-fold in ten)",
+        "newbob: the rate stays until an epoch lowers the held-out cross-entropy by less than 0.3%, then halves at every epoch (Mikolov's RNNLM schedule; one epoch runs at the constant rate; needs heldout_tokens > 0; ten epochs on text8-head with draws=each end below the Kneser-Ney bigram); constant: the same rate every epoch (the thesis gives no schedule); halve: the rate halves at each epoch after the first (too fast for tens of epochs: it falls 1,000-fold in ten)",
     )
     .absent(
         "constant",
