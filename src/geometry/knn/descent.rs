@@ -32,6 +32,7 @@ use crate::fast::lanes::{Lanes, Portable};
 
 use super::Knn;
 use crate::fast::join::{Joiner, Rows, Update};
+use crate::fast::prefetch;
 
 /// Marks an entry not yet joined.
 const NEW: u32 = 1 << 31;
@@ -286,7 +287,17 @@ impl<'a, L: Lanes> Points<'a, L> {
             }
             let mut joiner = Joiner::new(true);
             let mut all = Vec::with_capacity(2 * new.m);
-            for i in c0..(c0 + CHUNK).min(block.end) {
+            let end = (c0 + CHUNK).min(block.end);
+            for i in c0..end {
+                // The next point's candidate rows and limits are scattered
+                // over the whole data at large n: ask for them now, while
+                // this point's products run (the gather waited on memory).
+                if i + 1 < end {
+                    for &q in new.row(i + 1).iter().chain(old.row(i + 1)) {
+                        prefetch::row(self.row(q as usize));
+                        prefetch::row(&heaps.dist[q as usize * k..q as usize * k + 1]);
+                    }
+                }
                 let news = new.row(i);
                 all.clear();
                 all.extend_from_slice(news);
