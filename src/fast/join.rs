@@ -133,7 +133,7 @@ impl Joiner {
     unsafe fn transpose_avx512(&mut self, x: &Rows<'_>, all: &[u32], cols: usize) {
         use std::arch::x86_64::*;
         let d = x.d;
-        assert!(self.rows.len() >= d * cols && cols >= all.len() && cols % 16 == 0);
+        assert!(self.rows.len() >= d * cols && cols >= all.len() && cols.is_multiple_of(16));
         let out = self.rows.as_mut_ptr();
         for (g, ids) in all.chunks(16).enumerate() {
             let src: [&[f32]; 16] =
