@@ -17,6 +17,9 @@
 //!   sums must not depend on the instruction set (GloVe, DSNMF, Lanczos),
 //!   and on `f64` rows (PSDVec, Lanczos);
 //! - [`prefetch`]: cache hints for rows read from random places;
+//! - [`join`]: NN-descent's local join, an AVX-512 kernel that multiplies a
+//!   point's new candidates by all its candidates right of the diagonal and
+//!   tests the distances 16 at a time;
 //! - [`blocked`]: register-blocked `f64` kernels for the tall-and-thin block
 //!   products of the Lanczos solver and the sparse × dense-block product;
 //! - [`cauchy`]: t-SNE's attraction, 8 gathered entries of a row to an
@@ -33,6 +36,7 @@ pub mod adagrad;
 pub mod blocked;
 pub mod cauchy;
 pub mod hogwild;
+pub mod join;
 pub mod lanes;
 pub mod mixed;
 pub mod momentum;

@@ -21,8 +21,7 @@
 //! new entry), `n × max_candidates` candidate lists, reused update buffers;
 //! the hot loops do not allocate.
 
-use ndarray::linalg::general_mat_mul;
-use ndarray::{s, Array2, ArrayView2};
+use ndarray::ArrayView2;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -32,6 +31,8 @@ use crate::fast::lanes::Avx2;
 use crate::fast::lanes::{Lanes, Portable};
 
 use super::Knn;
+use crate::fast::join::{Joiner, Rows, Update};
+use crate::fast::prefetch;
 
 /// Marks an entry not yet joined.
 const NEW: u32 = 1 << 31;
@@ -210,7 +211,7 @@ impl<'a, L: Lanes> Points<'a, L> {
             m,
             ids: vec![EMPTY; n * m],
         };
-        let mut buffers: Vec<Vec<(u32, u32, f32)>> = vec![Vec::new(); BLOCK.div_ceil(CHUNK)];
+        let mut buffers: Vec<Vec<Update>> = vec![Vec::new(); BLOCK.div_ceil(CHUNK)];
         for round in 0..rounds as u64 {
             let salt = mix(p.seed ^ mix(round + 0x100));
             sample(&heaps, &mut new, &mut old, salt);
@@ -261,59 +262,47 @@ impl<'a, L: Lanes> Points<'a, L> {
     }
 
     /// Local joins of the points `block`: every candidate pair (new × new,
-    /// new × old) that beats either end's current worst becomes an update.
-    /// A point's candidate rows are gathered once and multiplied as one small
-    /// GEMM (each row is read once, not once per pair).
+    /// new × old) that beats either end's current worst becomes an update
+    /// ([`Joiner::join`]).
     fn join(
         &self,
         heaps: &Heaps,
         new: &Candidates,
         old: &Candidates,
         block: std::ops::Range<usize>,
-        buffers: &mut [Vec<(u32, u32, f32)>],
+        buffers: &mut [Vec<Update>],
     ) {
         let k = heaps.k;
         let worst = |i: u32| heaps.dist[i as usize * k];
-        let m = new.m;
+        let rows = Rows {
+            data: self.data,
+            d: self.d,
+            sq: &self.sq,
+        };
         buffers.par_iter_mut().enumerate().for_each(|(c, out)| {
             out.clear();
             let c0 = block.start + c * CHUNK;
             if c0 >= block.end {
                 return;
             }
-            let mut rows = Array2::<f32>::zeros((2 * m, self.d));
-            let mut dots = Array2::<f32>::zeros((m, 2 * m));
-            let mut all = Vec::with_capacity(2 * m);
-            for i in c0..(c0 + CHUNK).min(block.end) {
-                let news = new.row(i);
-                if news.is_empty() {
-                    continue;
+            let mut joiner = Joiner::new(true);
+            let mut all = Vec::with_capacity(2 * new.m);
+            let end = (c0 + CHUNK).min(block.end);
+            for i in c0..end {
+                // The next point's candidate rows and limits are scattered
+                // over the whole data at large n: ask for them now, while
+                // this point's products run (the gather waited on memory).
+                if i + 1 < end {
+                    for &q in new.row(i + 1).iter().chain(old.row(i + 1)) {
+                        prefetch::row(self.row(q as usize));
+                        prefetch::row(&heaps.dist[q as usize * k..q as usize * k + 1]);
+                    }
                 }
+                let news = new.row(i);
                 all.clear();
                 all.extend_from_slice(news);
                 all.extend_from_slice(old.row(i));
-                for (mut dst, &j) in rows.rows_mut().into_iter().zip(&all) {
-                    dst.as_slice_mut()
-                        .expect("rows of a standard-layout array")
-                        .copy_from_slice(self.row(j as usize));
-                }
-                let (nn, na) = (news.len(), all.len());
-                let mut d = dots.slice_mut(s![..nn, ..na]);
-                let g = rows.slice(s![..na, ..]);
-                general_mat_mul(1.0, &g.slice(s![..nn, ..]), &g.t(), 0.0, &mut d);
-                for (a, &p) in news.iter().enumerate() {
-                    let limit = worst(p);
-                    let base = self.sq[p as usize];
-                    for (b, &q) in all.iter().enumerate().skip(a + 1) {
-                        if q == p {
-                            continue;
-                        }
-                        let d2 = (base + self.sq[q as usize] - 2.0 * d[[a, b]]).max(0.0);
-                        if d2 <= limit || d2 <= worst(q) {
-                            out.push((p, q, d2));
-                        }
-                    }
-                }
+                joiner.join(&rows, worst, &all, news.len(), out);
             }
         });
     }
@@ -336,7 +325,7 @@ impl Heaps {
 
     /// Applies the updates of one block, buffer by buffer in order, each row
     /// by the task that owns it; returns how many entries changed.
-    fn apply(&mut self, buffers: &[Vec<(u32, u32, f32)>]) -> usize {
+    fn apply(&mut self, buffers: &[Vec<Update>]) -> usize {
         let k = self.k;
         let n = self.dist.len() / k;
         let rows = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
