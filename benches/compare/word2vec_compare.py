@@ -21,15 +21,19 @@ examples). For each algorithm (sgns, cbow) and seed (1..3 by default):
 Speed: words/s = raw corpus tokens (2,139,748 for text8-head, OOV included,
 before subsampling) x epochs / wall seconds of training. For gensim that is
 model.train(); for wordbench the whole job (encoding the corpus to ids
-included); vocabulary building is excluded for both. Runs are sequential and
-the 1-minute load average is printed with each timing (the machine is shared).
+included); vocabulary building is excluded for both. CPU seconds are counted
+two ways: the training call alone on both sides (gensim's train(), our job:
+equal work, the ratio the issue's bar is judged on) and, for wordbench, the
+whole process too (vocabulary building and writing the vectors included,
+which gensim's timing leaves out). Runs are sequential and the 1-minute load
+average is printed with each timing (the machine is shared).
 
 Runs alternate: per seed, gensim at each worker count, then each wordbench
 variant. gensim's *efficient setting* is the worker count whose train() took
 the fewest CPU seconds (median over the seeds); every ratio is against it.
 
 Prints a table, one SPEED line per wordbench variant (speedline.py: CPU
-seconds, the median over seeds, wordbench's whole process against gensim's
+seconds, the median over seeds, wordbench's training call against gensim's
 train() at its efficient setting), and checks the issue's bars: quality no more than 0.02 (analogy:
 2 points) below gensim, SGNS speed at least 1.2x gensim's.
 """
@@ -85,7 +89,7 @@ def train_gensim(algo, seed, sentences, tokens, workers, path):
     model.train(sentences, total_examples=model.corpus_count, epochs=EPOCHS)
     seconds, cpu_s = time.perf_counter() - t, cpu(resource.RUSAGE_SELF) - c
     model.wv.save_word2vec_format(path)
-    return {"seconds": seconds, "words_per_sec": tokens * EPOCHS / seconds, "cpu": cpu_s,
+    return {"seconds": seconds, "words_per_sec": tokens * EPOCHS / seconds, "cpu": cpu_s, "train_cpu": cpu_s,
             "words_per_cpu_sec": tokens * EPOCHS / cpu_s, "vocab": len(model.wv), "load": before}
 
 
@@ -100,7 +104,7 @@ def train_ours(algo, seed, threads, path, extra=()):
     # The whole process: vocabulary building and writing the vectors count against wordbench here.
     report["cpu"] = cpu(resource.RUSAGE_CHILDREN) - c
     report["words_per_cpu_sec"] = report["tokens"] * EPOCHS / report["cpu"]
-    return report
+    return report  # report["train_cpu"]: the training call alone, from the example
 
 
 def eval_gensim(path):
@@ -146,8 +150,8 @@ def batch_of(algo, impl):
 
 
 def speed_lines(args, results, impls):
-    """One SPEED line per wordbench variant: median CPU s over the seeds (wordbench's whole
-    process, gensim's train() at its efficient setting) and the mean scores by gensim's
+    """One SPEED line per wordbench variant: median CPU s over the seeds (wordbench's training
+    call, gensim's train() at its efficient setting: equal work) and the mean scores by gensim's
     evaluators against gensim's."""
     seeds = len(args.seeds)
     for algo in args.algos:
@@ -164,13 +168,14 @@ def speed_lines(args, results, impls):
                        f"analogy {ours['analogy']:.2f}% ({ours['analogy'] - theirs['analogy']:+.2f} points); "
                        f"mean of {seeds} seed(s), gensim's evaluators")
             work = (f"{algo.upper()}, text8-head, {EPOCHS} epochs, d = 100, {args.threads} threads "
-                    f"({variant}, whole process)")
+                    f"({variant}, its training call; whole process median "
+                    f"{median([r['cpu'] for r in runs]):.2f} CPU s)")
             others = [w for w in args.peer_workers if w != workers]
             chosen = (f"{workers} worker{'s' if workers > 1 else ''}" +
                       (f" (its efficient setting: fewer CPU s than {', '.join(map(str, others))})" if others else ""))
             peer = f"gensim {gensim.__version__} `Word2Vec`, {chosen}, its `train()` alone"
             key = f"{algo}-{batch}"
-            speed_line(key, median([r["cpu"] for r in runs]), median([r["cpu"] for r in base]),
+            speed_line(key, median([r["train_cpu"] for r in runs]), median([r["train_cpu"] for r in base]),
                        quality, work, peer)
 
 
@@ -219,7 +224,7 @@ def main():
                 results.setdefault((algo, impl), []).append(run)
                 g, w = run["by_gensim"], run["by_wordbench"]
                 print(f"  {algo} {impl:16} seed {seed}: {run['words_per_sec']:>9.0f} words/s "
-                      f"({run['seconds']:.1f}s, {run['cpu']:.1f} CPU s, load {run['load']:.2f}), vocab {run['vocab']}, "
+                      f"({run['seconds']:.1f}s, {run['train_cpu']:.2f} CPU s training, {run['cpu']:.2f} whole, load {run['load']:.2f}), vocab {run['vocab']}, "
                       f"WS353 {g['ws353']:.4f}/{w['ws353']:.4f} SimLex {g['simlex']:.4f}/{w['simlex']:.4f} "
                       f"analogy {g['analogy']:.2f}/{w['analogy']:.2f} (gensim eval/wordbench eval)", flush=True)
 
@@ -263,10 +268,12 @@ def main():
                     failures.append(f"sgns {impl} speed ratio {ratio:.2f} < 1.2")
             # Issue 35's bar, reported rather than enforced: every mean score within 0.01 of
             # gensim's (analogy as a fraction, so 1 point) and at most 0.25x its CPU seconds.
-            cpu_ratio = median([r["cpu"] for r in results[(algo, impl)]]) / median([r["cpu"] for r in base])
+            cpu_ratio = median([r["train_cpu"] for r in results[(algo, impl)]]) / median([r["train_cpu"] for r in base])
+            whole_ratio = median([r["cpu"] for r in results[(algo, impl)]]) / median([r["cpu"] for r in base])
             short = [f"{k} {ours[k] - theirs[k]:+.4f}" for k, slack in [("ws353", 0.01), ("simlex", 0.01), ("analogy", 1.0)]
                      if ours[k] < theirs[k] - slack]
-            print(f"{algo:5} {impl:16} CPU {cpu_ratio:.3f}x gensim's (median CPU s); issue 35's bar (<= 0.25x, scores "
+            print(f"{algo:5} {impl:16} CPU {cpu_ratio:.3f}x gensim's (median CPU s of the training calls; "
+                  f"our whole process {whole_ratio:.3f}x); issue 35's bar (<= 0.25x, scores "
                   f"within 0.01): {'met' if cpu_ratio <= 0.25 and not short else 'not met'}"
                   + (f" (below by more than 0.01: {', '.join(short)})" if short else ""))
     print()
