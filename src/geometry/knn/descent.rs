@@ -234,7 +234,9 @@ impl<'a, L: Lanes> Points<'a, L> {
 
     /// Fills the lists from the leaves each point falls in, then (for the
     /// rare point whose leaves held fewer than `k` others) from a seeded
-    /// scan of the rest.
+    /// scan of the rest. Each task marks the points it has measured for the
+    /// current point in a stamp array of `n` (reused point after point), so
+    /// a point in several of its leaves costs one distance, not one per tree.
     fn start(&self, heaps: &mut Heaps, forest: &[Tree], seed: u64) {
         let (n, k) = (self.n(), heaps.k);
         heaps
@@ -242,26 +244,33 @@ impl<'a, L: Lanes> Points<'a, L> {
             .par_chunks_mut(k)
             .zip(heaps.ids.par_chunks_mut(k))
             .enumerate()
-            .for_each(|(i, (dist, ids))| {
-                for tree in forest {
-                    for &j in tree.leaf_of(i) {
-                        if j as usize != i {
-                            push(dist, ids, self.dist(i, j as usize), j | NEW);
+            .with_min_len(256)
+            .for_each_init(
+                || vec![u32::MAX; n],
+                |seen, (i, (dist, ids))| {
+                    // A point met in several trees' leaves is measured once
+                    // (`seen[j] == i`): its row sits anywhere in memory.
+                    seen[i] = i as u32;
+                    for tree in forest {
+                        for &j in tree.leaf_of(i) {
+                            if std::mem::replace(&mut seen[j as usize], i as u32) != i as u32 {
+                                push(dist, ids, self.dist(i, j as usize), j | NEW);
+                            }
                         }
                     }
-                }
-                let mut filled = ids.iter().filter(|&&id| id != EMPTY).count();
-                let from = (mix(seed ^ mix(i as u64 + 0x200)) % n as u64) as usize;
-                for t in 0..n {
-                    if filled == k {
-                        break;
+                    let mut filled = ids.iter().filter(|&&id| id != EMPTY).count();
+                    let from = (mix(seed ^ mix(i as u64 + 0x200)) % n as u64) as usize;
+                    for t in 0..n {
+                        if filled == k {
+                            break;
+                        }
+                        let j = (from + t) % n;
+                        if j != i && push(dist, ids, self.dist(i, j), j as u32 | NEW) {
+                            filled += 1;
+                        }
                     }
-                    let j = (from + t) % n;
-                    if j != i && push(dist, ids, self.dist(i, j), j as u32 | NEW) {
-                        filled += 1;
-                    }
-                }
-            });
+                },
+            );
     }
 
     /// Local joins of the points `block`: every candidate pair (new × new,
@@ -788,6 +797,49 @@ mod tests {
                 assert_eq!(old.ids, want_old, "old, m = {m}, {threads} threads");
             }
         }
+    }
+
+    #[test]
+    fn the_forest_start_measures_each_leaf_mate_once_and_lists_the_same() {
+        // Reference: every leaf member of every tree pushed (duplicates
+        // rejected by the heap), then the seeded fill of short rows.
+        let x = mixture(1200, 10, 4, 2);
+        let data = x.as_slice().unwrap();
+        let pts = Points::new(Portable, data, 10);
+        let (n, k, leaf) = (1200, 25, 26);
+        let forest: Vec<Tree> = (0..5).map(|t| Tree::build(&pts, leaf, mix(t))).collect();
+        let mut got = Heaps {
+            k,
+            dist: vec![f32::INFINITY; n * k],
+            ids: vec![EMPTY; n * k],
+        };
+        in_pool(2, || pts.start(&mut got, &forest, 9));
+        let mut want = Heaps {
+            k,
+            dist: vec![f32::INFINITY; n * k],
+            ids: vec![EMPTY; n * k],
+        };
+        for i in 0..n {
+            let r = i * k..(i + 1) * k;
+            let (dist, ids) = (&mut want.dist[r.clone()], &mut want.ids[r]);
+            for tree in &forest {
+                for &j in tree.leaf_of(i).iter().filter(|&&j| j as usize != i) {
+                    push(dist, ids, pts.dist(i, j as usize), j | NEW);
+                }
+            }
+            let from = (mix(9 ^ mix(i as u64 + 0x200)) % n as u64) as usize;
+            for t in 0..n {
+                let j = (from + t) % n;
+                if ids.iter().all(|&e| e != EMPTY) {
+                    break;
+                }
+                if j != i {
+                    push(dist, ids, pts.dist(i, j), j as u32 | NEW);
+                }
+            }
+        }
+        assert_eq!(got.ids, want.ids);
+        assert_eq!(got.dist, want.dist);
     }
 
     #[test]
