@@ -25,6 +25,8 @@ use ndarray::ArrayView2;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
 
 #[cfg(target_arch = "x86_64")]
 use crate::fast::lanes::Avx2;
@@ -211,10 +213,11 @@ impl<'a, L: Lanes> Points<'a, L> {
             m,
             ids: vec![EMPTY; n * m],
         };
+        let mut reverse = Reverse::new(n, k);
         let mut buffers: Vec<Vec<Update>> = vec![Vec::new(); BLOCK.div_ceil(CHUNK)];
         for round in 0..rounds as u64 {
             let salt = mix(p.seed ^ mix(round + 0x100));
-            sample(&heaps, &mut new, &mut old, salt);
+            sample(&heaps, &mut reverse, &mut new, &mut old, salt);
             heaps.age(&new);
             let mut changed = 0usize;
             for b0 in (0..n).step_by(BLOCK) {
@@ -231,7 +234,9 @@ impl<'a, L: Lanes> Points<'a, L> {
 
     /// Fills the lists from the leaves each point falls in, then (for the
     /// rare point whose leaves held fewer than `k` others) from a seeded
-    /// scan of the rest.
+    /// scan of the rest. Each task marks the points it has measured for the
+    /// current point in a stamp array of `n` (reused point after point), so
+    /// a point in several of its leaves costs one distance, not one per tree.
     fn start(&self, heaps: &mut Heaps, forest: &[Tree], seed: u64) {
         let (n, k) = (self.n(), heaps.k);
         heaps
@@ -239,26 +244,33 @@ impl<'a, L: Lanes> Points<'a, L> {
             .par_chunks_mut(k)
             .zip(heaps.ids.par_chunks_mut(k))
             .enumerate()
-            .for_each(|(i, (dist, ids))| {
-                for tree in forest {
-                    for &j in tree.leaf_of(i) {
-                        if j as usize != i {
-                            push(dist, ids, self.dist(i, j as usize), j | NEW);
+            .with_min_len(256)
+            .for_each_init(
+                || vec![u32::MAX; n],
+                |seen, (i, (dist, ids))| {
+                    // A point met in several trees' leaves is measured once
+                    // (`seen[j] == i`): its row sits anywhere in memory.
+                    seen[i] = i as u32;
+                    for tree in forest {
+                        for &j in tree.leaf_of(i) {
+                            if std::mem::replace(&mut seen[j as usize], i as u32) != i as u32 {
+                                push(dist, ids, self.dist(i, j as usize), j | NEW);
+                            }
                         }
                     }
-                }
-                let mut filled = ids.iter().filter(|&&id| id != EMPTY).count();
-                let from = (mix(seed ^ mix(i as u64 + 0x200)) % n as u64) as usize;
-                for t in 0..n {
-                    if filled == k {
-                        break;
+                    let mut filled = ids.iter().filter(|&&id| id != EMPTY).count();
+                    let from = (mix(seed ^ mix(i as u64 + 0x200)) % n as u64) as usize;
+                    for t in 0..n {
+                        if filled == k {
+                            break;
+                        }
+                        let j = (from + t) % n;
+                        if j != i && push(dist, ids, self.dist(i, j), j as u32 | NEW) {
+                            filled += 1;
+                        }
                     }
-                    let j = (from + t) % n;
-                    if j != i && push(dist, ids, self.dist(i, j), j as u32 | NEW) {
-                        filled += 1;
-                    }
-                }
-            });
+                },
+            );
     }
 
     /// Local joins of the points `block`: every candidate pair (new × new,
@@ -393,56 +405,146 @@ impl Candidates {
     }
 }
 
-/// Samples this round's candidates: each point's new (old) neighbours and
-/// the points that list it as new (old), at most `m` of each, those of the
-/// lowest hash priority. Each task owns a range of rows and scans every list.
-fn sample(heaps: &Heaps, new: &mut Candidates, old: &mut Candidates, salt: u64) {
-    let (k, m) = (heaps.k, new.m);
-    let n = heaps.ids.len() / k;
-    let rows = n.div_ceil(rayon::current_num_threads().max(1)).max(1);
-    let priority = |a: u32, b: u32| {
-        let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
-        mix(salt ^ ((lo << 32) | hi))
-    };
-    new.ids
-        .par_chunks_mut(rows * m)
-        .zip(old.ids.par_chunks_mut(rows * m))
-        .enumerate()
-        .for_each(|(t, (new, old))| {
-            let r0 = t * rows;
-            let r1 = r0 + new.len() / m;
-            new.fill(EMPTY);
-            old.fill(EMPTY);
-            let mut new_pri = vec![u64::MAX; new.len()];
-            let mut old_pri = vec![u64::MAX; old.len()];
-            for (i, ids) in heaps.ids.chunks(k).enumerate() {
-                for &e in ids {
-                    let j = e & ID;
-                    if j == EMPTY {
-                        continue;
-                    }
-                    let (ids, pri) = if e & NEW != 0 {
-                        (&mut *new, &mut new_pri)
-                    } else {
-                        (&mut *old, &mut old_pri)
-                    };
-                    for (a, b) in [(i, j as usize), (j as usize, i)] {
-                        if (r0..r1).contains(&a) {
-                            let r = (a - r0) * m..(a - r0 + 1) * m;
-                            push(
-                                &mut pri[r.clone()],
-                                &mut ids[r],
-                                priority(i as u32, j),
-                                b as u32,
-                            );
-                        }
-                    }
-                }
-            }
-            for row in new.chunks_mut(m).chain(old.chunks_mut(m)) {
-                row.sort_unstable();
+/// Each point's reverse list: the points whose list holds it, each with
+/// that entry's new mark. Built anew each round into buffers allocated once.
+struct Reverse {
+    /// Point `i`'s reverse list is `ids[start[i]..start[i + 1]]`.
+    start: Vec<u32>,
+    /// Per point: entries counted, then the next free slot while filling.
+    next: Vec<AtomicU32>,
+    /// Atomic only so that tasks can fill them (each slot is handed out
+    /// once by `next`); plain loads and stores on x86.
+    ids: Vec<AtomicU32>,
+}
+
+impl Reverse {
+    fn new(n: usize, k: usize) -> Self {
+        assert!(
+            n * k < u32::MAX as usize,
+            "{n} × {k} list entries do not fit 32 bits"
+        );
+        Reverse {
+            start: vec![0; n + 1],
+            next: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            ids: (0..n * k).map(|_| AtomicU32::new(EMPTY)).collect(),
+        }
+    }
+
+    /// Transposes the lists: a counting pass, a prefix sum and a filling
+    /// pass, each task on its own range of lists. The order within a
+    /// reverse list depends on the threads; its set does not, and
+    /// [`sample`] only reads sets.
+    fn build(&mut self, heaps: &Heaps) {
+        let k = heaps.k;
+        let next = &self.next;
+        next.par_iter().for_each(|c| c.store(0, Relaxed));
+        heaps.ids.par_chunks(k).with_min_len(1024).for_each(|ids| {
+            for &e in ids.iter().filter(|&&e| e & ID != EMPTY) {
+                next[(e & ID) as usize].fetch_add(1, Relaxed);
             }
         });
+        let mut sum = 0u32;
+        for (s, c) in self.start.iter_mut().zip(next) {
+            *s = sum;
+            sum += c.swap(sum, Relaxed);
+        }
+        *self.start.last_mut().expect("n + 1 starts") = sum;
+        let slots = &self.ids;
+        heaps
+            .ids
+            .par_chunks(k)
+            .with_min_len(1024)
+            .enumerate()
+            .for_each(|(i, ids)| {
+                for &e in ids.iter().filter(|&&e| e & ID != EMPTY) {
+                    let at = next[(e & ID) as usize].fetch_add(1, Relaxed) as usize;
+                    slots[at].store(i as u32 | (e & NEW), Relaxed);
+                }
+            });
+    }
+
+    /// The points that list point `i` (order free), with their marks.
+    fn row(&self, i: usize) -> impl Iterator<Item = u32> + '_ {
+        let r = self.start[i] as usize..self.start[i + 1] as usize;
+        self.ids[r].iter().map(|e| e.load(Relaxed))
+    }
+}
+
+/// Samples this round's candidates: each point's new (old) neighbours and
+/// the points that list it as new (old), at most `m` of each, those of the
+/// lowest hash priority (ties to the lower id). Each task owns a range of
+/// points and reads only their lists and reverse lists ([`Reverse`]); a
+/// point's candidates are gathered, sorted and deduplicated, and hashed
+/// only when more than `m` remain. The sets do not depend on the order of
+/// the reverse lists, so neither does the result.
+fn sample(
+    heaps: &Heaps,
+    reverse: &mut Reverse,
+    new: &mut Candidates,
+    old: &mut Candidates,
+    salt: u64,
+) {
+    let (k, m) = (heaps.k, new.m);
+    reverse.build(heaps);
+    let reverse = &*reverse;
+    new.ids
+        .par_chunks_mut(m)
+        .zip(old.ids.par_chunks_mut(m))
+        .enumerate()
+        .with_min_len(256)
+        .for_each_init(Picks::default, |picks, (i, (new, old))| {
+            picks.new.clear();
+            picks.old.clear();
+            let listed = heaps.ids[i * k..(i + 1) * k].iter().copied();
+            for e in listed.chain(reverse.row(i)).filter(|&e| e & ID != EMPTY) {
+                let to = if e & NEW != 0 {
+                    &mut picks.new
+                } else {
+                    &mut picks.old
+                };
+                to.push(e & ID);
+            }
+            picks.keep(i as u32, salt, true, new);
+            picks.keep(i as u32, salt, false, old);
+        });
+}
+
+/// One task's scratch for [`sample`], reused point after point.
+#[derive(Default)]
+struct Picks {
+    new: Vec<u32>,
+    old: Vec<u32>,
+    keyed: Vec<(u64, u32)>,
+}
+
+impl Picks {
+    /// Writes the distinct ids of `new` (or `old`) to `row`, sorted, `EMPTY`
+    /// after the last; the `row.len()` of lowest priority when there are more.
+    fn keep(&mut self, i: u32, salt: u64, is_new: bool, row: &mut [u32]) {
+        let m = row.len();
+        let ids = if is_new { &mut self.new } else { &mut self.old };
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.len() > m {
+            self.keyed.clear();
+            self.keyed
+                .extend(ids.iter().map(|&j| (priority(salt, i, j), j)));
+            self.keyed.select_nth_unstable(m - 1);
+            ids.clear();
+            ids.extend(self.keyed[..m].iter().map(|p| p.1));
+            ids.sort_unstable();
+        }
+        row[..ids.len()].copy_from_slice(ids);
+        row[ids.len()..].fill(EMPTY);
+    }
+}
+
+/// The sampling priority of the pair `{a, b}` in a round (`salt`): the same
+/// whichever end asks.
+#[inline]
+fn priority(salt: u64, a: u32, b: u32) -> u64 {
+    let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
+    mix(salt ^ ((lo << 32) | hi))
 }
 
 /// Pushes `(key, id)` into the bounded max-heap `keys`/`ids` (worst at the
@@ -613,6 +715,131 @@ mod tests {
             .build()
             .unwrap()
             .install(f)
+    }
+
+    /// The sampling as it was before the reverse lists: every point's
+    /// candidates kept in bounded heaps of priorities, fed by a scan of
+    /// every list (the reference for [`sample`]).
+    fn sample_by_scan(heaps: &Heaps, m: usize, salt: u64) -> (Vec<u32>, Vec<u32>) {
+        let n = heaps.ids.len() / heaps.k;
+        let (mut new, mut old) = (vec![EMPTY; n * m], vec![EMPTY; n * m]);
+        let (mut new_pri, mut old_pri) = (vec![u64::MAX; n * m], vec![u64::MAX; n * m]);
+        for (i, ids) in heaps.ids.chunks(heaps.k).enumerate() {
+            for &e in ids.iter().filter(|&&e| e & ID != EMPTY) {
+                let j = e & ID;
+                let (ids, pri) = if e & NEW != 0 {
+                    (&mut new, &mut new_pri)
+                } else {
+                    (&mut old, &mut old_pri)
+                };
+                for (a, b) in [(i, j), (j as usize, i as u32)] {
+                    let r = a * m..(a + 1) * m;
+                    push(
+                        &mut pri[r.clone()],
+                        &mut ids[r],
+                        priority(salt, i as u32, j),
+                        b,
+                    );
+                }
+            }
+        }
+        for row in new.chunks_mut(m).chain(old.chunks_mut(m)) {
+            row.sort_unstable();
+        }
+        (new, old)
+    }
+
+    #[test]
+    fn sampling_by_reverse_lists_matches_the_scan() {
+        // Random lists: distinct ids, random marks, some rows short; points
+        // listed by many (few ids drawn often) overflow `m`, others do not.
+        let (n, k) = (400usize, 12usize);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut heaps = Heaps {
+            k,
+            dist: vec![0.0; n * k],
+            ids: vec![EMPTY; n * k],
+        };
+        for (i, row) in heaps.ids.chunks_mut(k).enumerate() {
+            let len = rng.random_range(0..=k);
+            let mut ids: Vec<u32> = Vec::new();
+            while ids.len() < len {
+                let j = if rng.random_bool(0.3) {
+                    rng.random_range(0..8)
+                } else {
+                    rng.random_range(0..n as u32)
+                };
+                if j as usize != i && !ids.contains(&j) {
+                    ids.push(j);
+                }
+            }
+            for (slot, j) in row.iter_mut().zip(ids) {
+                *slot = if rng.random_bool(0.5) { j | NEW } else { j };
+            }
+        }
+        for m in [3, 10, 40] {
+            let salt = mix(m as u64);
+            let (want_new, want_old) = sample_by_scan(&heaps, m, salt);
+            for threads in [1, 2, 3] {
+                let mut reverse = Reverse::new(n, k);
+                let mut new = Candidates {
+                    m,
+                    ids: vec![0; n * m],
+                };
+                let mut old = Candidates {
+                    m,
+                    ids: vec![0; n * m],
+                };
+                in_pool(threads, || {
+                    sample(&heaps, &mut reverse, &mut new, &mut old, salt)
+                });
+                assert_eq!(new.ids, want_new, "new, m = {m}, {threads} threads");
+                assert_eq!(old.ids, want_old, "old, m = {m}, {threads} threads");
+            }
+        }
+    }
+
+    #[test]
+    fn the_forest_start_measures_each_leaf_mate_once_and_lists_the_same() {
+        // Reference: every leaf member of every tree pushed (duplicates
+        // rejected by the heap), then the seeded fill of short rows.
+        let x = mixture(1200, 10, 4, 2);
+        let data = x.as_slice().unwrap();
+        let pts = Points::new(Portable, data, 10);
+        let (n, k, leaf) = (1200, 25, 26);
+        let forest: Vec<Tree> = (0..5).map(|t| Tree::build(&pts, leaf, mix(t))).collect();
+        let mut got = Heaps {
+            k,
+            dist: vec![f32::INFINITY; n * k],
+            ids: vec![EMPTY; n * k],
+        };
+        in_pool(2, || pts.start(&mut got, &forest, 9));
+        let mut want = Heaps {
+            k,
+            dist: vec![f32::INFINITY; n * k],
+            ids: vec![EMPTY; n * k],
+        };
+        for i in 0..n {
+            let r = i * k..(i + 1) * k;
+            let (dist, ids) = (&mut want.dist[r.clone()], &mut want.ids[r]);
+            for tree in &forest {
+                for &j in tree.leaf_of(i).iter().filter(|&&j| j as usize != i) {
+                    push(dist, ids, pts.dist(i, j as usize), j | NEW);
+                }
+            }
+            let from = (mix(9 ^ mix(i as u64 + 0x200)) % n as u64) as usize;
+            for t in 0..n {
+                let j = (from + t) % n;
+                if ids.iter().all(|&e| e != EMPTY) {
+                    break;
+                }
+                if j != i {
+                    push(dist, ids, pts.dist(i, j), j as u32 | NEW);
+                }
+            }
+        }
+        assert_eq!(got.ids, want.ids);
+        assert_eq!(got.dist, want.dist);
     }
 
     #[test]
