@@ -356,8 +356,9 @@ pub enum Draws {
 
 /// Which `exp` and `tanh` the token's arithmetic calls: libm's, one call
 /// per value, or [`crate::fast::math`]'s, vectorised over the layers' units
-/// and the softmax entries (within one `f32` ulp and 2e-16 relative of
-/// libm's, and the same bits on every CPU, but not libm's bits).
+/// and the softmax entries (`exp` within one ulp of libm's, `tanh` the
+/// correctly rounded one on a dense grid, within two ulps of libm's; the
+/// same bits on every CPU, but not libm's bits).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Math {
     /// The platform's libm (`tanhf`, `exp`).

@@ -74,7 +74,7 @@ pub static SCHEMA: &[ParamSpec] = &[
         "math",
         Math::NAMES,
         "libm",
-        "the tanh of the two layers and the exp of the softmax entries: libm (one call per value) or fast (plain arithmetic vectorised over the values, the same bits on every CPU, within one f32 ulp of libm's tanh and 2e-16 relative of its exp; docs/methods/mpnnlm.md, Cost)",
+        "the tanh of the two layers and the exp of the softmax entries: libm (one call per value) or fast (plain arithmetic vectorised over the values, the same bits on every CPU, exp within one ulp of libm's, tanh within two of libm's tanhf; docs/methods/mpnnlm.md, Cost)",
     )
     .live()
     .absent(
