@@ -20,8 +20,8 @@
 const INV_LN2: f64 = std::f64::consts::LOG2_E;
 /// `ln 2` split Cody–Waite style (fdlibm's constants): `k · LN2_HI` is exact
 /// for every `k` reached here.
-const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
-const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+const LN2_HI: f64 = 0.693_147_180_369_123_8;
+const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 /// `1.5 · 2^52`: added to a float below `2^51` in magnitude, rounds it to
 /// the nearest integer (ties to even) in the low bits of the sum.
 const ROUNDER: f64 = 6_755_399_441_055_744.0;
