@@ -16,6 +16,8 @@
 //! - [`mixed`]: the same operations accumulated in `f64` for methods whose
 //!   sums must not depend on the instruction set (GloVe, DSNMF, Lanczos),
 //!   and on `f64` rows (PSDVec, Lanczos);
+//! - [`math`]: `exp` and `tanh` in plain branch-free arithmetic (no
+//!   `unsafe`), the same bits on every CPU, for loops that vectorise them;
 //! - [`prefetch`]: cache hints for rows read from random places;
 //! - [`join`]: NN-descent's local join, an AVX-512 kernel that multiplies a
 //!   point's new candidates by all its candidates right of the diagonal and
@@ -38,6 +40,7 @@ pub mod cauchy;
 pub mod hogwild;
 pub mod join;
 pub mod lanes;
+pub mod math;
 pub mod mixed;
 pub mod momentum;
 pub mod prefetch;

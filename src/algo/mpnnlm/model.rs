@@ -23,6 +23,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::proposal::Proposal;
 use crate::fast::hogwild::{Hogwild, SharedMatrix};
 use crate::fast::lanes::Portable;
+use crate::fast::math as fast_math;
 use crate::fast::momentum::{self, half_sq_distance_row, step_row, step_toward_row};
 use crate::fast::replicas::Rows;
 
@@ -47,12 +48,20 @@ impl Shape {
 /// Where each word's prototypes are, and which are active.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
-    first: Vec<u32>,
-    cap: Vec<u8>,
-    count: Vec<u8>,
+    spans: Vec<Span>,
     owner: Vec<u32>,
     active: Vec<u32>,
     starts: u32,
+}
+
+/// A word's slots: `first .. first + cap`, the first `count` active. One
+/// array of these rather than one per field: a sampled draw reads `first`
+/// and `count` of a random word, one cache line instead of two.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Span {
+    first: u32,
+    count: u8,
+    cap: u8,
 }
 
 /// Marks slots no word owns (the start prototypes).
@@ -62,19 +71,21 @@ impl Layout {
     /// One active prototype per word, room for `caps[w]` (at least 1), and
     /// `context` start slots after them.
     pub fn new(caps: &[u8], context: usize) -> Layout {
-        let mut first = Vec::with_capacity(caps.len());
+        let mut spans = Vec::with_capacity(caps.len());
         let mut owner = Vec::new();
         for (w, &c) in caps.iter().enumerate() {
-            first.push(owner.len() as u32);
+            spans.push(Span {
+                first: owner.len() as u32,
+                count: 1,
+                cap: c.max(1),
+            });
             owner.extend(std::iter::repeat_n(w as u32, c.max(1) as usize));
         }
         let starts = owner.len() as u32;
         owner.extend(std::iter::repeat_n(NO_WORD, context));
         Layout {
-            active: first.clone(),
-            first,
-            cap: caps.iter().map(|&c| c.max(1)).collect(),
-            count: vec![1; caps.len()],
+            active: spans.iter().map(|s| s.first).collect(),
+            spans,
             owner,
             starts,
         }
@@ -82,7 +93,7 @@ impl Layout {
 
     /// Words (the end token included).
     pub fn words(&self) -> usize {
-        self.first.len()
+        self.spans.len()
     }
 
     /// Slots in the table (start prototypes included).
@@ -98,18 +109,18 @@ impl Layout {
     /// The active slots of word `w`.
     #[inline]
     pub fn of(&self, w: u32) -> std::ops::Range<u32> {
-        let f = self.first[w as usize];
-        f..f + self.count[w as usize] as u32
+        let s = self.spans[w as usize];
+        s.first..s.first + s.count as u32
     }
 
     /// Active prototypes of word `w`.
     pub fn count(&self, w: u32) -> usize {
-        self.count[w as usize] as usize
+        self.spans[w as usize].count as usize
     }
 
     /// Most prototypes word `w` may have.
     pub fn cap(&self, w: u32) -> usize {
-        self.cap[w as usize] as usize
+        self.spans[w as usize].cap as usize
     }
 
     /// The word owning `slot` ([`NO_WORD`] for a start prototype).
@@ -125,12 +136,12 @@ impl Layout {
 
     /// Activates the next slot of `w`; `None` at its cap.
     pub fn grow(&mut self, w: u32) -> Option<u32> {
-        let i = w as usize;
-        if self.count[i] >= self.cap[i] {
+        let s = &mut self.spans[w as usize];
+        if s.count >= s.cap {
             return None;
         }
-        let slot = self.first[i] + self.count[i] as u32;
-        self.count[i] += 1;
+        let slot = s.first + s.count as u32;
+        s.count += 1;
         self.active.push(slot);
         Some(slot)
     }
@@ -343,6 +354,19 @@ pub enum Draws {
     Merged,
 }
 
+/// Which `exp` and `tanh` the token's arithmetic calls: libm's, one call
+/// per value, or [`crate::fast::math`]'s, vectorised over the layers' units
+/// and the softmax entries (`exp` within one ulp of libm's, `tanh` the
+/// correctly rounded one on a dense grid, within two ulps of libm's; the
+/// same bits on every CPU, but not libm's bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Math {
+    /// The platform's libm (`tanhf`, `exp`).
+    Libm,
+    /// [`crate::fast::math::tanh`] and [`crate::fast::math::exp`].
+    Fast,
+}
+
 /// How many softmax entries ahead a token's loops ask the CPU for the
 /// prototype (or velocity) row they will need.
 const AHEAD: usize = 8;
@@ -369,6 +393,9 @@ pub struct Scratch {
     /// Posterior of the target's prototypes (`r`), in slot order.
     pub posterior: Vec<f64>,
     acc: Vec<f64>,
+    /// The entries' `value − top` and then their exponentials
+    /// ([`Math::Fast`]).
+    shifted: Vec<f64>,
     /// Per slot: the token (`stamp`) that last drew it and its entry there,
     /// to find a slot drawn again ([`Draws::Merged`]). Sized on first use.
     marks: Vec<[u32; 2]>,
@@ -391,6 +418,7 @@ impl Scratch {
             entries: Vec::new(),
             posterior: Vec::new(),
             acc: vec![0.0; d],
+            shifted: Vec::new(),
             marks: Vec::new(),
             stamp: 0,
         }
@@ -460,20 +488,43 @@ impl<R: Rows> Net<'_, R> {
             .all(|&slot| self.layout.owner(slot) != NO_WORD)
     }
 
-    /// `x = [p_window; 1]`, `h = [tanh(U x); 1]`, `p̂ = tanh(W h)`.
+    /// `x = [p_window; 1]`, `h = [tanh(U x); 1]`, `p̂ = tanh(W h)`, with
+    /// libm's `tanh`.
     #[inline(always)]
     pub fn forward(&self, window: &[u32], s: &mut Scratch) {
-        let d = self.shape.dim;
+        self.forward_with(window, Math::Libm, s);
+    }
+
+    /// [`Net::forward`] with the `tanh` of `math`: with [`Math::Fast`] each
+    /// layer's dot products first, then its `tanh` as one pass over them.
+    #[inline(always)]
+    pub fn forward_with(&self, window: &[u32], math: Math, s: &mut Scratch) {
+        let (d, hid) = (self.shape.dim, self.shape.hidden);
         for (j, &slot) in window.iter().enumerate() {
             self.read_proto(slot, &mut s.x[j * d..(j + 1) * d]);
         }
         *s.x.last_mut().unwrap() = 1.0;
-        for i in 0..self.shape.hidden {
-            s.h[i] = self.u.dot_row(Portable, i, &s.x).tanh();
-        }
-        *s.h.last_mut().unwrap() = 1.0;
-        for j in 0..d {
-            s.p[j] = self.w.dot_row(Portable, j, &s.h).tanh();
+        match math {
+            Math::Libm => {
+                for i in 0..hid {
+                    s.h[i] = self.u.dot_row(Portable, i, &s.x).tanh();
+                }
+                *s.h.last_mut().unwrap() = 1.0;
+                for j in 0..d {
+                    s.p[j] = self.w.dot_row(Portable, j, &s.h).tanh();
+                }
+            }
+            Math::Fast => {
+                for i in 0..hid {
+                    s.h[i] = self.u.dot_row(Portable, i, &s.x);
+                }
+                fast_math::tanh_all(&mut s.h[..hid]);
+                *s.h.last_mut().unwrap() = 1.0;
+                for j in 0..d {
+                    s.p[j] = self.w.dot_row(Portable, j, &s.h);
+                }
+                fast_math::tanh_all(&mut s.p);
+            }
         }
     }
 
@@ -614,9 +665,16 @@ impl<R: Rows> Net<'_, R> {
     /// `r` of the target's prototypes, each entry's gradient coefficient
     /// (`r_k − π_k` for the target's, `−π_k` for the others, `π_k` the
     /// scaled share of `Z`) and `∂ℓ/∂p̂ = −Σ_k coef_k (p_k − p̂)`.
+    /// With libm's `exp`.
     #[inline(always)]
     pub fn gradient(&self, s: &mut Scratch) -> f64 {
-        self.gradient_then(None, s)
+        self.gradient_then(None, Math::Libm, s)
+    }
+
+    /// [`Net::gradient`] with the `exp` of `math`.
+    #[inline(always)]
+    pub fn gradient_with(&self, math: Math, s: &mut Scratch) -> f64 {
+        self.gradient_then(None, math, s)
     }
 
     /// [`Net::gradient`], each entry's prototype taking its momentum step
@@ -628,20 +686,34 @@ impl<R: Rows> Net<'_, R> {
     /// [`Net::gradient`] then [`Net::apply`]: no row is read after it is
     /// stepped, and the dense layers' steps touch other tables.
     #[inline(always)]
-    pub fn gradient_and_step(&self, lr: f32, mu: f32, s: &mut Scratch) -> f64 {
-        self.gradient_then(Some((lr, mu)), s)
+    pub fn gradient_and_step(&self, lr: f32, mu: f32, math: Math, s: &mut Scratch) -> f64 {
+        self.gradient_then(Some((lr, mu)), math, s)
     }
 
     #[inline(always)]
-    fn gradient_then(&self, step: Option<(f32, f32)>, s: &mut Scratch) -> f64 {
+    fn gradient_then(&self, step: Option<(f32, f32)>, math: Math, s: &mut Scratch) -> f64 {
         let top = s
             .entries
             .iter()
             .map(|e| e.value)
             .fold(f64::NEG_INFINITY, f64::max);
+        match math {
+            Math::Libm => s
+                .entries
+                .iter_mut()
+                .for_each(|e| e.value = (e.value - top).exp()),
+            Math::Fast => {
+                // Apart from the entries so that the pass is vectorised.
+                s.shifted.clear();
+                s.shifted.extend(s.entries.iter().map(|e| e.value - top));
+                fast_math::exp_all(&mut s.shifted);
+                for (e, &q) in s.entries.iter_mut().zip(&s.shifted) {
+                    e.value = q;
+                }
+            }
+        }
         let (mut mass, mut z) = (0.0, 0.0);
-        for e in s.entries.iter_mut() {
-            e.value = (e.value - top).exp();
+        for e in s.entries.iter() {
             if e.target {
                 mass += e.value;
             }

@@ -2,7 +2,7 @@
 //! reads from them.
 
 use super::creation;
-use super::model::{Draws, Shape};
+use super::model::{Draws, Math, Shape};
 use super::trainer::Target;
 use crate::schema::{bind_params, choice_names, Choice, ParamSpec, Params};
 use crate::train::parallel::{self, Schedule};
@@ -69,6 +69,17 @@ pub static SCHEMA: &[ParamSpec] = &[
     .absent(
         "each",
         "the session predates draws: every draw took its own momentum step",
+    ),
+    ParamSpec::choice(
+        "math",
+        Math::NAMES,
+        "libm",
+        "the tanh of the two layers and the exp of the softmax entries: libm (one call per value) or fast (plain arithmetic vectorised over the values, the same bits on every CPU, exp within one ulp of libm's, tanh within two of libm's tanhf; docs/methods/mpnnlm.md, Cost)",
+    )
+    .live()
+    .absent(
+        "libm",
+        "the session predates math: libm's tanh and exp",
     ),
     ParamSpec::choice(
         "target",
@@ -168,6 +179,8 @@ pub struct Settings {
     pub target: Target,
     /// Whether repeated draws of the denominator are merged (live).
     pub draws: Draws,
+    /// Which `exp` and `tanh` the token calls (live).
+    pub math: Math,
     /// Several prototypes per word allowed.
     pub multi: bool,
     /// Creation thresholds (live).
@@ -280,6 +293,11 @@ choice_names!(Draws {
     Merged = "merged",
 });
 
+choice_names!(Math {
+    Libm = "libm",
+    Fast = "fast",
+});
+
 choice_names!(Target {
     Drawn = "drawn",
     Posterior = "posterior",
@@ -299,6 +317,7 @@ bind_params! {
         sample: usize,
         proposal: ProposalName,
         draws: Draws,
+        math: Math,
         target: Target,
         prototypes: Prototypes,
         max_ppl: f64,
@@ -335,6 +354,7 @@ impl Settings {
             },
             target: v.target,
             draws: v.draws,
+            math: v.math,
             multi: v.prototypes == Prototypes::Log10,
             criteria: creation::Criteria {
                 max_ppl: v.max_ppl,
@@ -374,6 +394,14 @@ mod tests {
         assert_eq!(spec.when_absent(), Value::Choice("each".into()));
         let defaults = Params::defaults(SCHEMA);
         assert_eq!(defaults.get("draws").to_string(), "merged");
+    }
+
+    /// A session written before `math` existed used libm's `tanh` and `exp`
+    /// and replays so, whatever the default.
+    #[test]
+    fn a_session_without_math_replays_with_libm() {
+        let spec = SCHEMA.iter().find(|s| s.name == "math").unwrap();
+        assert_eq!(spec.when_absent(), Value::Choice("libm".into()));
     }
 
     /// By hand: ln 700 = 6.5511 and ln 695 = 6.5439; 6.5439 × 1.003 = 6.5635

@@ -6,7 +6,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::creation::{self, Criteria, History, Outcome, Pending, Placement, Record};
 use super::heldout::Heldout;
-use super::model::{Draws, Entry, Layout, Model, Scratch, Shape};
+use super::model::{Draws, Entry, Layout, Math, Model, Scratch, Shape};
 use super::proposal::Proposal;
 use super::trainer::{
     export, prototype_cap, train_sentences, Cursor, MpnnlmTrainer, Rates, Tally, Target,
@@ -364,6 +364,7 @@ fn the_posterior_target_pulls_every_prototype_of_the_word() {
             sample: 0,
             target,
             draws: Draws::Each,
+            math: Math::Libm,
         };
         let mut rings = creation::Pending::default();
         let (_, drawn) =
@@ -524,6 +525,7 @@ fn a_chunk_trained_in_slices_is_the_chunk_trained_at_once() {
         sample: 3,
         target: Target::Drawn,
         draws: Draws::Each,
+        math: Math::Libm,
     };
     let batch = random_batch(4, 5, 7, 3);
     let end = 4;
@@ -898,6 +900,47 @@ fn merged_draws_give_the_same_loss_and_gradient() {
     }
 }
 
+/// The merged entries, bit for bit, from the same draws under `each`: one
+/// per distinct slot in the order of first draws, its scale one draw's
+/// times its number of draws, its distance the same (the check for any
+/// rewrite of the draw loop that must not change a bit).
+#[test]
+fn merged_entries_are_the_each_entries_grouped_bit_for_bit() {
+    let mut m = proposal_model();
+    let net = m.net();
+    let (mut a, mut b) = (Scratch::new(SHAPE), Scratch::new(SHAPE));
+    for seed in 0..50 {
+        for s in [&mut a, &mut b] {
+            s.p.copy_from_slice(&[0.3, -0.5, 0.7]);
+        }
+        let t = (seed % 30) as u32;
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        net.entries(t, 40, Draws::Each, &mut rng, &mut a);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        net.entries(t, 40, Draws::Merged, &mut rng, &mut b);
+        let mut want: Vec<Entry> = Vec::new();
+        let mut draws: Vec<f64> = Vec::new();
+        for e in &a.entries {
+            match want.iter().position(|x| x.slot == e.slot) {
+                Some(i) => draws[i] += 1.0,
+                None => {
+                    want.push(*e);
+                    draws.push(1.0);
+                }
+            }
+        }
+        for (w, n) in want.iter_mut().zip(&draws) {
+            w.scale *= n;
+        }
+        let bits = |v: &[Entry]| -> Vec<(u32, bool, u64, u64)> {
+            v.iter()
+                .map(|e| (e.slot, e.target, e.scale.to_bits(), e.value.to_bits()))
+                .collect()
+        };
+        assert_eq!(bits(&b.entries), bits(&want), "seed {seed}");
+    }
+}
+
 /// Under `draws = merged` each entry's prototype steps as its gradient term
 /// is summed ([`Net::gradient_and_step`]); on distinct slots that is the
 /// same, bit for bit, as summing every term first and stepping after.
@@ -914,7 +957,7 @@ fn stepping_merged_entries_during_the_sum_changes_no_bit() {
                 net.forward(&window, &mut s);
                 net.entries(t, 40, Draws::Merged, &mut rng, &mut s);
                 if fused {
-                    net.gradient_and_step(0.01, 0.9, &mut s);
+                    net.gradient_and_step(0.01, 0.9, Math::Libm, &mut s);
                 } else {
                     net.gradient(&mut s);
                 }
@@ -963,4 +1006,45 @@ fn merged_draws_replay_bit_for_bit_and_train_as_well() {
         merged.1,
         each.1
     );
+}
+
+/// `math = fast` replays bit for bit with one thread, changes the bits
+/// (its `tanh` and `exp` are not libm's) and trains to about the same
+/// perplexity; the two differ by rounding only, so the first token's
+/// prediction is within 1e-5.
+#[test]
+fn fast_math_replays_bit_for_bit_and_trains_as_well() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let run = |math: &str| {
+        pool.install(|| {
+            let sets = [("step_tokens", "20000"), ("math", math)];
+            let mut t = growing_trainer(&sets, 400, 7, 1);
+            for step in 0..t.total_steps() {
+                t.step(step).unwrap();
+            }
+            (proto_bits(&t), t.measure().unwrap())
+        })
+    };
+    let fast = run("fast");
+    assert_eq!(fast, run("fast"));
+    let libm = run("libm");
+    assert_ne!(fast.0, libm.0);
+    assert!(
+        (fast.1 / libm.1 - 1.0).abs() < 0.05,
+        "ppl {} vs {}",
+        fast.1,
+        libm.1
+    );
+    let mut m = proposal_model();
+    let window = [m.layout.of(3).start, m.layout.of(2).start + 1];
+    let net = m.net();
+    let (mut a, mut b) = (Scratch::new(SHAPE), Scratch::new(SHAPE));
+    net.forward_with(&window, Math::Libm, &mut a);
+    net.forward_with(&window, Math::Fast, &mut b);
+    for (x, y) in a.p.iter().zip(&b.p) {
+        assert!((x - y).abs() <= 1e-5, "{x} vs {y}");
+    }
 }

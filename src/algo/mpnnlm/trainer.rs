@@ -19,7 +19,7 @@ use super::baselines::Baselines;
 use super::creation::{self, History, Outcome, Record};
 use super::heldout::{self, Heldout};
 use super::lanes::Lanes;
-use super::model::{Draws, Layout, Model, Net, Scratch};
+use super::model::{Draws, Layout, Math, Model, Net, Scratch};
 use super::proposal::Proposal;
 use super::{Rate, Settings};
 use crate::corpus::{Batch, Split};
@@ -67,6 +67,8 @@ pub struct Rates {
     /// Whether a prototype drawn several times for the denominator is one
     /// entry.
     pub draws: Draws,
+    /// Which `exp` and `tanh` the token calls.
+    pub math: Math,
 }
 
 /// Which of the target word's prototypes a training token trains towards.
@@ -234,7 +236,7 @@ impl<R: Rows, C: Record, G: RngExt> Kernel for Token<'_, '_, R, C, G> {
             rng,
             s,
         } = self;
-        net.forward(window, s);
+        net.forward_with(window, rates.math, s);
         if net.full_context(window) {
             rings.record(t, &s.p);
         }
@@ -273,9 +275,9 @@ impl<R: Rows, C: Record, G: RngExt> Kernel for Token<'_, '_, R, C, G> {
 #[inline(always)]
 fn gradient<R: Rows>(net: &Net<'_, R>, fused: bool, rates: Rates, s: &mut Scratch) -> f64 {
     if fused {
-        net.gradient_and_step(rates.lr, rates.momentum, s)
+        net.gradient_and_step(rates.lr, rates.momentum, rates.math, s)
     } else {
-        net.gradient(s)
+        net.gradient_with(rates.math, s)
     }
 }
 
@@ -503,6 +505,7 @@ impl MpnnlmTrainer {
             sample: self.settings.sample,
             target: self.settings.target,
             draws: self.settings.draws,
+            math: self.settings.math,
         }
     }
 
@@ -756,6 +759,7 @@ impl Trainer for MpnnlmTrainer {
         let s = &mut self.settings;
         (s.lr, s.momentum, s.sample, s.target) = (live.lr, live.momentum, live.sample, live.target);
         s.draws = live.draws;
+        s.math = live.math;
         s.criteria = live.criteria;
         Ok(())
     }
