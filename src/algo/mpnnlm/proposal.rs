@@ -63,7 +63,7 @@ impl Proposal {
     #[inline(always)]
     pub fn other(&self, t: u32, rng: &mut impl RngExt) -> u32 {
         loop {
-            let w = self.alias.sample(rng.random::<u64>());
+            let w = self.alias.sample_branching(rng.random::<u64>());
             if w != t {
                 return w;
             }

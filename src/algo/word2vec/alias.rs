@@ -83,6 +83,23 @@ impl AliasSampler {
         std::hint::select_unpredictable((random as u32) < column.keep, index as u32, column.alias)
     }
 
+    /// [`AliasSampler::sample`] with the coin as a branch: the same draw.
+    /// MPNNLM draws a thousand times a token and branches on each draw
+    /// (was the word drawn before?); there the CPU's guess lets the next
+    /// draws start before the column's load returns, which a select, which
+    /// waits for it, does not (measured: the select cost MPNNLM about 1.5%
+    /// more CPU, 9.90 against 9.74 s in five alternating pairs).
+    #[inline]
+    pub fn sample_branching(&self, random: u64) -> u32 {
+        let index = (((random >> 32) * self.columns.len() as u64) >> 32) as usize;
+        let column = self.columns[index];
+        if (random as u32) < column.keep {
+            index as u32
+        } else {
+            column.alias
+        }
+    }
+
     /// The exact probability of each outcome under this table (for tests).
     pub fn probabilities(&self) -> Vec<f64> {
         let n = self.len() as f64;
@@ -136,23 +153,24 @@ mod tests {
         assert_eq!(one.sample(0), 0);
     }
 
-    /// The select draws exactly what the coin's two branches do (the draws
-    /// of every trained run depend on it, bit for bit).
+    /// The select draws exactly what the coin's branch does (the draws of
+    /// every trained run depend on it, bit for bit).
     #[test]
     fn the_select_is_the_branch() {
         let w: Vec<f64> = (1..=50).map(|i| 1.0 / i as f64).collect();
         let s = AliasSampler::new(&w).unwrap();
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut aliased = 0;
         for _ in 0..10_000 {
             let random = rng.next_u64();
-            let index = (((random >> 32) * w.len() as u64) >> 32) as usize;
-            let c = s.columns[index];
-            let branch = if (random as u32) < c.keep {
-                index as u32
-            } else {
-                c.alias
-            };
-            assert_eq!(s.sample(random), branch);
+            let drawn = s.sample(random);
+            assert_eq!(drawn, s.sample_branching(random));
+            let index = (((random >> 32) * w.len() as u64) >> 32) as u32;
+            aliased += usize::from(drawn != index);
         }
+        assert!(
+            aliased > 1000,
+            "both sides of the coin are drawn: {aliased}"
+        );
     }
 }
