@@ -977,25 +977,29 @@ fn stepping_merged_entries_during_the_sum_changes_no_bit() {
     });
 }
 
+/// The 400-sentence toy trained to the end on one thread with `name =
+/// value`: the prototypes' bits and the held-out perplexity.
+fn one_thread_run(name: &str, value: &str) -> (Vec<u32>, f64) {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let sets = [("step_tokens", "20000"), (name, value)];
+        let mut t = growing_trainer(&sets, 400, 7, 1);
+        for step in 0..t.total_steps() {
+            t.step(step).unwrap();
+        }
+        (proto_bits(&t), t.measure().unwrap())
+    })
+}
+
 /// One thread stays reproducible bit for bit with merged draws too, and
 /// the two settings train differently (the prototypes' momentum steps
 /// differ) to about the same perplexity.
 #[test]
 fn merged_draws_replay_bit_for_bit_and_train_as_well() {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let run = |draws: &str| {
-        pool.install(|| {
-            let sets = [("step_tokens", "20000"), ("draws", draws)];
-            let mut t = growing_trainer(&sets, 400, 7, 1);
-            for step in 0..t.total_steps() {
-                t.step(step).unwrap();
-            }
-            (proto_bits(&t), t.measure().unwrap())
-        })
-    };
+    let run = |draws: &str| one_thread_run("draws", draws);
     let merged = run("merged");
     assert_eq!(merged, run("merged"));
     let each = run("each");
@@ -1014,20 +1018,7 @@ fn merged_draws_replay_bit_for_bit_and_train_as_well() {
 /// prediction is within 1e-5.
 #[test]
 fn fast_math_replays_bit_for_bit_and_trains_as_well() {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .unwrap();
-    let run = |math: &str| {
-        pool.install(|| {
-            let sets = [("step_tokens", "20000"), ("math", math)];
-            let mut t = growing_trainer(&sets, 400, 7, 1);
-            for step in 0..t.total_steps() {
-                t.step(step).unwrap();
-            }
-            (proto_bits(&t), t.measure().unwrap())
-        })
-    };
+    let run = |math: &str| one_thread_run("math", math);
     let fast = run("fast");
     assert_eq!(fast, run("fast"));
     let libm = run("libm");
