@@ -28,10 +28,10 @@ use wordbench::train::{Job, JobConfig, TrainInput};
 use wordbench::words::WordIndex;
 
 /// The first `tokens` tokens of the bundled text8-head, written once as
-/// lines of 10,000 tokens (the corpus reader's default unit) under the
-/// system's temporary directory.
+/// lines of 10,000 tokens (the corpus reader's default unit) under cargo's
+/// temporary directory for benchmarks (inside `target/`, ours alone).
 fn corpus_slice(tokens: usize) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("wordbench-bench-text8-{tokens}.txt"));
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("text8-{tokens}.txt"));
     if path.exists() {
         return path;
     }
@@ -92,33 +92,38 @@ fn one_thread() {
         .ok();
 }
 
-fn word2vec(c: &mut Criterion) {
+/// A benchmark's name, the method it trains and its settings.
+type Run<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+/// One epoch of each `(name, algo, settings)` on the first `tokens`
+/// tokens, as the group `group`, in tokens per second.
+fn training(c: &mut Criterion, group: &str, tokens: usize, runs: &[Run<'_>]) {
     one_thread();
-    let corpus = open(&corpus_slice(300_000));
-    let mut group = c.benchmark_group("word2vec");
+    let corpus = open(&corpus_slice(tokens));
+    let mut group = c.benchmark_group(group);
     group.sample_size(10);
     group.throughput(Throughput::Elements(corpus.stats().tokens));
-    for (name, algo, batch) in [
-        ("sgns_window", "sgns", "window"),
-        ("cbow_example", "cbow", "example"),
-    ] {
-        group.bench_function(name, |b| {
-            b.iter(|| train(&corpus, algo, &[("epochs", "1"), ("batch", batch)]))
-        });
+    for &(name, algo, sets) in runs {
+        let sets: Vec<(&str, &str)> = [("epochs", "1")].iter().chain(sets).copied().collect();
+        group.bench_function(name, |b| b.iter(|| train(&corpus, algo, &sets)));
     }
     group.finish();
 }
 
+fn word2vec(c: &mut Criterion) {
+    training(
+        c,
+        "word2vec",
+        300_000,
+        &[
+            ("sgns_window", "sgns", &[("batch", "window")]),
+            ("cbow_example", "cbow", &[("batch", "example")]),
+        ],
+    );
+}
+
 fn mpnnlm(c: &mut Criterion) {
-    one_thread();
-    let corpus = open(&corpus_slice(30_000));
-    let mut group = c.benchmark_group("mpnnlm");
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(corpus.stats().tokens));
-    group.bench_function("epoch", |b| {
-        b.iter(|| train(&corpus, "mpnnlm", &[("epochs", "1")]))
-    });
-    group.finish();
+    training(c, "mpnnlm", 30_000, &[("epoch", "mpnnlm", &[])]);
 }
 
 /// `n` points in 50 dimensions from 10 seeded Gaussian clusters.

@@ -367,6 +367,15 @@ pub enum Math {
     Fast,
 }
 
+/// `x ← tanh(x)` over `xs` with the `tanh` of `math`.
+#[inline(always)]
+fn tanh_all(math: Math, xs: &mut [f32]) {
+    match math {
+        Math::Libm => xs.iter_mut().for_each(|x| *x = x.tanh()),
+        Math::Fast => fast_math::tanh_all(xs),
+    }
+}
+
 /// How many softmax entries ahead a token's loops ask the CPU for the
 /// prototype (or velocity) row they will need.
 const AHEAD: usize = 8;
@@ -495,8 +504,9 @@ impl<R: Rows> Net<'_, R> {
         self.forward_with(window, Math::Libm, s);
     }
 
-    /// [`Net::forward`] with the `tanh` of `math`: with [`Math::Fast`] each
-    /// layer's dot products first, then its `tanh` as one pass over them.
+    /// [`Net::forward`] with the `tanh` of `math`: each layer's dot
+    /// products first, then its `tanh` as one pass over them (vectorised
+    /// with [`Math::Fast`]; with libm the same values as a call per dot).
     #[inline(always)]
     pub fn forward_with(&self, window: &[u32], math: Math, s: &mut Scratch) {
         let (d, hid) = (self.shape.dim, self.shape.hidden);
@@ -504,28 +514,15 @@ impl<R: Rows> Net<'_, R> {
             self.read_proto(slot, &mut s.x[j * d..(j + 1) * d]);
         }
         *s.x.last_mut().unwrap() = 1.0;
-        match math {
-            Math::Libm => {
-                for i in 0..hid {
-                    s.h[i] = self.u.dot_row(Portable, i, &s.x).tanh();
-                }
-                *s.h.last_mut().unwrap() = 1.0;
-                for j in 0..d {
-                    s.p[j] = self.w.dot_row(Portable, j, &s.h).tanh();
-                }
-            }
-            Math::Fast => {
-                for i in 0..hid {
-                    s.h[i] = self.u.dot_row(Portable, i, &s.x);
-                }
-                fast_math::tanh_all(&mut s.h[..hid]);
-                *s.h.last_mut().unwrap() = 1.0;
-                for j in 0..d {
-                    s.p[j] = self.w.dot_row(Portable, j, &s.h);
-                }
-                fast_math::tanh_all(&mut s.p);
-            }
+        for i in 0..hid {
+            s.h[i] = self.u.dot_row(Portable, i, &s.x);
         }
+        tanh_all(math, &mut s.h[..hid]);
+        *s.h.last_mut().unwrap() = 1.0;
+        for j in 0..d {
+            s.p[j] = self.w.dot_row(Portable, j, &s.h);
+        }
+        tanh_all(math, &mut s.p);
     }
 
     /// Fills the entries of target word `t`'s prototypes, then of the other

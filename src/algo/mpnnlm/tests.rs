@@ -965,16 +965,17 @@ fn stepping_merged_entries_during_the_sum_changes_no_bit() {
                 net.apply(&window, 0.01, 0.9, fused, &mut s);
             }
         }
-        let bits = |t: &SharedMatrix| t.view().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        (bits(&m.protos), bits(&m.u), bits(&m.w))
+        network_bits(&m)
     };
     let fused = run(true);
     assert_eq!(fused, run(false));
-    assert_ne!(fused, {
-        let m = proposal_model();
-        let bits = |t: &SharedMatrix| t.view().iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        (bits(&m.protos), bits(&m.u), bits(&m.w))
-    });
+    assert_ne!(fused, network_bits(&proposal_model()), "the runs stepped");
+}
+
+/// The bits of the prototypes and the two dense layers.
+fn network_bits(m: &Model) -> [Vec<u32>; 3] {
+    let bits = |t: &SharedMatrix| t.view().iter().map(|x| x.to_bits()).collect();
+    [bits(&m.protos), bits(&m.u), bits(&m.w)]
 }
 
 /// The 400-sentence toy trained to the end on one thread with `name =

@@ -790,7 +790,11 @@ mod tests {
             "{worst} against a layout of scale {scale}"
         );
         assert_eq!(ordered.layout().len(), 300);
-        assert!((ordered.layout()[7][0] - b[[7, 0]]).abs() == 0.0);
+        assert_eq!(
+            ordered.layout()[7][0],
+            b[[7, 0]],
+            "layout() in the caller's order"
+        );
         assert!(
             (plain_kl - ordered_kl).abs() <= 1e-6 * plain_kl,
             "{plain_kl} vs {ordered_kl}"
